@@ -1,0 +1,29 @@
+# The one list of carve's source files.  Add a file here when you add it.
+set(CARVE_CORE_SOURCES
+  src/core/util.c
+  src/core/arena.c
+  src/core/quantity.c
+  src/core/resource.c
+  src/core/mig.c
+  src/core/mig_profiles.c
+  src/core/gpumodel.c
+  src/core/cluster.c
+)
+
+set(CARVE_IO_SOURCES
+  src/io/diag.c
+  src/io/ytree.c
+  src/io/decode.c
+  src/io/manifest.c
+  src/io/csv.c
+  src/io/load_node.c
+  src/io/load_kueue.c
+  src/io/load_volcano.c
+  src/io/load_pod.c
+  src/io/load_nvidia.c
+  src/io/inventory.c
+)
+
+set(CARVE_CLI_SOURCES
+  src/cli/main.c
+)

@@ -1,0 +1,64 @@
+/*
+ * diag.h - diagnostics: errors and warnings tied to a position in an input
+ * file, printed gcc-style ("file:line:col: error: message").
+ *
+ * A carve_diags list owns copies of its messages.  Adding never fails the
+ * caller: on allocation failure the list counts the lost diagnostic in
+ * `dropped` (and still counts an error as an error), so nothing a user must
+ * see is silently lost.  Sorting is stable by (file, line, col).
+ */
+#ifndef CARVE_DIAG_H
+#define CARVE_DIAG_H
+
+#include <stdio.h>
+
+#include "carve/carve.h"
+
+enum carve_severity { CARVE_SEV_NOTE, CARVE_SEV_WARNING, CARVE_SEV_ERROR };
+
+struct carve_diag {
+	enum carve_severity sev;
+	struct carve_pos pos; /* file borrowed from the loader's name pool */
+	char *msg;            /* owned by the list */
+};
+
+struct carve_diags {
+	size_t n, cap;
+	struct carve_diag *v;
+	size_t nerrors, nwarnings;
+	size_t dropped; /* diagnostics lost to allocation failure */
+};
+
+void carve_diags_init(struct carve_diags *d);
+void carve_diags_cleanup(struct carve_diags *d);
+
+/* Appends one diagnostic (printf-style message, no trailing newline). */
+void carve_diag(struct carve_diags *d, enum carve_severity sev,
+		struct carve_pos pos, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+void carve_diag_error(struct carve_diags *d, struct carve_pos pos, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+void carve_diag_warn(struct carve_diags *d, struct carve_pos pos, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+/* Stable sort by file name, then line, then column. */
+void carve_diags_sort(struct carve_diags *d);
+
+/* Prints every diagnostic as "file:line:col: severity: message\n"; a
+ * diagnostic without a position prints "carve: severity: message". */
+void carve_diags_print(const struct carve_diags *d, FILE *out);
+
+/* Index of the first diagnostic whose message contains needle, or -1
+ * (tests and tools use this). */
+long carve_diags_find(const struct carve_diags *d, const char *needle);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian packages carve needs to build and test. Idempotent: a
+# package already present is left as it is. Run as root (or through sudo).
+set -eu
+
+PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "setup-debian: all packages present"
+	exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

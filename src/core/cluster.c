@@ -1,0 +1,247 @@
+/*
+ * cluster.c - nodes and GPUs (see include/carve/cluster.h).
+ *
+ * Storage: nodes[] and gpus[] are flat growable arrays; every string and
+ * label/taint array of a node is copied into the cluster's arena, so a
+ * spec may be freed right after carve_cluster_add_node().  Adding is
+ * all-or-nothing: everything is validated and copied before the counts move.
+ */
+#include <string.h>
+
+#include "arena.h"
+#include "carve/cluster.h"
+
+struct carve_cluster {
+	struct carve_arena arena;
+	struct carve_node *nodes;
+	size_t nnodes, capnodes;
+	struct carve_gpu *gpus;
+	size_t ngpus, capgpus;
+};
+
+const char *carve_sharing_name(enum carve_sharing s)
+{
+	switch (s) {
+	case CARVE_SHARE_EXCLUSIVE:
+		return "exclusive";
+	case CARVE_SHARE_MIG:
+		return "mig";
+	case CARVE_SHARE_TIMESLICE:
+		return "timeslice";
+	case CARVE_SHARE_FRACTION:
+		return "fraction";
+	}
+	return "?";
+}
+
+struct carve_cluster *carve_cluster_create(void)
+{
+	struct carve_cluster *c = carve_calloc(1, sizeof(*c));
+
+	if (c)
+		carve_arena_init(&c->arena);
+	return c;
+}
+
+void carve_cluster_destroy(struct carve_cluster *c)
+{
+	if (!c)
+		return;
+	carve_arena_cleanup(&c->arena);
+	carve_free(c->nodes);
+	carve_free(c->gpus);
+	carve_free(c);
+}
+
+static int reserve(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = carve_realloc(*arr, c * size);
+	if (!p)
+		return CARVE_ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+static int check_gpu(const struct carve_node_spec *s, size_t i, struct carve_error *err)
+{
+	const struct carve_gpu_spec *g = &s->gpus[i];
+	struct carve_error e;
+
+	switch (g->sharing) {
+	case CARVE_SHARE_MIG:
+		if (!g->mig_model)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %zu: MIG on a GPU model without MIG (%s)",
+					    s->name, i, g->model ? g->model : "unknown");
+		if (carve_mig_layout_check(g->mig_model, &g->mig, &e))
+			return carve_errorf(err, CARVE_EINVAL, "node %s GPU %zu: %s",
+					    s->name, i, e.text);
+		break;
+	case CARVE_SHARE_TIMESLICE:
+		if (g->replicas < 1)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %zu: time-slicing needs at least 1 replica",
+					    s->name, i);
+		break;
+	case CARVE_SHARE_EXCLUSIVE:
+	case CARVE_SHARE_FRACTION:
+		break;
+	default:
+		return carve_errorf(err, CARVE_EINVAL, "node %s GPU %zu: unknown sharing mode",
+				    s->name, i);
+	}
+	return 0;
+}
+
+static const char *cp(struct carve_cluster *c, const char *s, bool *oom)
+{
+	const char *p;
+
+	if (!s)
+		return NULL;
+	p = carve_arena_strdup(&c->arena, s);
+	if (!p)
+		*oom = true;
+	return p;
+}
+
+int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec *s,
+			   struct carve_error *err)
+{
+	struct carve_node *n;
+	struct carve_label *labels = NULL;
+	struct carve_taint_spec *taints = NULL;
+	bool oom = false;
+	size_t i;
+	int rc;
+
+	if (!s->name || !*s->name)
+		return carve_errorf(err, CARVE_EINVAL, "node without a name");
+	if (carve_cluster_find_node(c, s->name) >= 0)
+		return carve_errorf(err, CARVE_EEXISTS, "node %s is defined twice", s->name);
+	if (s->ngpus > UINT16_MAX)
+		return carve_errorf(err, CARVE_EINVAL, "node %s: %zu GPUs is too many", s->name,
+				    s->ngpus);
+	for (i = 0; i < s->ngpus; i++)
+		if ((rc = check_gpu(s, i, err)))
+			return rc;
+	if (reserve((void **)&c->nodes, &c->capnodes, c->nnodes + 1, sizeof(*c->nodes)) ||
+	    reserve((void **)&c->gpus, &c->capgpus, c->ngpus + s->ngpus, sizeof(*c->gpus)))
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	if (s->nlabels) {
+		labels = carve_arena_alloc(&c->arena, s->nlabels * sizeof(*labels));
+		oom |= !labels;
+		for (i = 0; labels && i < s->nlabels; i++) {
+			labels[i].key = cp(c, s->labels[i].key, &oom);
+			labels[i].value = cp(c, s->labels[i].value, &oom);
+		}
+	}
+	if (s->ntaints) {
+		taints = carve_arena_alloc(&c->arena, s->ntaints * sizeof(*taints));
+		oom |= !taints;
+		for (i = 0; taints && i < s->ntaints; i++) {
+			taints[i].key = cp(c, s->taints[i].key, &oom);
+			taints[i].value = cp(c, s->taints[i].value, &oom);
+			taints[i].effect = cp(c, s->taints[i].effect, &oom);
+		}
+	}
+	n = &c->nodes[c->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->id = (uint32_t)c->nnodes;
+	n->name = cp(c, s->name, &oom);
+	n->pool = cp(c, s->pool, &oom);
+	n->block = cp(c, s->block, &oom);
+	n->rack = cp(c, s->rack, &oom);
+	n->nlabels = s->nlabels;
+	n->labels = labels;
+	n->ntaints = s->ntaints;
+	n->taints = taints;
+	n->cpu_milli = s->cpu_milli;
+	n->memory_milli = s->memory_milli;
+	n->pods = s->pods;
+	n->gpu_first = (uint32_t)c->ngpus;
+	n->ngpus = (uint32_t)s->ngpus;
+	n->pos = s->pos;
+	for (i = 0; i < s->ngpus; i++) {
+		const struct carve_gpu_spec *gs = &s->gpus[i];
+		struct carve_gpu *g = &c->gpus[c->ngpus + i];
+
+		memset(g, 0, sizeof(*g));
+		g->node = n->id;
+		g->index = (uint16_t)i;
+		g->sharing = gs->sharing;
+		g->replicas = gs->sharing == CARVE_SHARE_TIMESLICE ? gs->replicas : 1;
+		g->memory_mib = gs->memory_mib;
+		g->model = cp(c, gs->model, &oom);
+		g->uuid = cp(c, gs->uuid, &oom);
+		if (gs->sharing == CARVE_SHARE_MIG) {
+			g->mig_model = gs->mig_model;
+			g->mig = gs->mig;
+		}
+	}
+	if (oom)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	c->ngpus += s->ngpus;
+	return (int)c->nnodes++;
+}
+
+size_t carve_cluster_node_count(const struct carve_cluster *c)
+{
+	return c->nnodes;
+}
+
+size_t carve_cluster_gpu_count(const struct carve_cluster *c)
+{
+	return c->ngpus;
+}
+
+const struct carve_node *carve_cluster_node(const struct carve_cluster *c, uint32_t id)
+{
+	return id < c->nnodes ? &c->nodes[id] : NULL;
+}
+
+const struct carve_gpu *carve_cluster_gpu(const struct carve_cluster *c, uint32_t id)
+{
+	return id < c->ngpus ? &c->gpus[id] : NULL;
+}
+
+int carve_cluster_find_node(const struct carve_cluster *c, const char *name)
+{
+	size_t i;
+
+	/* Linear: lookups by name happen while loading, not on hot paths. */
+	for (i = 0; i < c->nnodes; i++)
+		if (!strcmp(c->nodes[i].name, name))
+			return (int)i;
+	return CARVE_ENOTFOUND;
+}
+
+const char *carve_node_label(const struct carve_node *n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n->nlabels; i++)
+		if (!strcmp(n->labels[i].key, key))
+			return n->labels[i].value;
+	return NULL;
+}
+
+unsigned carve_gpu_units(const struct carve_gpu *g)
+{
+	switch (g->sharing) {
+	case CARVE_SHARE_MIG:
+		return g->mig.n;
+	case CARVE_SHARE_TIMESLICE:
+		return g->replicas;
+	default:
+		return 1;
+	}
+}

@@ -1,0 +1,51 @@
+/*
+ * loaders.h - one function per manifest kind, called by manifest.c's kind
+ * table with the document root (a mapping) and a struct ld whose kind and
+ * api_version are set.  Each loader checks its top-level fields with
+ * ld_fields, fills one struct, and appends it to the set only when the
+ * object is usable (it has a name and its required fields); every problem
+ * is reported through ld.
+ */
+#ifndef CARVE_LOADERS_H
+#define CARVE_LOADERS_H
+
+#include "decode.h"
+
+/* load_node.c */
+void load_node(struct ld *ld, const struct ynode *doc);
+void load_nodepool(struct ld *ld, const struct ynode *doc);
+
+/* load_kueue.c */
+void load_flavor(struct ld *ld, const struct ynode *doc);
+void load_cq(struct ld *ld, const struct ynode *doc);
+void load_cohort(struct ld *ld, const struct ynode *doc);
+void load_lq(struct ld *ld, const struct ynode *doc);
+void load_wpc(struct ld *ld, const struct ynode *doc);         /* WorkloadPriorityClass and PriorityClass */
+void load_workload(struct ld *ld, const struct ynode *doc);
+void load_topology(struct ld *ld, const struct ynode *doc);    /* Kueue/KAI Topology: checked, not kept */
+
+/* load_volcano.c: Volcano Queue/PodGroup, KAI Queue/PodGroup */
+void load_vcqueue(struct ld *ld, const struct ynode *doc);
+void load_podgroup(struct ld *ld, const struct ynode *doc);
+void load_kaiqueue(struct ld *ld, const struct ynode *doc);
+void load_kaipodgroup(struct ld *ld, const struct ynode *doc);
+
+/* load_pod.c */
+void load_pod(struct ld *ld, const struct ynode *doc);
+void load_job(struct ld *ld, const struct ynode *doc);
+/* A PodSpec (containers, initContainers, nodeSelector, affinity,
+ * tolerations, schedulerName, priorityClassName ...) into out, computing
+ * the effective pod requests/limits as Kubernetes does: the sum over
+ * containers, raised to the largest init container's. */
+void ld_podspec(struct ld *ld, const struct ynode *spec, struct carve_podspec *out);
+/* A PodTemplateSpec {metadata: {labels, annotations}, spec: PodSpec}. */
+void ld_podtemplate(struct ld *ld, const struct ynode *tmpl, struct carve_podspec *out);
+
+/* load_nvidia.c: device-plugin config, mig-parted config, ConfigMap */
+void load_configmap(struct ld *ld, const struct ynode *doc);
+/* A bare device-plugin config document (version: v1, flags/sharing/resources). */
+void load_dpconfig(struct ld *ld, const struct ynode *doc, const char *name);
+/* A bare mig-parted config document (version: v1, mig-configs). */
+void load_migparted(struct ld *ld, const struct ynode *doc);
+
+#endif

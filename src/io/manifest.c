@@ -1,0 +1,460 @@
+/*
+ * manifest.c - the manifest set: files and directories in, kinds
+ * dispatched to their loaders (loaders.h), lookups by name.
+ *
+ * Invariants: every string in the set lives in priv->arena (YAML trees are
+ * built there too, so loaders may keep pointers into them); file names are
+ * interned once and outlive every position that names them.  A document
+ * whose kind or apiVersion is wrong is reported and skipped whole; the
+ * documents around it still load.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "loaders.h"
+#include "manifest_int.h"
+
+#define MAX_FILE_BYTES (256u * 1024u * 1024u)
+
+struct carve_manifests *carve_manifests_create(void)
+{
+	struct carve_manifests *m = carve_calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->priv = carve_calloc(1, sizeof(*m->priv));
+	if (!m->priv) {
+		carve_free(m);
+		return NULL;
+	}
+	carve_arena_init(&m->priv->arena);
+	carve_diags_init(&m->diags);
+	return m;
+}
+
+void carve_manifests_destroy(struct carve_manifests *m)
+{
+	if (!m)
+		return;
+	carve_diags_cleanup(&m->diags);
+	carve_arena_cleanup(&m->priv->arena);
+	carve_free(m->priv);
+	carve_free(m);
+}
+
+/* ---- kind table ---- */
+
+static const char *const v_core[] = {"v1", NULL};
+static const char *const v_batch[] = {"batch/v1", NULL};
+static const char *const v_sched[] = {"scheduling.k8s.io/v1", NULL};
+static const char *const v_kueue[] = {"kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2", NULL};
+static const char *const v_kueue_topo[] = {"kueue.x-k8s.io/v1alpha1", "kueue.x-k8s.io/v1beta1",
+					   "kueue.x-k8s.io/v1beta2", NULL};
+static const char *const v_volcano[] = {"scheduling.volcano.sh/v1beta1", NULL};
+static const char *const v_kai_q[] = {"scheduling.run.ai/v2", NULL};
+static const char *const v_kai_pg[] = {"scheduling.run.ai/v2alpha2", NULL};
+static const char *const v_kai_topo[] = {"kai.scheduler/v1alpha1", NULL};
+static const char *const v_carve[] = {"carve.dev/v1alpha1", NULL};
+
+struct kind_entry {
+	const char *kind;
+	const char *const *versions;
+	void (*load)(struct ld *ld, const struct ynode *doc);
+};
+
+/* Several kinds share a name across API groups (Queue, PodGroup, Topology):
+ * the apiVersion picks the entry. */
+static const struct kind_entry kinds[] = {
+	{"Node", v_core, load_node},
+	{"Pod", v_core, load_pod},
+	{"ConfigMap", v_core, load_configmap},
+	{"Job", v_batch, load_job},
+	{"PriorityClass", v_sched, load_wpc},
+	{"NodePool", v_carve, load_nodepool},
+	{"ResourceFlavor", v_kueue, load_flavor},
+	{"ClusterQueue", v_kueue, load_cq},
+	{"Cohort", v_kueue, load_cohort},
+	{"LocalQueue", v_kueue, load_lq},
+	{"WorkloadPriorityClass", v_kueue, load_wpc},
+	{"Workload", v_kueue, load_workload},
+	{"Topology", v_kueue_topo, load_topology},
+	{"Topology", v_kai_topo, load_topology},
+	{"Queue", v_volcano, load_vcqueue},
+	{"PodGroup", v_volcano, load_podgroup},
+	{"Queue", v_kai_q, load_kaiqueue},
+	{"PodGroup", v_kai_pg, load_kaipodgroup},
+	{NULL, NULL, NULL},
+};
+
+/* Kubernetes kinds that carve does not read: skipped with a warning. */
+static const char *const foreign_kinds[] = {
+	"Namespace", "Service", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet",
+	"Secret", "ServiceAccount", "Role", "RoleBinding", "ClusterRole",
+	"ClusterRoleBinding", "CustomResourceDefinition", "ResourceQuota", "LimitRange",
+	"CronJob", "PersistentVolumeClaim", "Ingress", "NetworkPolicy", "AdmissionCheck",
+	"ProvisioningRequestConfig", "MultiKueueConfig", "MultiKueueCluster",
+	"ClusterPolicy", "NVIDIADriver", "RayJob", "RayCluster", "PyTorchJob", "MPIJob",
+	"JobSet", "TFJob", "LeaderWorkerSet", NULL,
+};
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return true;
+	return false;
+}
+
+static void load_kind(struct ld *ld, const struct ynode *doc, const struct ynode *kind,
+		      const struct ynode *apiv)
+{
+	const char *names[32];
+	size_t n = 0, i;
+	const char *api = NULL;
+	const char *s;
+	bool kind_known = false;
+
+	if (kind->kind != YN_SCALAR || !*kind->str) {
+		carve_diag_error(ld->d, kind->pos, "'kind' must be a non-empty string");
+		return;
+	}
+	if (!apiv || apiv->kind != YN_SCALAR || !*apiv->str) {
+		carve_diag_error(ld->d, apiv ? apiv->pos : doc->pos,
+				 "%s: missing or empty 'apiVersion'", kind->str);
+		return;
+	}
+	api = apiv->str;
+	for (i = 0; kinds[i].kind; i++) {
+		if (strcmp(kinds[i].kind, kind->str))
+			continue;
+		kind_known = true;
+		if (in_list(api, kinds[i].versions)) {
+			ld->kind = kinds[i].kind;
+			ld->api_version = api;
+			kinds[i].load(ld, doc);
+			return;
+		}
+	}
+	if (kind_known) {
+		char list[256];
+		size_t len = 0, j;
+
+		list[0] = '\0';
+		for (i = 0; kinds[i].kind; i++)
+			if (!strcmp(kinds[i].kind, kind->str))
+				for (j = 0; kinds[i].versions[j] && len < sizeof(list); j++)
+					len += (size_t)snprintf(list + len, sizeof(list) - len,
+								"%s%s", len ? ", " : "",
+								kinds[i].versions[j]);
+		carve_diag_error(ld->d, apiv->pos,
+				 "%s: unsupported apiVersion '%s' (carve reads: %s)",
+				 kind->str, api, list);
+		return;
+	}
+	if (in_list(kind->str, foreign_kinds)) {
+		carve_diag_warn(ld->d, kind->pos, "kind %s (%s) is not read by carve; document skipped",
+				kind->str, api);
+		return;
+	}
+	for (i = 0; kinds[i].kind && n < 32; i++)
+		names[n++] = kinds[i].kind;
+	s = ld_suggest(kind->str, names, n);
+	if (s)
+		carve_diag_error(ld->d, kind->pos, "unknown kind '%s' (did you mean '%s'?)",
+				 kind->str, s);
+	else
+		carve_diag_error(ld->d, kind->pos, "unknown kind '%s'", kind->str);
+}
+
+static const char *base_name(struct ld *ld, const char *file)
+{
+	const char *b = strrchr(file, '/');
+	const char *dot;
+
+	b = b ? b + 1 : file;
+	dot = strrchr(b, '.');
+	return carve_arena_strndup(ld->a, b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
+}
+
+static void load_doc(struct ld *ld, const struct ydoc *doc)
+{
+	const struct ynode *root = doc->root;
+	const struct ynode *kind;
+
+	ld->name = NULL;
+	ld->kind = "document";
+	ld->path[0] = '\0';
+	ld->pathlen = 0;
+	if (!root || ytree_is_null(root))
+		return;
+	ld->m->ndocs++;
+	if (root->kind != YN_MAP) {
+		carve_diag_error(ld->d, root->pos, "expected a mapping at the top of the document, got %s",
+				 ytree_kind_name(root));
+		return;
+	}
+	kind = ytree_get(root, "kind");
+	if (kind) {
+		load_kind(ld, root, kind, ytree_get(root, "apiVersion"));
+		return;
+	}
+	if (ytree_get(root, "mig-configs")) {
+		ld->kind = "mig-parted config";
+		load_migparted(ld, root);
+		return;
+	}
+	if (ytree_get(root, "version") &&
+	    (ytree_get(root, "sharing") || ytree_get(root, "flags") ||
+	     ytree_get(root, "resources"))) {
+		ld->kind = "device-plugin config";
+		load_dpconfig(ld, root, base_name(ld, ld->file));
+		return;
+	}
+	carve_diag_error(ld->d, root->pos,
+			 "document has no 'kind' and is neither a device-plugin config "
+			 "(version, sharing) nor a mig-parted config (version, mig-configs)");
+}
+
+int carve_manifests_load_yaml(struct carve_manifests *m, const char *name,
+			      const char *buf, size_t len)
+{
+	struct ld ld;
+	struct ydocs docs;
+	size_t i;
+	int rc;
+	const char *file = carve_arena_strdup(&m->priv->arena, name);
+	char *copy = carve_arena_strndup(&m->priv->arena, buf, len);
+
+	if (!file || !copy)
+		return CARVE_ENOMEM;
+	memset(&ld, 0, sizeof(ld));
+	ld.m = m;
+	ld.a = &m->priv->arena;
+	ld.d = &m->diags;
+	ld.file = file;
+	ld.buf = copy;
+	ld.buflen = len;
+	rc = ytree_parse(ld.a, file, copy, len, 0, 0, ld.d, &docs);
+	if (rc == CARVE_ENOMEM)
+		return rc;
+	/* On a syntax error, the documents before it still load. */
+	for (i = 0; i < docs.n; i++)
+		load_doc(&ld, &docs.v[i]);
+	return 0;
+}
+
+static int read_file(struct carve_manifests *m, const char *path, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f) {
+		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot open %s: %s", path,
+				 strerror(errno));
+		return CARVE_EIO;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 65536;
+			char *nb;
+
+			if (c > MAX_FILE_BYTES) {
+				carve_diag_error(&m->diags, (struct carve_pos){0},
+						 "%s: larger than %u MiB", path,
+						 MAX_FILE_BYTES >> 20);
+				carve_free(buf);
+				fclose(f);
+				return CARVE_EIO;
+			}
+			nb = carve_realloc(buf, c + 1);
+			if (!nb) {
+				carve_free(buf);
+				fclose(f);
+				return CARVE_ENOMEM;
+			}
+			buf = nb;
+			cap = c;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot read %s: %s", path,
+				 strerror(errno));
+		carve_free(buf);
+		fclose(f);
+		return CARVE_EIO;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static bool has_ext(const char *p, const char *ext)
+{
+	size_t lp = strlen(p), le = strlen(ext);
+
+	return lp > le && !strcmp(p + lp - le, ext);
+}
+
+static int load_file(struct carve_manifests *m, const char *path)
+{
+	char *buf;
+	size_t len;
+	int rc = read_file(m, path, &buf, &len);
+
+	if (rc)
+		return rc;
+	if (has_ext(path, ".csv"))
+		rc = carve_manifests_load_csv(m, path, buf, len);
+	else
+		rc = carve_manifests_load_yaml(m, path, buf, len);
+	carve_free(buf);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_dir(struct carve_manifests *m, const char *path, int depth)
+{
+	DIR *dir;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc = 0;
+
+	if (depth > 16)
+		return 0;
+	dir = opendir(path);
+	if (!dir) {
+		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot open directory %s: %s",
+				 path, strerror(errno));
+		return CARVE_EIO;
+	}
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 32;
+			char **nn = carve_realloc(names, c * sizeof(*nn));
+
+			if (!nn) {
+				rc = CARVE_ENOMEM;
+				goto out;
+			}
+			names = nn;
+			cap = c;
+		}
+		names[n] = carve_malloc(strlen(path) + strlen(e->d_name) + 2);
+		if (!names[n]) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
+		sprintf(names[n], "%s%s%s", path, has_ext(path, "/") ? "" : "/", e->d_name);
+		n++;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n && rc != CARVE_ENOMEM; i++) {
+		struct stat st;
+
+		if (stat(names[i], &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			rc = load_dir(m, names[i], depth + 1);
+		else if (has_ext(names[i], ".yaml") || has_ext(names[i], ".yml") ||
+			 has_ext(names[i], ".csv"))
+			rc = load_file(m, names[i]);
+	}
+out:
+	for (i = 0; i < n; i++)
+		carve_free(names[i]);
+	carve_free(names);
+	closedir(dir);
+	return rc;
+}
+
+int carve_manifests_load_path(struct carve_manifests *m, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot open %s: %s", path,
+				 strerror(errno));
+		return CARVE_EIO;
+	}
+	if (S_ISDIR(st.st_mode))
+		return load_dir(m, path, 0);
+	return load_file(m, path);
+}
+
+/* ---- lookups ---- */
+
+#define FIND_BY_NAME(arr, n, name)                          \
+	do {                                                \
+		size_t i_;                                  \
+		for (i_ = 0; i_ < (n); i_++)                \
+			if (!strcmp((arr)[i_].meta.name, (name))) \
+				return &(arr)[i_];          \
+		return NULL;                                \
+	} while (0)
+
+const struct carve_mf_flavor *carve_mf_find_flavor(const struct carve_manifests *m, const char *name)
+{
+	FIND_BY_NAME(m->flavors, m->nflavors, name);
+}
+
+const struct carve_mf_cq *carve_mf_find_cq(const struct carve_manifests *m, const char *name)
+{
+	FIND_BY_NAME(m->cqs, m->ncqs, name);
+}
+
+const struct carve_mf_cohort *carve_mf_find_cohort(const struct carve_manifests *m, const char *name)
+{
+	FIND_BY_NAME(m->cohorts, m->ncohorts, name);
+}
+
+const struct carve_mf_localqueue *carve_mf_find_lq(const struct carve_manifests *m,
+						   const char *ns, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nlqs; i++)
+		if (!strcmp(m->lqs[i].meta.name, name) && !strcmp(m->lqs[i].meta.ns, ns))
+			return &m->lqs[i];
+	return NULL;
+}
+
+const struct carve_mf_dpconfig *carve_mf_find_dpconfig(const struct carve_manifests *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->ndpconfigs; i++)
+		if (!strcmp(m->dpconfigs[i].name, name))
+			return &m->dpconfigs[i];
+	return NULL;
+}
+
+const struct carve_mf_migconfig *carve_mf_find_migconfig(const struct carve_manifests *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmigconfigs; i++)
+		if (!strcmp(m->migconfigs[i].name, name))
+			return &m->migconfigs[i];
+	return NULL;
+}

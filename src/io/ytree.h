@@ -1,0 +1,65 @@
+/*
+ * ytree.h - YAML documents as a tree of nodes that keep their position.
+ *
+ * libyaml's event parser builds, per document, a tree of scalars, mappings
+ * and sequences in an arena owned by the caller; every node records the
+ * file, line and column (1-based) where it starts.  Aliases point at the
+ * anchored node (the tree is then a DAG; nothing is copied).  A syntax error
+ * ends the file: documents completed before it are kept and the error is
+ * reported with libyaml's position, so nothing accepted is lost.
+ */
+#ifndef CARVE_YTREE_H
+#define CARVE_YTREE_H
+
+#include "arena.h"
+#include "carve/diag.h"
+
+enum ynode_kind { YN_SCALAR, YN_MAP, YN_SEQ };
+
+struct ynode;
+
+struct ypair {
+	struct ynode *key; /* always a scalar */
+	struct ynode *val;
+};
+
+struct ynode {
+	enum ynode_kind kind;
+	struct carve_pos pos;
+	bool plain;      /* scalar written without quotes (so `null`, `~` mean null) */
+	const char *str; /* YN_SCALAR: the text; "" for an empty value */
+	size_t n;        /* YN_MAP: pairs; YN_SEQ: items */
+	struct ypair *pairs;
+	struct ynode **items;
+};
+
+struct ydoc {
+	struct ynode *root; /* NULL for an empty document */
+	struct carve_pos pos;
+};
+
+struct ydocs {
+	size_t n;
+	struct ydoc *v;
+};
+
+/*
+ * Parses every document of buf (len bytes).  file is the display name (kept
+ * by pointer: the caller keeps it alive as long as the tree).  line_off and
+ * col_off are added to positions (for YAML embedded in another file's
+ * block scalar; pass 0, 0 otherwise; col_off applies to every line).
+ * Returns 0, CARVE_EPARSE after reporting a syntax error in d (documents
+ * before it are in out), or CARVE_ENOMEM.
+ */
+int ytree_parse(struct carve_arena *a, const char *file, const char *buf,
+		size_t len, uint32_t line_off, uint32_t col_off,
+		struct carve_diags *d, struct ydocs *out);
+
+/* Value for key in a mapping, or NULL (also NULL when m is not a map). */
+const struct ynode *ytree_get(const struct ynode *m, const char *key);
+/* True for a plain null scalar ("", "~", "null", "Null", "NULL"). */
+bool ytree_is_null(const struct ynode *n);
+/* "a string", "a mapping", "a list" or "null", for messages. */
+const char *ytree_kind_name(const struct ynode *n);
+
+#endif
