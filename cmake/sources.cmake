@@ -22,8 +22,11 @@ set(CARVE_IO_SOURCES
   src/io/load_pod.c
   src/io/load_nvidia.c
   src/io/inventory.c
+  src/io/validate.c
+  src/io/explain.c
 )
 
 set(CARVE_CLI_SOURCES
   src/cli/main.c
+  src/cli/cmd_validate.c
 )

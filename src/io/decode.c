@@ -5,6 +5,7 @@
  * diagnostic for that value and written nothing to its output.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,8 @@ bool ld_fields(struct ld *ld, const struct ynode *map, const struct ld_field *fi
 	const char *names[64];
 	size_t nf = 0, i, j;
 
+	const struct ynode *at = map;
+
 	if (!map || ytree_is_null(map))
 		map = NULL;
 	if (map && map->kind != YN_MAP) {
@@ -194,7 +197,7 @@ bool ld_fields(struct ld *ld, const struct ynode *map, const struct ld_field *fi
 		if (!(fields[j].flags & LD_REQUIRED))
 			continue;
 		if (!ytree_get(map, fields[j].name) || ytree_is_null(ytree_get(map, fields[j].name))) {
-			struct carve_pos pos = map ? map->pos : (struct carve_pos){ld->file, 0, 0};
+			struct carve_pos pos = at ? at->pos : (struct carve_pos){ld->file, 0, 0};
 
 			ld_error(ld, pos, "missing required field '%s'", fields[j].name);
 		}
@@ -236,6 +239,8 @@ static bool want_scalar(struct ld *ld, const struct ynode *v, const char *what)
 
 bool ld_str(struct ld *ld, const struct ynode *v, const char **out)
 {
+	if (v && ytree_is_null(v))
+		return false; /* null means unset: nothing to report */
 	if (!want_scalar(ld, v, "a string"))
 		return false;
 	*out = v->str;  /* lives in the same arena as the tree */
@@ -255,12 +260,13 @@ bool ld_int(struct ld *ld, const struct ynode *v, int64_t min, int64_t max, int6
 		ld_error(ld, v->pos, "expected an integer, got '%s'", s);
 		return false;
 	}
+	errno = 0;
 	x = strtoll(s, &end, 10);
 	if (*end) {
 		ld_error(ld, v->pos, "expected an integer, got '%s'", s);
 		return false;
 	}
-	if (x < min || x > max) {
+	if (errno == ERANGE || x < min || x > max) {
 		ld_error(ld, v->pos, "%s is out of range [%lld, %lld]", s,
 			 (long long)min, (long long)max);
 		return false;
@@ -281,13 +287,16 @@ bool ld_i32(struct ld *ld, const struct ynode *v, int32_t min, int32_t max, int3
 
 bool ld_bool(struct ld *ld, const struct ynode *v, bool *out)
 {
-	static const char *const t[] = {"true", "True", "TRUE"};
-	static const char *const f[] = {"false", "False", "FALSE"};
+	/* YAML 1.1 spellings too: kubectl's parser reads yes/on/y as true. */
+	static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
+					"on", "On", "ON", "y", "Y"};
+	static const char *const f[] = {"false", "False", "FALSE", "no", "No", "NO",
+					"off", "Off", "OFF", "n", "N"};
 	size_t i;
 
 	if (!want_scalar(ld, v, "true or false"))
 		return false;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (!strcmp(v->str, t[i])) {
 			*out = true;
 			return true;

@@ -76,7 +76,8 @@ bool ld_fields(struct ld *ld, const struct ynode *map, const struct ld_field *fi
 bool ld_list(struct ld *ld, const struct ynode *val,
 	     void (*fn)(struct ld *ld, const struct ynode *item, size_t i, void *obj), void *obj);
 
-/* Scalars.  Each reports "expected ..." on a wrong shape. */
+/* Scalars.  Each reports "expected ..." on a wrong shape.  ld_str treats a
+ * plain null (~, null, empty) as unset: it returns false and reports nothing. */
 bool ld_str(struct ld *ld, const struct ynode *v, const char **out);
 bool ld_int(struct ld *ld, const struct ynode *v, int64_t min, int64_t max, int64_t *out);
 bool ld_i32(struct ld *ld, const struct ynode *v, int32_t min, int32_t max, int32_t *out);

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds carve twice and runs every test in both builds:
+#   build/       Release (-O2), then the core unit tests again under valgrind
+#   build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer
+# Exits non-zero on the first failure.  Needs scripts/setup-debian.sh first.
+# pipefail: a failing ctest must fail the script even through tee.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-2}
+
+echo "== Release build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$JOBS"
+(cd build && ctest --output-on-failure -j"$JOBS") | tee build/ctest.log
+
+echo "== AddressSanitizer + UBSan build"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Asan >/dev/null
+cmake --build build-asan -j"$JOBS"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j"$JOBS") |
+	tee build-asan/ctest.log
+
+if command -v valgrind >/dev/null 2>&1; then
+	echo "== valgrind on the core unit tests (Release build)"
+	for t in quantity resource mig cluster ytree; do
+		[ -x "build/tests/test_$t" ] || continue
+		CARVE_SHARED="$(pwd)/../shared" valgrind -q --error-exitcode=99 \
+			--leak-check=full --errors-for-leak-kinds=definite \
+			"build/tests/test_$t" >/dev/null
+		echo "valgrind: test_$t clean"
+	done
+else
+	echo "valgrind not installed: skipping the valgrind pass" >&2
+fi
+# ctest's own lines say "N tests failed out of M"; sum both builds.
+total=$(cat build/ctest.log build-asan/ctest.log |
+	sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' |
+	awk '{ s += $1 } END { print s + 0 }')
+echo "tests: $total passed, 0 failed"

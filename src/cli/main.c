@@ -1,0 +1,55 @@
+/*
+ * main.c - `carve`: finds the subcommand in one table and runs it.
+ * Subcommands live in cmd_<name>.c and parse their own options.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "carve/carve.h"
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"validate", cmd_validate, "check manifests and explain the inventory and quotas"},
+	{NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: carve <command> [options]\n\ncommands:\n");
+	for (i = 0; commands[i].name; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  %-10s %s\n", "version", "print the version");
+	fprintf(out, "\nRun 'carve <command> --help' for the options of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CARVE_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CARVE_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		printf("carve %s\n", CARVE_VERSION);
+		return CARVE_EXIT_OK;
+	}
+	for (i = 0; commands[i].name; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "carve: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return CARVE_EXIT_USAGE;
+}

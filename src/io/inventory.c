@@ -1,0 +1,922 @@
+/*
+ * inventory.c - builds the engine's cluster from loaded manifests (see
+ * include/carve/inventory.h) and records what every node advertises.
+ *
+ * Build order: NodePools, then v1 Nodes grouped into pools (label
+ * carve.dev/pool, else by GPU product and sharing mode), then openb CSV
+ * files.  Nodes of one pool get consecutive ids.  A problem is reported at
+ * the manifest position that caused it and the node falls back to a safe
+ * shape (exclusive GPUs), so one mistake never hides the rest of the
+ * cluster.  Scratch per node lives in struct nb, reset for every node.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carve/gpumodel.h"
+#include "carve/inventory.h"
+#include "carve/quantity.h"
+#include "carve/resource.h"
+#include "manifest_int.h"
+
+#define MAX_NODE_GPUS 64
+#define MAX_NODE_LABELS 96
+#define MAX_NODE_RES 24
+
+struct carve_inventory_int {
+	struct carve_arena arena;
+	size_t cappools, capres, capnodes;
+};
+
+/* Scratch for the node being built. */
+struct nb {
+	struct carve_node_spec spec;
+	struct carve_label labels[MAX_NODE_LABELS];
+	struct carve_taint_spec taints[32];
+	struct carve_gpu_spec gpus[MAX_NODE_GPUS];
+	struct carve_inv_resource res[MAX_NODE_RES];
+	size_t nres;
+	char name[256];
+	char numbuf[4][32];
+};
+
+static const char *arena_fmt(struct carve_inventory *inv, const char *fmt, const char *a,
+			     const char *b)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), fmt, a, b);
+	return carve_arena_strdup(&inv->priv->arena, buf);
+}
+
+static void set_label(struct nb *b, const char *key, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i < b->spec.nlabels; i++)
+		if (!strcmp(b->labels[i].key, key)) {
+			b->labels[i].value = value;
+			return;
+		}
+	if (b->spec.nlabels < MAX_NODE_LABELS) {
+		b->labels[b->spec.nlabels].key = key;
+		b->labels[b->spec.nlabels++].value = value;
+	}
+}
+
+static void add_res(struct nb *b, const char *name, int64_t count, int64_t max_per_pod,
+		    enum carve_sharing sharing)
+{
+	size_t i;
+
+	for (i = 0; i < b->nres; i++)
+		if (!strcmp(b->res[i].name, name)) {
+			b->res[i].count += count;
+			b->res[i].max_per_pod += max_per_pod;
+			return;
+		}
+	if (b->nres < MAX_NODE_RES) {
+		b->res[b->nres].name = name;
+		b->res[b->nres].count = count;
+		b->res[b->nres].max_per_pod = max_per_pod;
+		b->res[b->nres].sharing = sharing;
+		b->res[b->nres++].mig_timesliced = false;
+	}
+}
+
+static void nb_reset(struct nb *b)
+{
+	memset(&b->spec, 0, sizeof(b->spec));
+	b->spec.labels = b->labels;
+	b->spec.taints = b->taints;
+	b->spec.gpus = b->gpus;
+	b->nres = 0;
+}
+
+/* Resources advertised by the GPUs built into b. */
+static void advertise_gpus(struct carve_inventory *inv, struct nb *b, const char *ts_name,
+			   bool fail_gt_one)
+{
+	size_t i, j;
+
+	for (i = 0; i < b->spec.ngpus; i++) {
+		const struct carve_gpu_spec *g = &b->gpus[i];
+
+		switch (g->sharing) {
+		case CARVE_SHARE_EXCLUSIVE:
+		case CARVE_SHARE_FRACTION:
+			add_res(b, "nvidia.com/gpu", 1, 1, g->sharing);
+			break;
+		case CARVE_SHARE_TIMESLICE:
+			add_res(b, ts_name ? ts_name : "nvidia.com/gpu", g->replicas,
+				fail_gt_one ? 0 : g->replicas, g->sharing);
+			break;
+		case CARVE_SHARE_MIG:
+			for (j = 0; j < g->mig.n; j++) {
+				const char *pn = g->mig_model->profiles[g->mig.inst[j].profile].name;
+				const char *rn = arena_fmt(inv, "nvidia.com/mig-%s%s", pn, "");
+
+				if (rn)
+					add_res(b, rn, 1, 1, CARVE_SHARE_MIG);
+			}
+			break;
+		}
+	}
+	/* failRequestsGreaterThanOne: a pod may ask for one replica at most. */
+	for (i = 0; i < b->nres; i++)
+		if (b->res[i].sharing == CARVE_SHARE_TIMESLICE && fail_gt_one)
+			b->res[i].max_per_pod = 1;
+}
+
+static int commit_node(struct carve_inventory *inv, struct carve_manifests *m, struct nb *b)
+{
+	struct carve_error err;
+	struct carve_inventory_int *p = inv->priv;
+	int id;
+	size_t need;
+
+	id = carve_cluster_add_node(inv->cluster, &b->spec, &err);
+	if (id < 0) {
+		carve_diag_error(&m->diags, b->spec.pos, "%s", err.text);
+		return id;
+	}
+	if ((size_t)id >= p->capnodes) {
+		size_t c = p->capnodes ? p->capnodes * 2 : 64;
+		uint32_t *f = carve_realloc(inv->node_res_first, c * sizeof(*f));
+
+		if (!f)
+			return CARVE_ENOMEM;
+		inv->node_res_first = f;
+		f = carve_realloc(inv->node_nres, c * sizeof(*f));
+		if (!f)
+			return CARVE_ENOMEM;
+		inv->node_nres = f;
+		p->capnodes = c;
+	}
+	need = inv->nres + b->nres;
+	if (need > p->capres) {
+		size_t c = p->capres ? p->capres : 64;
+		struct carve_inv_resource *r;
+
+		while (c < need)
+			c *= 2;
+		r = carve_realloc(inv->res, c * sizeof(*r));
+		if (!r)
+			return CARVE_ENOMEM;
+		inv->res = r;
+		p->capres = c;
+	}
+	memcpy(inv->res + inv->nres, b->res, b->nres * sizeof(*b->res));
+	inv->node_res_first[id] = (uint32_t)inv->nres;
+	inv->node_nres[id] = (uint32_t)b->nres;
+	inv->nres += b->nres;
+	return id;
+}
+
+static struct carve_inv_pool *new_pool(struct carve_inventory *inv, const char *name,
+				       const char *origin, struct carve_pos pos)
+{
+	struct carve_inv_pool *pl;
+
+	if (inv->npools == inv->priv->cappools) {
+		size_t c = inv->priv->cappools ? inv->priv->cappools * 2 : 8;
+		void *v = carve_realloc(inv->pools, c * sizeof(*inv->pools));
+
+		if (!v)
+			return NULL;
+		inv->pools = v;
+		inv->priv->cappools = c;
+	}
+	pl = &inv->pools[inv->npools++];
+	pl->name = carve_arena_strdup(&inv->priv->arena, name);
+	pl->origin = origin;
+	pl->pos = pos;
+	pl->node_first = (uint32_t)carve_cluster_node_count(inv->cluster);
+	pl->nnodes = 0;
+	return pl;
+}
+
+/* ---- MIG layouts from counts and from mig-parted configs ---- */
+
+/*
+ * Layout for one GPU from mig-parted style counts.  Reports at pos and
+ * returns false when a profile is unknown or no legal layout exists.
+ */
+static bool layout_from_migcounts(struct carve_manifests *m, const struct carve_mig_model *mm,
+				  const struct carve_migcount *c, size_t n, struct carve_pos pos,
+				  const char *who, struct carve_mig_layout *out)
+{
+	int counts[32] = {0};
+	struct carve_error err;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int p = carve_mig_profile_find(mm, c[i].profile);
+
+		if (p < 0) {
+			carve_diag_error(&m->diags, c[i].pos, "%s: MIG profile %s does not exist on %s",
+					 who, c[i].profile, mm->name);
+			return false;
+		}
+		counts[p] += c[i].count;
+	}
+	if (carve_mig_layout_from_counts(mm, counts, out, &err)) {
+		carve_diag_error(&m->diags, pos, "%s: illegal MIG layout for %s: %s", who,
+				 mm->name, err.text);
+		return false;
+	}
+	return true;
+}
+
+/* mig-parted's built-in names: all-disabled, all-<profile> (as many as fit),
+ * all-balanced (per the reference's table). */
+static bool builtin_migconfig(const struct carve_mig_model *mm, const char *name,
+			      struct carve_mig_layout *out, bool *disabled)
+{
+	int counts[32] = {0};
+	int p;
+
+	*disabled = false;
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(name, "all-disabled")) {
+		*disabled = true;
+		return true;
+	}
+	if (!strcmp(name, "all-balanced")) {
+		/* 1g x2, 2g x1, 3g x1 with the model's memory sizes (mig-parted). */
+		int g1 = -1, g2 = -1, g3 = -1, i;
+
+		for (i = 0; i < mm->nprofiles; i++) {
+			const struct carve_mig_profile *pr = &mm->profiles[i];
+
+			if (pr->media)
+				continue;
+			if (pr->compute == 1 && pr->mem_slices == 1 && g1 < 0)
+				g1 = i;
+			if (pr->compute == 2 && g2 < 0)
+				g2 = i;
+			if (pr->compute == 3 && g3 < 0)
+				g3 = i;
+		}
+		if (mm->mem_slices == 4) { /* A30: 1g.6gb x2, 2g.12gb x1 */
+			if (g1 < 0 || g2 < 0)
+				return false;
+			counts[g1] = 2;
+			counts[g2] = 1;
+		} else {
+			if (g1 < 0 || g2 < 0 || g3 < 0)
+				return false;
+			counts[g1] = 2;
+			counts[g2] = 1;
+			counts[g3] = 1;
+		}
+		return carve_mig_layout_from_counts(mm, counts, out, NULL) == 0;
+	}
+	if (strncmp(name, "all-", 4))
+		return false;
+	p = carve_mig_profile_find(mm, name + 4);
+	if (p < 0)
+		return false;
+	counts[p] = carve_mig_fit_count(mm, out, p);
+	return carve_mig_layout_from_counts(mm, counts, out, NULL) == 0;
+}
+
+/* True when every profile an entry names exists on the model. */
+static bool entry_fits_model(const struct carve_mf_migdevice *e, const struct carve_mig_model *mm)
+{
+	size_t i;
+
+	for (i = 0; i < e->ncounts; i++)
+		if (carve_mig_profile_find(mm, e->counts[i].profile) < 0)
+			return false;
+	return true;
+}
+
+/*
+ * Applies mig-parted config `name` to b's GPUs (all of model mm).  Returns
+ * true when at least one GPU became MIG.  Entries with a device-filter are
+ * applied only when their profiles exist on this model (that is what the
+ * PCI-id filters of mig-parted's stock configs select).
+ */
+static bool apply_migconfig(struct carve_manifests *m, struct nb *b,
+			    const struct carve_mig_model *mm, const char *name,
+			    struct carve_pos pos, const char *who)
+{
+	const struct carve_mf_migconfig *mc = carve_mf_find_migconfig(m, name);
+	struct carve_mig_layout l;
+	bool any = false, disabled;
+	size_t i, e, d;
+
+	if (!mc) {
+		if (!builtin_migconfig(mm, name, &l, &disabled)) {
+			carve_diag_error(&m->diags, pos,
+					 "%s: mig-parted config '%s' is not defined (and is not a "
+					 "built-in name such as all-balanced or all-<profile>)",
+					 who, name);
+			return false;
+		}
+		for (i = 0; i < b->spec.ngpus && !disabled; i++) {
+			b->gpus[i].sharing = CARVE_SHARE_MIG;
+			b->gpus[i].mig_model = mm;
+			b->gpus[i].mig = l;
+			any = true;
+		}
+		return any;
+	}
+	for (e = 0; e < mc->n; e++) {
+		const struct carve_mf_migdevice *ent = &mc->v[e];
+
+		if (ent->nfilters && !entry_fits_model(ent, mm))
+			continue;
+		if (!ent->mig_enabled)
+			continue;
+		if (!layout_from_migcounts(m, mm, ent->counts, ent->ncounts, ent->pos, who, &l))
+			continue;
+		for (i = 0; i < b->spec.ngpus; i++) {
+			bool pick = ent->all_devices;
+
+			for (d = 0; !pick && d < ent->ndevices; d++)
+				pick = ent->devices[d] == (int)i;
+			if (!pick)
+				continue;
+			b->gpus[i].sharing = CARVE_SHARE_MIG;
+			b->gpus[i].mig_model = mm;
+			b->gpus[i].mig = l;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* ---- NodePools ---- */
+
+static void init_gpus(struct nb *b, int n, const struct carve_gpu_model *gm, const char *model,
+		      uint32_t mem_mib)
+{
+	int i;
+
+	b->spec.ngpus = (size_t)n;
+	for (i = 0; i < n; i++) {
+		memset(&b->gpus[i], 0, sizeof(b->gpus[i]));
+		b->gpus[i].model = gm ? gm->name : model;
+		b->gpus[i].memory_mib = mem_mib ? mem_mib : gm ? gm->memory_mib : 0;
+		b->gpus[i].sharing = CARVE_SHARE_EXCLUSIVE;
+	}
+}
+
+static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
+		       const struct carve_mf_nodepool *np, struct nb *b)
+{
+	const struct carve_gpu_model *gm = np->gpu_model ? carve_gpu_model_find(np->gpu_model) : NULL;
+	const char *model = gm ? gm->name : np->gpu_model;
+	const char *prefix = np->name_prefix;
+	struct carve_inv_pool *pl;
+	char who[300];
+	int ngpus = np->gpus_per_node, i;
+	size_t k;
+	bool mig_ok = false;
+	struct carve_mig_layout l;
+	const char *ts_name = NULL;
+	const char *product = np->gpu_model;
+
+	snprintf(who, sizeof(who), "NodePool %s", np->meta.name);
+	if (ngpus > MAX_NODE_GPUS) {
+		carve_diag_error(&m->diags, np->count_pos, "%s: %d GPUs per node is more than %d",
+				 who, ngpus, MAX_NODE_GPUS);
+		return;
+	}
+	if (np->sharing == CARVE_SHARE_MIG && ngpus > 0) {
+		if (!gm || !gm->mig) {
+			carve_diag_error(&m->diags, np->sharing_pos,
+					 "%s: MIG is not available on %s; use exclusive, timeslice "
+					 "or fraction sharing", who, model ? model : "an unknown GPU model");
+		} else if (np->nmig) {
+			mig_ok = layout_from_migcounts(m, gm->mig, np->mig, np->nmig, np->mig_pos,
+						       who, &l);
+		} else if (np->mig_config) {
+			mig_ok = true; /* applied per node below */
+		}
+	}
+	if (np->sharing == CARVE_SHARE_TIMESLICE)
+		ts_name = np->timeslice.rename_by_default ? "nvidia.com/gpu.shared" : "nvidia.com/gpu";
+	if (np->gpu_model && np->sharing == CARVE_SHARE_TIMESLICE &&
+	    !np->timeslice.rename_by_default)
+		product = arena_fmt(inv, "%s%s", np->gpu_model, "-SHARED");
+	pl = new_pool(inv, np->meta.name, "NodePool", np->meta.pos);
+	if (!pl)
+		return;
+	for (i = 0; i < np->count; i++) {
+		nb_reset(b);
+		snprintf(b->name, sizeof(b->name), "%s%d", prefix ? prefix : "", i);
+		b->spec.name = b->name;
+		b->spec.pool = np->meta.name;
+		b->spec.pos = np->meta.pos;
+		b->spec.cpu_milli = np->cpu_milli;
+		b->spec.memory_milli = np->memory_milli;
+		b->spec.pods = np->pods ? np->pods : 110;
+		b->spec.block = np->block;
+		b->spec.rack = np->rack;
+		for (k = 0; k < np->ntaints && k < 32; k++) {
+			b->taints[k].key = np->taints[k].key;
+			b->taints[k].value = np->taints[k].value;
+			b->taints[k].effect = np->taints[k].effect;
+		}
+		b->spec.ntaints = k;
+		set_label(b, "kubernetes.io/hostname", b->name);
+		set_label(b, "carve.dev/pool", np->meta.name);
+		if (np->block)
+			set_label(b, "cloud.provider.com/topology-block", np->block);
+		if (np->rack)
+			set_label(b, "cloud.provider.com/topology-rack", np->rack);
+		init_gpus(b, ngpus, gm, model,
+			  np->gpu_memory_mib > 0 ? (uint32_t)np->gpu_memory_mib : 0);
+		if (ngpus > 0 && model) {
+			snprintf(b->numbuf[0], sizeof(b->numbuf[0]), "%d", ngpus);
+			/* GFD labels the product as written, with -SHARED appended
+			 * when time-slicing does not rename the resource. */
+			set_label(b, "nvidia.com/gpu.product", product);
+			set_label(b, "nvidia.com/gpu.count", b->numbuf[0]);
+			if (b->gpus[0].memory_mib) {
+				snprintf(b->numbuf[1], sizeof(b->numbuf[1]), "%u",
+					 (unsigned)b->gpus[0].memory_mib);
+				set_label(b, "nvidia.com/gpu.memory", b->numbuf[1]);
+			}
+		}
+		if (mig_ok && np->nmig) {
+			for (k = 0; k < (size_t)ngpus; k++) {
+				b->gpus[k].sharing = CARVE_SHARE_MIG;
+				b->gpus[k].mig_model = gm->mig;
+				b->gpus[k].mig = l;
+			}
+		} else if (mig_ok && np->mig_config) {
+			if (!apply_migconfig(m, b, gm->mig, np->mig_config, np->mig_pos, who))
+				mig_ok = false; /* reported once; later nodes stay exclusive */
+		} else if (np->sharing == CARVE_SHARE_TIMESLICE && np->timeslice.replicas >= 1) {
+			for (k = 0; k < (size_t)ngpus; k++) {
+				b->gpus[k].sharing = CARVE_SHARE_TIMESLICE;
+				b->gpus[k].replicas = (uint16_t)np->timeslice.replicas;
+			}
+		} else if (np->sharing == CARVE_SHARE_FRACTION) {
+			for (k = 0; k < (size_t)ngpus; k++)
+				b->gpus[k].sharing = CARVE_SHARE_FRACTION;
+		}
+		if (np->sharing == CARVE_SHARE_MIG && mig_ok)
+			set_label(b, "nvidia.com/mig.strategy", "mixed");
+		if (np->sharing == CARVE_SHARE_TIMESLICE)
+			set_label(b, "nvidia.com/gpu.sharing-strategy", "time-slicing");
+		for (k = 0; k < np->labels.n; k++)
+			set_label(b, np->labels.v[k].key, np->labels.v[k].value);
+		advertise_gpus(inv, b, ts_name, np->timeslice.fail_requests_gt_one);
+		if (commit_node(inv, m, b) >= 0)
+			pl->nnodes++;
+	}
+}
+
+/* ---- v1 Nodes ---- */
+
+static const char *kv_get(const struct carve_kvlist *l, const char *key, struct carve_pos *pos)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key)) {
+			if (pos)
+				*pos = l->v[i].pos;
+			return l->v[i].value;
+		}
+	return NULL;
+}
+
+static int64_t res_get(const struct carve_reslist *l, const char *name, bool *found)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].name, name)) {
+			if (found)
+				*found = true;
+			return l->v[i].milli;
+		}
+	if (found)
+		*found = false;
+	return 0;
+}
+
+/* GPU product of a node: GFD label (minus -SHARED and a single-strategy
+ * -MIG-<profile> suffix), else the openb card-model label. */
+static const char *node_product(const struct carve_mf_node *n, char *buf, size_t size,
+				const char **single_profile)
+{
+	const char *p = kv_get(&n->meta.labels, "nvidia.com/gpu.product", NULL);
+	char *cut;
+
+	*single_profile = NULL;
+	if (!p)
+		return kv_get(&n->meta.labels, "alibabacloud.com/gpu-card-model", NULL);
+	snprintf(buf, size, "%s", p);
+	cut = strstr(buf, "-SHARED");
+	if (cut && !cut[7])
+		*cut = '\0';
+	cut = strstr(buf, "-MIG-");
+	if (cut) {
+		*single_profile = p + (cut - buf) + 5;
+		*cut = '\0';
+	}
+	return buf;
+}
+
+struct nodeinfo {
+	const char *pool;
+	char key[160];
+};
+
+static void node_pool_key(const struct carve_mf_node *n, struct nodeinfo *ni)
+{
+	const char *pool = kv_get(&n->meta.labels, "carve.dev/pool", NULL);
+	const char *single;
+	char prod[128];
+	const char *model;
+	const char *mode = "exclusive", *strategy;
+
+	if (pool) {
+		snprintf(ni->key, sizeof(ni->key), "%s", pool);
+		return;
+	}
+	model = node_product(n, prod, sizeof(prod), &single);
+	strategy = kv_get(&n->meta.labels, "nvidia.com/mig.strategy", NULL);
+	if (kv_get(&n->meta.labels, "nvidia.com/mig.config", NULL) || single ||
+	    (strategy && strcmp(strategy, "none")))
+		mode = "mig";
+	else if (kv_get(&n->meta.labels, "nvidia.com/device-plugin.config", NULL))
+		mode = "shared";
+	else if (kv_get(&n->meta.labels, "alibabacloud.com/gpu-card-model", NULL))
+		mode = "fraction";
+	snprintf(ni->key, sizeof(ni->key), "nodes/%s/%s", model ? model : "cpu", mode);
+}
+
+/* Device-plugin time-slicing on a node: sets replicas on exclusive GPUs, or
+ * marks MIG resources that are time-sliced too. */
+static void apply_dpconfig(struct carve_inventory *inv, struct carve_manifests *m,
+			   struct nb *b, const struct carve_mf_dpconfig *dp,
+			   const char **ts_name, bool *fail_gt_one)
+{
+	size_t i, k;
+
+	*fail_gt_one = dp->fail_requests_gt_one;
+	for (i = 0; i < dp->nts; i++) {
+		const struct carve_mf_tsresource *r = &dp->ts[i];
+
+		if (r->replicas < 1)
+			continue;
+		if (!strcmp(r->name, "nvidia.com/gpu")) {
+			for (k = 0; k < b->spec.ngpus; k++) {
+				if (b->gpus[k].sharing != CARVE_SHARE_EXCLUSIVE)
+					continue;
+				b->gpus[k].sharing = CARVE_SHARE_TIMESLICE;
+				b->gpus[k].replicas = (uint16_t)r->replicas;
+			}
+			if (r->rename)
+				*ts_name = r->rename;
+			else if (dp->rename_by_default)
+				*ts_name = "nvidia.com/gpu.shared";
+		}
+	}
+	(void)inv;
+	(void)m;
+}
+
+static void mark_mig_timesliced(struct nb *b, const struct carve_mf_dpconfig *dp)
+{
+	size_t i, k;
+
+	for (i = 0; dp && i < dp->nts; i++)
+		for (k = 0; k < b->nres; k++)
+			if (!strcmp(b->res[k].name, dp->ts[i].name) &&
+			    b->res[k].sharing == CARVE_SHARE_MIG && dp->ts[i].replicas >= 1) {
+				b->res[k].mig_timesliced = true;
+				b->res[k].count *= dp->ts[i].replicas;
+				b->res[k].max_per_pod = dp->fail_requests_gt_one ? 1 : b->res[k].count;
+			}
+}
+
+/* MIG from allocatable nvidia.com/mig-* (mixed strategy): spread the
+ * instances over the GPUs, largest profiles first. */
+static bool mig_from_resources(struct carve_manifests *m, struct nb *b,
+			       const struct carve_mf_node *n, const struct carve_mig_model *mm)
+{
+	const struct carve_reslist *rl = n->allocatable.n ? &n->allocatable : &n->capacity;
+	int want[32] = {0};
+	size_t i, g;
+	int p;
+	bool any = false;
+
+	for (i = 0; i < rl->n; i++) {
+		const char *prof;
+
+		if (!carve_res_is_mig(rl->v[i].name, &prof))
+			continue;
+		p = carve_mig_profile_find(mm, prof);
+		if (p < 0) {
+			carve_diag_error(&m->diags, rl->v[i].pos,
+					 "Node %s: %s: MIG profile %s does not exist on %s",
+					 n->meta.name, rl->v[i].name, prof, mm->name);
+			continue;
+		}
+		want[p] += (int)carve_qty_value(rl->v[i].milli);
+		any = true;
+	}
+	if (!any)
+		return false;
+	for (g = 0; g < b->spec.ngpus; g++) {
+		b->gpus[g].sharing = CARVE_SHARE_MIG;
+		b->gpus[g].mig_model = mm;
+		memset(&b->gpus[g].mig, 0, sizeof(b->gpus[g].mig));
+	}
+	/* Largest first, first GPU with a free legal slot. */
+	for (;;) {
+		int best = -1;
+
+		for (p = 0; p < mm->nprofiles; p++)
+			if (want[p] > 0 && (best < 0 ||
+					    mm->profiles[p].mem_slices > mm->profiles[best].mem_slices))
+				best = p;
+		if (best < 0)
+			break;
+		for (g = 0; g < b->spec.ngpus; g++) {
+			uint8_t st;
+
+			if (carve_mig_free_starts(mm, &b->gpus[g].mig, best, &st, 1) > 0 &&
+			    carve_mig_layout_add(mm, &b->gpus[g].mig, best, st) == 0)
+				break;
+		}
+		if (g == b->spec.ngpus) {
+			carve_diag_error(&m->diags, n->meta.pos,
+					 "Node %s: its nvidia.com/mig-* resources do not fit on %zu %s "
+					 "GPU(s) in any legal MIG layout",
+					 n->meta.name, b->spec.ngpus, mm->name);
+			for (g = 0; g < b->spec.ngpus; g++)
+				b->gpus[g].sharing = CARVE_SHARE_EXCLUSIVE;
+			return false;
+		}
+		want[best]--;
+	}
+	return true;
+}
+
+static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
+		       const struct carve_mf_node *n, struct nb *b)
+{
+	const struct carve_reslist *rl = n->allocatable.n ? &n->allocatable : &n->capacity;
+	char prod[128];
+	const char *single = NULL, *model, *v, *ts_name = NULL;
+	const struct carve_gpu_model *gm;
+	const struct carve_mf_dpconfig *dp = NULL;
+	struct carve_pos lpos;
+	int64_t ngpus = 0;
+	uint32_t mem = 0;
+	bool found, fail_gt_one = false;
+	size_t i;
+	char who[300];
+
+	snprintf(who, sizeof(who), "Node %s", n->meta.name);
+	nb_reset(b);
+	b->spec.name = n->meta.name;
+	b->spec.pos = n->meta.pos;
+	b->spec.cpu_milli = res_get(rl, "cpu", NULL);
+	b->spec.memory_milli = res_get(rl, "memory", NULL);
+	b->spec.pods = carve_qty_value(res_get(rl, "pods", &found));
+	if (!found)
+		b->spec.pods = 110;
+	for (i = 0; i < n->meta.labels.n; i++)
+		set_label(b, n->meta.labels.v[i].key, n->meta.labels.v[i].value);
+	for (i = 0; i < n->ntaints && i < 32; i++) {
+		b->taints[i].key = n->taints[i].key;
+		b->taints[i].value = n->taints[i].value;
+		b->taints[i].effect = n->taints[i].effect;
+	}
+	b->spec.ntaints = i;
+	b->spec.block = kv_get(&n->meta.labels, "cloud.provider.com/topology-block", NULL);
+	b->spec.rack = kv_get(&n->meta.labels, "cloud.provider.com/topology-rack", NULL);
+
+	model = node_product(n, prod, sizeof(prod), &single);
+	gm = model ? carve_gpu_model_find(model) : NULL;
+	if ((v = kv_get(&n->meta.labels, "nvidia.com/gpu.count", NULL)) && !single)
+		ngpus = strtoll(v, NULL, 10);
+	else if ((v = kv_get(&n->meta.labels, "alibabacloud.com/gpu-count", NULL)))
+		ngpus = strtoll(v, NULL, 10);
+	else if (res_get(rl, "alibabacloud.com/gpu-count", &found), found)
+		ngpus = carve_qty_value(res_get(rl, "alibabacloud.com/gpu-count", NULL));
+	else if (!single)
+		ngpus = carve_qty_value(res_get(rl, "nvidia.com/gpu", NULL));
+	if ((v = kv_get(&n->meta.labels, "nvidia.com/gpu.memory", NULL)) && !single)
+		mem = (uint32_t)strtoul(v, NULL, 10);
+	if (single && gm && gm->mig) {
+		/* Single strategy: nvidia.com/gpu counts MIG devices of one profile. */
+		int p = carve_mig_profile_find(gm->mig, single);
+		int64_t inst = carve_qty_value(res_get(rl, "nvidia.com/gpu", NULL));
+		struct carve_mig_layout empty = {0};
+		int per = p >= 0 ? carve_mig_fit_count(gm->mig, &empty, p) : 0;
+
+		if (p < 0 || per <= 0) {
+			carve_diag_error(&m->diags, n->meta.pos, "%s: MIG profile %s (from "
+					 "nvidia.com/gpu.product) does not exist on %s", who,
+					 single, gm->mig->name);
+		} else {
+			int64_t g;
+
+			ngpus = (inst + per - 1) / per;
+			if (ngpus > MAX_NODE_GPUS)
+				ngpus = MAX_NODE_GPUS;
+			init_gpus(b, (int)ngpus, gm, model, 0);
+			for (g = 0; g < ngpus && inst > 0; g++) {
+				int c = inst < per ? (int)inst : per, k;
+
+				b->gpus[g].sharing = CARVE_SHARE_MIG;
+				b->gpus[g].mig_model = gm->mig;
+				for (k = 0; k < c; k++) {
+					uint8_t st;
+
+					carve_mig_free_starts(gm->mig, &b->gpus[g].mig, p, &st, 1);
+					carve_mig_layout_add(gm->mig, &b->gpus[g].mig, p, st);
+				}
+				inst -= c;
+			}
+			advertise_gpus(inv, b, NULL, false);
+			/* Single strategy advertises the instances as nvidia.com/gpu. */
+			for (i = 0; i < b->nres; i++)
+				if (b->res[i].sharing == CARVE_SHARE_MIG)
+					b->res[i].name = "nvidia.com/gpu";
+			goto commit;
+		}
+	}
+	if (ngpus < 0 || ngpus > MAX_NODE_GPUS) {
+		carve_diag_error(&m->diags, n->meta.pos, "%s: %lld GPUs is not supported (at most %d)",
+				 who, (long long)ngpus, MAX_NODE_GPUS);
+		ngpus = 0;
+	}
+	init_gpus(b, (int)ngpus, gm, model, mem);
+	if (ngpus && (v = kv_get(&n->meta.labels, "nvidia.com/mig.config", &lpos)) &&
+	    strcmp(v, "all-disabled")) {
+		if (!gm || !gm->mig)
+			carve_diag_error(&m->diags, lpos, "%s: nvidia.com/mig.config=%s but MIG is "
+					 "not available on %s", who, v,
+					 model ? model : "an unknown GPU model");
+		else
+			apply_migconfig(m, b, gm->mig, v, lpos, who);
+	} else if (ngpus && gm && gm->mig) {
+		mig_from_resources(m, b, n, gm->mig);
+	}
+	if ((v = kv_get(&n->meta.labels, "nvidia.com/device-plugin.config", &lpos))) {
+		dp = carve_mf_find_dpconfig(m, v);
+		if (!dp)
+			carve_diag_warn(&m->diags, lpos, "%s: device-plugin config '%s' is not "
+					"defined in the inputs; its sharing settings are unknown",
+					who, v);
+		else
+			apply_dpconfig(inv, m, b, dp, &ts_name, &fail_gt_one);
+	}
+	if (kv_get(&n->meta.labels, "alibabacloud.com/gpu-card-model", NULL))
+		for (i = 0; i < b->spec.ngpus; i++)
+			b->gpus[i].sharing = CARVE_SHARE_FRACTION;
+	advertise_gpus(inv, b, ts_name, fail_gt_one);
+	mark_mig_timesliced(b, dp);
+commit:
+	if (commit_node(inv, m, b) >= 0)
+		inv->pools[inv->npools - 1].nnodes++;
+}
+
+static void build_nodes(struct carve_inventory *inv, struct carve_manifests *m, struct nb *b)
+{
+	struct nodeinfo *keys;
+	bool *done;
+	size_t i, j;
+
+	if (!m->nnodes)
+		return;
+	keys = carve_calloc(m->nnodes, sizeof(*keys));
+	done = carve_calloc(m->nnodes, sizeof(*done));
+	if (!keys || !done)
+		goto out;
+	for (i = 0; i < m->nnodes; i++)
+		node_pool_key(&m->nodes[i], &keys[i]);
+	for (i = 0; i < m->nnodes; i++) {
+		if (done[i])
+			continue;
+		if (!new_pool(inv, keys[i].key, "Node", m->nodes[i].meta.pos))
+			goto out;
+		for (j = i; j < m->nnodes; j++) {
+			if (done[j] || strcmp(keys[i].key, keys[j].key))
+				continue;
+			done[j] = true;
+			build_node(inv, m, &m->nodes[j], b);
+		}
+	}
+out:
+	carve_free(keys);
+	carve_free(done);
+}
+
+/* ---- openb CSV ---- */
+
+static void build_csv(struct carve_inventory *inv, struct carve_manifests *m, struct nb *b)
+{
+	const char *file = NULL;
+	size_t i;
+	int k;
+
+	for (i = 0; i < m->ncsvnodes; i++) {
+		const struct carve_mf_csvnode *c = &m->csvnodes[i];
+		const struct carve_gpu_model *gm;
+
+		if (!file || strcmp(file, c->pos.file)) {
+			file = c->pos.file;
+			if (!new_pool(inv, file, "openb CSV", c->pos))
+				return;
+		}
+		nb_reset(b);
+		b->spec.name = c->name;
+		b->spec.pool = inv->pools[inv->npools - 1].name;
+		b->spec.pos = c->pos;
+		b->spec.cpu_milli = c->cpu_milli;
+		b->spec.memory_milli = c->memory_mib * 1024 * 1024 * 1000;
+		b->spec.pods = 110;
+		set_label(b, "kubernetes.io/hostname", c->name);
+		if (c->gpus > 0 && c->model && *c->model) {
+			if (c->gpus > MAX_NODE_GPUS) {
+				carve_diag_error(&m->diags, c->pos, "node %s: %d GPUs is more than %d",
+						 c->name, c->gpus, MAX_NODE_GPUS);
+				continue;
+			}
+			gm = carve_gpu_model_find(c->model);
+			init_gpus(b, c->gpus, gm, c->model, 0);
+			for (k = 0; k < c->gpus; k++)
+				b->gpus[k].sharing = CARVE_SHARE_FRACTION;
+			set_label(b, "alibabacloud.com/gpu-card-model", c->model);
+		}
+		advertise_gpus(inv, b, NULL, false);
+		if (commit_node(inv, m, b) >= 0)
+			inv->pools[inv->npools - 1].nnodes++;
+	}
+}
+
+struct carve_inventory *carve_inventory_build(struct carve_manifests *m)
+{
+	struct carve_inventory *inv = carve_calloc(1, sizeof(*inv));
+	struct nb *b = carve_malloc(sizeof(*b));
+	size_t i;
+
+	if (!inv || !b)
+		goto oom;
+	inv->priv = carve_calloc(1, sizeof(*inv->priv));
+	inv->cluster = carve_cluster_create();
+	if (!inv->priv || !inv->cluster)
+		goto oom;
+	carve_arena_init(&inv->priv->arena);
+	for (i = 0; i < m->npools; i++)
+		build_pool(inv, m, &m->pools[i], b);
+	build_nodes(inv, m, b);
+	build_csv(inv, m, b);
+	carve_free(b);
+	return inv;
+oom:
+	carve_diag_error(&m->diags, (struct carve_pos){0}, "out of memory building the inventory");
+	carve_free(b);
+	carve_inventory_destroy(inv);
+	return NULL;
+}
+
+void carve_inventory_destroy(struct carve_inventory *inv)
+{
+	if (!inv)
+		return;
+	carve_cluster_destroy(inv->cluster);
+	if (inv->priv)
+		carve_arena_cleanup(&inv->priv->arena);
+	carve_free(inv->priv);
+	carve_free(inv->pools);
+	carve_free(inv->res);
+	carve_free(inv->node_res_first);
+	carve_free(inv->node_nres);
+	carve_free(inv);
+}
+
+int64_t carve_inventory_node_res(const struct carve_inventory *inv, uint32_t node,
+				 const char *name, int64_t *max_per_pod)
+{
+	uint32_t i;
+
+	if (node >= carve_cluster_node_count(inv->cluster))
+		return 0;
+	for (i = 0; i < inv->node_nres[node]; i++) {
+		const struct carve_inv_resource *r = &inv->res[inv->node_res_first[node] + i];
+
+		if (!strcmp(r->name, name)) {
+			if (max_per_pod)
+				*max_per_pod = r->max_per_pod;
+			return r->count;
+		}
+	}
+	if (max_per_pod)
+		*max_per_pod = 0;
+	return 0;
+}
