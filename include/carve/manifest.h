@@ -121,6 +121,13 @@ struct carve_migcount {
 	struct carve_pos pos;
 };
 
+/* One explicitly placed MIG instance: profile at a start memory slice. */
+struct carve_migplace {
+	const char *profile;
+	int start;
+	struct carve_pos pos, start_pos;
+};
+
 struct carve_mf_timeslice {
 	int replicas; /* >= 1 once validated; 0 = not set */
 	bool rename_by_default, fail_requests_gt_one;
@@ -138,7 +145,9 @@ struct carve_mf_nodepool {
 	enum carve_sharing sharing;
 	size_t nmig;                /* sharing == MIG: layout per GPU ... */
 	struct carve_migcount *mig;
-	const char *mig_config;     /* ... or a mig-parted config name */
+	const char *mig_config;     /* ... or a mig-parted config name ... */
+	size_t nplace;              /* ... or explicit placements per GPU */
+	struct carve_migplace *place;
 	struct carve_mf_timeslice timeslice;
 	int64_t cpu_milli, memory_milli, pods;
 	struct carve_kvlist labels;
@@ -169,6 +178,7 @@ struct carve_mf_quota {
 struct carve_mf_flavorquotas {
 	const char *flavor;
 	struct carve_pos pos;
+	bool incomplete; /* some resource entries were dropped (errors reported) */
 	size_t n;
 	struct carve_mf_quota *v;
 };

@@ -228,6 +228,48 @@ static bool layout_from_migcounts(struct carve_manifests *m, const struct carve_
 	return true;
 }
 
+/*
+ * Layout from explicit placements, checked one instance at a time so each
+ * problem is reported at the placement that causes it.
+ */
+static bool layout_from_placements(struct carve_manifests *m, const struct carve_mig_model *mm,
+				   const struct carve_migplace *pl, size_t n, const char *who,
+				   struct carve_mig_layout *out)
+{
+	struct carve_error err;
+	bool ok = true;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		struct carve_mig_layout t = *out;
+		int p = carve_mig_profile_find(mm, pl[i].profile);
+
+		if (p < 0) {
+			carve_diag_error(&m->diags, pl[i].pos, "%s: MIG profile %s does not exist on %s",
+					 who, pl[i].profile, mm->name);
+			ok = false;
+			continue;
+		}
+		if (t.n == CARVE_MIG_MAX_INST) {
+			carve_diag_error(&m->diags, pl[i].pos, "%s: more than %d MIG instances on one GPU",
+					 who, CARVE_MIG_MAX_INST);
+			return false;
+		}
+		t.inst[t.n].profile = (uint8_t)p;
+		t.inst[t.n].start = (uint8_t)pl[i].start;
+		t.n++;
+		if (carve_mig_layout_check(mm, &t, &err)) {
+			carve_diag_error(&m->diags, pl[i].pos, "%s: illegal MIG layout for %s: %s", who,
+					 mm->name, err.text);
+			ok = false;
+			continue;
+		}
+		*out = t;
+	}
+	return ok;
+}
+
 /* mig-parted's built-in names: all-disabled, all-<profile> (as many as fit),
  * all-balanced (per the reference's table). */
 static bool builtin_migconfig(const struct carve_mig_model *mm, const char *name,
@@ -390,6 +432,8 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 			carve_diag_error(&m->diags, np->sharing_pos,
 					 "%s: MIG is not available on %s; use exclusive, timeslice "
 					 "or fraction sharing", who, model ? model : "an unknown GPU model");
+		} else if (np->nplace) {
+			mig_ok = layout_from_placements(m, gm->mig, np->place, np->nplace, who, &l);
 		} else if (np->nmig) {
 			mig_ok = layout_from_migcounts(m, gm->mig, np->mig, np->nmig, np->mig_pos,
 						       who, &l);
@@ -442,7 +486,7 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 				set_label(b, "nvidia.com/gpu.memory", b->numbuf[1]);
 			}
 		}
-		if (mig_ok && np->nmig) {
+		if (mig_ok && (np->nmig || np->nplace)) {
 			for (k = 0; k < (size_t)ngpus; k++) {
 				b->gpus[k].sharing = CARVE_SHARE_MIG;
 				b->gpus[k].mig_model = gm->mig;

@@ -199,7 +199,14 @@ static void f_fq_name(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_fq_resources(struct ld *ld, const struct ynode *v, void *o)
 {
+	struct fq *f = o;
+	size_t before = f->f.n;
+
 	ld_list(ld, v, one_quota, o);
+	/* Entries dropped for errors already reported: later checks skip the
+	 * "no quota for a covered resource" error that would only repeat them. */
+	if (!ytree_is_null(v) && v->kind == YN_SEQ && f->f.n - before < v->n)
+		f->f.incomplete = true;
 }
 
 static const struct ld_field flavorquota_fields[] = {

@@ -26,6 +26,8 @@
  *       mig:                    # only with mode: mig; exactly one of:
  *         layout: {"3g.40gb": 2, "1g.10gb": 1}   # instances per GPU
  *         config: all-balanced                   # a mig-parted config name
+ *         placements:                            # explicit, as nvidia-smi mig -cgi 9:4
+ *         - {profile: 3g.40gb, start: 4}
  *       timeSlicing:            # only with mode: timeslice
  *         replicas: 4           # required, >= 1
  *         renameByDefault: false
@@ -194,8 +196,9 @@ static const char *const share_modes[] = {"exclusive", "mig", "timeslice", "frac
 
 struct pool_ctx {
 	struct carve_mf_nodepool p;
-	size_t cap_mig;
-	const struct ynode *spec, *gpu, *sharing, *mode, *mig, *layout, *config, *ts;
+	size_t cap_mig, cap_place;
+	bool place_bad;
+	const struct ynode *spec, *gpu, *sharing, *mode, *mig, *layout, *config, *ts, *placements;
 	bool count_ok, replicas_seen;
 };
 
@@ -335,9 +338,63 @@ static void f_mig_config(struct ld *ld, const struct ynode *v, void *o)
 	c->config = v;
 }
 
+static void f_place_profile(struct ld *ld, const struct ynode *v, void *o)
+{
+	ld_str(ld, v, &((struct carve_migplace *)o)->profile);
+}
+
+static void f_place_start(struct ld *ld, const struct ynode *v, void *o)
+{
+	struct carve_migplace *pl = o;
+	int64_t x;
+
+	if (ld_int(ld, v, 0, 7, &x)) {
+		pl->start = (int)x;
+		pl->start_pos = v->pos;
+	}
+}
+
+static const struct ld_field place_fields[] = {
+	{"profile", f_place_profile, LD_REQUIRED},
+	{"start", f_place_start, LD_REQUIRED},
+	{NULL, NULL, 0},
+};
+
+static void one_place(struct ld *ld, const struct ynode *item, size_t i, void *obj)
+{
+	struct pool_ctx *c = obj;
+	struct carve_migplace pl, *e;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.pos = item->pos;
+	pl.start = -1;
+	if (!ld_fields(ld, item, place_fields, &pl) || !pl.profile || pl.start < 0) {
+		c->place_bad = true;
+		return;
+	}
+	e = LD_APPEND(ld, c->p.place, c->p.nplace, c->cap_place);
+	if (e)
+		*e = pl;
+}
+
+static void f_mig_placements(struct ld *ld, const struct ynode *v, void *o)
+{
+	struct pool_ctx *c = o;
+
+	if (ytree_is_null(v) || v->kind != YN_SEQ || !v->n) {
+		ld_error(ld, v->pos, "expected a non-empty list of {profile, start}, got %s",
+			 ytree_kind_name(v));
+		c->place_bad = true;
+		return;
+	}
+	c->placements = v;
+	ld_list(ld, v, one_place, c);
+}
+
 static const struct ld_field mig_fields[] = {
 	{"layout", f_mig_layout, 0},
 	{"config", f_mig_config, 0},
+	{"placements", f_mig_placements, 0},
 	{NULL, NULL, 0},
 };
 
@@ -574,6 +631,8 @@ static bool pool_check_sharing(struct ld *ld, struct pool_ctx *c)
 		p->nmig = 0;
 		p->mig = NULL;
 		p->mig_config = NULL;
+		p->nplace = 0;
+		p->place = NULL;
 	}
 	if (p->sharing != CARVE_SHARE_TIMESLICE && (k = key_node(c->sharing, "timeSlicing"))) {
 		ld_error(ld, k->pos, "timeSlicing settings need mode: timeslice (mode is %s); ignored",
@@ -581,6 +640,17 @@ static bool pool_check_sharing(struct ld *ld, struct pool_ctx *c)
 		memset(&p->timeslice, 0, sizeof(p->timeslice));
 	}
 	if (p->sharing == CARVE_SHARE_MIG) {
+		if (c->placements && (c->layout || c->config)) {
+			ld_error(ld, c->placements->pos,
+				 "set one of mig.layout, mig.config or mig.placements; "
+				 "placements ignored");
+			p->nplace = 0;
+			p->place = NULL;
+		} else if (c->placements) {
+			/* Legality is the inventory's check, with the model's rules. */
+			p->mig_pos = c->placements->pos;
+			return !c->place_bad;
+		}
 		if (c->layout && c->config) {
 			ld_error(ld, c->config->pos,
 				 "set either mig.layout or mig.config, not both; config ignored");
@@ -602,8 +672,10 @@ static bool pool_check_sharing(struct ld *ld, struct pool_ctx *c)
 			p->mig_pos = c->config->pos;
 			return true;
 		}
-		if (!key_node(c->mig, "config") && !key_node(c->mig, "layout"))
-			ld_error(ld, mode_pos, "mode mig needs sharing.mig.layout or sharing.mig.config");
+		if (!key_node(c->mig, "config") && !key_node(c->mig, "layout") &&
+		    !key_node(c->mig, "placements"))
+			ld_error(ld, mode_pos, "mode mig needs sharing.mig.layout, "
+				 "sharing.mig.config or sharing.mig.placements");
 		return false;
 	}
 	if (p->sharing == CARVE_SHARE_TIMESLICE && p->timeslice.replicas < 1) {

@@ -163,7 +163,7 @@ static void check_groups(struct carve_manifests *m, const char *kind, const char
 						carve_diag_error(&m->diags, fq->pos,
 								 "%s %s: flavor %s is listed twice",
 								 kind, name, fq->flavor);
-			for (k = 0; k < g[i].ncovered; k++) {
+			for (k = 0; k < g[i].ncovered && !fq->incomplete; k++) {
 				size_t r;
 
 				for (r = 0; r < fq->n; r++)
