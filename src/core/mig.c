@@ -78,8 +78,35 @@ bool carve__gpu_name_has_token(const char *norm, const char *tok)
 	return false;
 }
 
+/* The first '-'-separated token of the form <digits>G or <digits>GB, copied
+ * into buf ("" when none).  Used to refuse sizes a model does not come in. */
+static const char *size_token(const char *norm, char *buf, size_t size)
+{
+	const char *p = norm;
+
+	buf[0] = '\0';
+	while (*p) {
+		const char *end = strchr(p, '-');
+		size_t len = end ? (size_t)(end - p) : strlen(p), d = 0;
+
+		while (d < len && p[d] >= '0' && p[d] <= '9')
+			d++;
+		if (d > 0 && d < len && p[d] == 'G' &&
+		    (d + 1 == len || (d + 2 == len && p[d + 1] == 'B')) && len < size) {
+			memcpy(buf, p, len);
+			buf[len] = '\0';
+			return buf;
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return buf;
+}
+
 const struct carve_mig_model *carve__mig_model_classify(const char *norm)
 {
+	char sz[16];
 	const struct carve_mig_model *t = carve__mig_models;
 	int i;
 
@@ -88,16 +115,22 @@ const struct carve_mig_model *carve__mig_model_classify(const char *norm)
 			return &t[i];
 	if (carve__gpu_name_has_token(norm, "A30"))
 		return &t[CARVE__MIG_A30_24GB];
-	if (carve__gpu_name_has_token(norm, "A100"))
-		return carve__gpu_name_has_token(norm, "80GB") ?
-			       &t[CARVE__MIG_A100_80GB] :
-			       &t[CARVE__MIG_A100_40GB];
+	size_token(norm, sz, sizeof(sz));
+	if (carve__gpu_name_has_token(norm, "A100")) {
+		/* No size token: the original 40GB card.  A size the A100 does
+		 * not come in ("A100-80G", "A100-48GB") is not guessed. */
+		if (!strcmp(sz, "80GB"))
+			return &t[CARVE__MIG_A100_80GB];
+		if (!*sz || !strcmp(sz, "40GB"))
+			return &t[CARVE__MIG_A100_40GB];
+		return NULL;
+	}
 	if (carve__gpu_name_has_token(norm, "H100")) {
 		if (carve__gpu_name_has_token(norm, "NVL") ||
 		    carve__gpu_name_has_token(norm, "94GB"))
 			return &t[CARVE__MIG_H100_94GB];
 		/* H100 96GB (GH200-class) has other profiles: not in the table */
-		if (carve__gpu_name_has_token(norm, "96GB"))
+		if (*sz && strcmp(sz, "80GB"))
 			return NULL;
 		return &t[CARVE__MIG_H100_80GB];
 	}

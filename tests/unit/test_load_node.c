@@ -501,7 +501,7 @@ static void pool_mig_on_exclusive(void **state)
 			"NodePool ex: spec.sharing: timeSlicing settings need mode: timeslice "
 			"(mode is exclusive); ignored");
 	tu_assert_error(m, 17, 19,
-			"NodePool m: spec.sharing: mode mig needs sharing.mig.layout or sharing.mig.config");
+			"NodePool m: spec.sharing: mode mig needs sharing.mig.layout, sharing.mig.config or sharing.mig.placements");
 	tu_assert_error(m, 25, 60, "NodePool both: spec.sharing: set either mig.layout or mig.config");
 	assert_int_equal(m->diags.n, 4);
 	/* ex is kept as an exclusive pool without the stray settings; both keeps its layout */

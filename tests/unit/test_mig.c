@@ -797,6 +797,21 @@ static void assert_gpu(const char *name, const char *want, const char *family,
 	assert_int_equal(g->mig != NULL, mig);
 }
 
+/* A size the card does not come in is not guessed: "A100-80G" used to
+ * match A100-40GB. */
+static void test_model_size_tokens(void **state)
+{
+	(void)state;
+	assert_null(carve_gpu_model_find("A100-80G"));
+	assert_null(carve_gpu_model_find("NVIDIA-A100-48GB"));
+	assert_null(carve_gpu_model_find("H100-80G"));
+	assert_null(carve_mig_model_find("NVIDIA-H100-96GB"));
+	assert_string_equal(carve_gpu_model_find("NVIDIA-A100-PCIE")->name, "A100-40GB");
+	assert_string_equal(carve_gpu_model_find("NVIDIA-A100-PCIE-40GB")->name, "A100-40GB");
+	assert_string_equal(carve_gpu_model_find("NVIDIA-A100-80GB-PCIe")->name, "A100-80GB");
+	assert_string_equal(carve_gpu_model_find("NVIDIA-H100-PCIe")->name, "H100-80GB");
+}
+
 static void test_gpu_model_find(void **state)
 {
 	int i;
@@ -871,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_brute_force_every_model),
 		cmocka_unit_test(test_mig_model_find),
 		cmocka_unit_test(test_gpu_model_find),
+		cmocka_unit_test(test_model_size_tokens),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
