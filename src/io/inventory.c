@@ -26,6 +26,7 @@
 struct carve_inventory_int {
 	struct carve_arena arena;
 	size_t cappools, capres, capnodes;
+	bool oom; /* an allocation failed: the inventory is incomplete */
 };
 
 /* Scratch for the node being built. */
@@ -45,8 +46,13 @@ static const char *arena_fmt(struct carve_inventory *inv, const char *fmt, const
 {
 	char buf[512];
 
+	const char *s;
+
 	snprintf(buf, sizeof(buf), fmt, a, b);
-	return carve_arena_strdup(&inv->priv->arena, buf);
+	s = carve_arena_strdup(&inv->priv->arena, buf);
+	if (!s)
+		inv->priv->oom = true;
+	return s;
 }
 
 static void set_label(struct nb *b, const char *key, const char *value)
@@ -128,32 +134,30 @@ static void advertise_gpus(struct carve_inventory *inv, struct nb *b, const char
 			b->res[i].max_per_pod = 1;
 }
 
+/* Adds b's node to the cluster and records what it advertises.  Room is
+ * reserved first, so an allocation failure leaves the inventory as it was
+ * (and marks it: carve_inventory_build then gives up). */
 static int commit_node(struct carve_inventory *inv, struct carve_manifests *m, struct nb *b)
 {
-	struct carve_error err;
 	struct carve_inventory_int *p = inv->priv;
+	size_t nnodes = carve_cluster_node_count(inv->cluster);
+	size_t need = inv->nres + b->nres;
+	struct carve_error err;
 	int id;
-	size_t need;
 
-	id = carve_cluster_add_node(inv->cluster, &b->spec, &err);
-	if (id < 0) {
-		carve_diag_error(&m->diags, b->spec.pos, "%s", err.text);
-		return id;
-	}
-	if ((size_t)id >= p->capnodes) {
+	if (nnodes >= p->capnodes) {
 		size_t c = p->capnodes ? p->capnodes * 2 : 64;
 		uint32_t *f = carve_realloc(inv->node_res_first, c * sizeof(*f));
 
 		if (!f)
-			return CARVE_ENOMEM;
+			goto oom;
 		inv->node_res_first = f;
 		f = carve_realloc(inv->node_nres, c * sizeof(*f));
 		if (!f)
-			return CARVE_ENOMEM;
+			goto oom;
 		inv->node_nres = f;
 		p->capnodes = c;
 	}
-	need = inv->nres + b->nres;
 	if (need > p->capres) {
 		size_t c = p->capres ? p->capres : 64;
 		struct carve_inv_resource *r;
@@ -162,15 +166,25 @@ static int commit_node(struct carve_inventory *inv, struct carve_manifests *m, s
 			c *= 2;
 		r = carve_realloc(inv->res, c * sizeof(*r));
 		if (!r)
-			return CARVE_ENOMEM;
+			goto oom;
 		inv->res = r;
 		p->capres = c;
+	}
+	id = carve_cluster_add_node(inv->cluster, &b->spec, &err);
+	if (id == CARVE_ENOMEM)
+		goto oom;
+	if (id < 0) {
+		carve_diag_error(&m->diags, b->spec.pos, "%s", err.text);
+		return id;
 	}
 	memcpy(inv->res + inv->nres, b->res, b->nres * sizeof(*b->res));
 	inv->node_res_first[id] = (uint32_t)inv->nres;
 	inv->node_nres[id] = (uint32_t)b->nres;
 	inv->nres += b->nres;
 	return id;
+oom:
+	p->oom = true;
+	return CARVE_ENOMEM;
 }
 
 static struct carve_inv_pool *new_pool(struct carve_inventory *inv, const char *name,
@@ -182,13 +196,20 @@ static struct carve_inv_pool *new_pool(struct carve_inventory *inv, const char *
 		size_t c = inv->priv->cappools ? inv->priv->cappools * 2 : 8;
 		void *v = carve_realloc(inv->pools, c * sizeof(*inv->pools));
 
-		if (!v)
+		if (!v) {
+			inv->priv->oom = true;
 			return NULL;
+		}
 		inv->pools = v;
 		inv->priv->cappools = c;
 	}
 	pl = &inv->pools[inv->npools++];
 	pl->name = carve_arena_strdup(&inv->priv->arena, name);
+	if (!pl->name) {
+		inv->npools--;
+		inv->priv->oom = true;
+		return NULL;
+	}
 	pl->origin = origin;
 	pl->pos = pos;
 	pl->node_first = (uint32_t)carve_cluster_node_count(inv->cluster);
@@ -839,8 +860,10 @@ static void build_nodes(struct carve_inventory *inv, struct carve_manifests *m, 
 		return;
 	keys = carve_calloc(m->nnodes, sizeof(*keys));
 	done = carve_calloc(m->nnodes, sizeof(*done));
-	if (!keys || !done)
+	if (!keys || !done) {
+		inv->priv->oom = true;
 		goto out;
+	}
 	for (i = 0; i < m->nnodes; i++)
 		node_pool_key(&m->nodes[i], &keys[i]);
 	for (i = 0; i < m->nnodes; i++) {
@@ -920,6 +943,8 @@ struct carve_inventory *carve_inventory_build(struct carve_manifests *m)
 		build_pool(inv, m, &m->pools[i], b);
 	build_nodes(inv, m, b);
 	build_csv(inv, m, b);
+	if (inv->priv->oom)
+		goto oom;
 	carve_free(b);
 	return inv;
 oom:
