@@ -8,6 +8,10 @@ set(CARVE_CORE_SOURCES
   src/core/mig_profiles.c
   src/core/gpumodel.c
   src/core/cluster.c
+  src/core/quota.c
+  src/core/flavor.c
+  src/core/preempt.c
+  src/core/admit.c
 )
 
 set(CARVE_IO_SOURCES
@@ -24,9 +28,11 @@ set(CARVE_IO_SOURCES
   src/io/inventory.c
   src/io/validate.c
   src/io/explain.c
+  src/io/admission.c
 )
 
 set(CARVE_CLI_SOURCES
   src/cli/main.c
   src/cli/cmd_validate.c
+  src/cli/cmd_admit.c
 )

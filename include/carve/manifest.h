@@ -16,6 +16,7 @@
 #ifndef CARVE_MANIFEST_H
 #define CARVE_MANIFEST_H
 
+#include "carve/admit.h"
 #include "carve/cluster.h"
 #include "carve/diag.h"
 
@@ -192,12 +193,8 @@ struct carve_mf_rgroup {
 	struct carve_pos pos;
 };
 
-enum carve_qstrategy { CARVE_BEST_EFFORT_FIFO = 0, CARVE_STRICT_FIFO };
-enum carve_within_cq { CARVE_WCQ_NEVER = 0, CARVE_WCQ_LOWER, CARVE_WCQ_LOWER_OR_NEWER_EQUAL };
-enum carve_reclaim { CARVE_RECLAIM_NEVER = 0, CARVE_RECLAIM_LOWER, CARVE_RECLAIM_ANY };
-enum carve_bwc { CARVE_BWC_NEVER = 0, CARVE_BWC_LOWER };
-enum carve_fungibility { CARVE_FUNG_MAY_STOP = 0, CARVE_FUNG_TRY_NEXT };
-enum carve_stop_policy { CARVE_STOP_NONE = 0, CARVE_STOP_HOLD, CARVE_STOP_HOLD_AND_DRAIN };
+/* enum carve_qstrategy, carve_within_cq, carve_reclaim, carve_bwc,
+ * carve_fungibility, carve_stop_policy: see carve/admit.h. */
 
 struct carve_mf_cq {
 	struct carve_meta meta;
@@ -268,6 +265,9 @@ struct carve_mf_workload {
 	const char *admitted_cq;
 	size_t nassign;
 	struct carve_mf_psassign *assign;
+	/* status.conditions[type=QuotaReserved, status=True].lastTransitionTime */
+	int64_t quota_reserved_at;
+	bool has_quota_reserved_at;
 	struct carve_pos queue_pos, admission_pos;
 };
 

@@ -11,5 +11,6 @@
 #define CARVE_EXIT_USAGE 2
 
 int cmd_validate(int argc, char **argv);
+int cmd_admit(int argc, char **argv);
 
 #endif

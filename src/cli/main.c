@@ -16,6 +16,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"validate", cmd_validate, "check manifests and explain the inventory and quotas"},
+	{"admit", cmd_admit, "run the admission engine: what gets quota, what is preempted"},
 	{NULL, NULL, NULL},
 };
 

@@ -1150,9 +1150,80 @@ static void f_st_admission(struct ld *ld, const struct ynode *v, void *o)
 	ld_fields(ld, v, admission_fields, o);
 }
 
+/* One metav1.Condition of status.conditions.  Only QuotaReserved=True is
+ * kept: its lastTransitionTime is when the workload got its quota. */
+struct cond {
+	const char *type;
+	int status; /* index in cond_statuses, -1 unset */
+	int64_t at;
+	bool has_at;
+};
+
+static const char *const cond_statuses[] = {"True", "False", "Unknown", NULL};
+
+static void f_cond_type(struct ld *ld, const struct ynode *v, void *o)
+{
+	if (!ytree_is_null(v))
+		name_str(ld, v, &((struct cond *)o)->type);
+}
+
+static void f_cond_status(struct ld *ld, const struct ynode *v, void *o)
+{
+	int x;
+
+	if (!ytree_is_null(v) && ld_enum(ld, v, cond_statuses, &x))
+		((struct cond *)o)->status = x;
+}
+
+static void f_cond_time(struct ld *ld, const struct ynode *v, void *o)
+{
+	struct cond *c = o;
+
+	if (!ytree_is_null(v) && ld_time(ld, v, &c->at))
+		c->has_at = true;
+}
+
+static void f_cond_generation(struct ld *ld, const struct ynode *v, void *o)
+{
+	int64_t x;
+
+	if (!ytree_is_null(v))
+		ld_int(ld, v, 0, INT64_MAX, &x);
+}
+
+static const struct ld_field cond_fields[] = {
+	{"type", f_cond_type, LD_REQUIRED},
+	{"status", f_cond_status, LD_REQUIRED},
+	{"lastTransitionTime", f_cond_time, 0},
+	{"observedGeneration", f_cond_generation, 0},
+	{"reason", NULL, 0},
+	{"message", NULL, 0},
+	{NULL, NULL, 0},
+};
+
+static void one_condition(struct ld *ld, const struct ynode *item, size_t i, void *obj)
+{
+	struct wl *w = obj;
+	struct cond c;
+
+	memset(&c, 0, sizeof(c));
+	c.status = -1;
+	if (!ld_fields(ld, item, cond_fields, &c) || !c.type)
+		return;
+	if (!strcmp(c.type, "QuotaReserved") && c.status == 0 && c.has_at) {
+		w->w.quota_reserved_at = c.at;
+		w->w.has_quota_reserved_at = true;
+	}
+}
+
+static void f_st_conditions(struct ld *ld, const struct ynode *v, void *o)
+{
+	ld_list(ld, v, one_condition, o);
+}
+
 /* v1beta1 and v1beta2 WorkloadStatus together. */
 static const struct ld_field wlstatus_fields[] = {
-	{"conditions", NULL, 0},
+	{"conditions", f_st_conditions, 0},
 	{"admission", f_st_admission, 0},
 	{"requeueState", NULL, 0},
 	{"reclaimablePods", NULL, 0},

@@ -1,0 +1,63 @@
+/*
+ * admission.h - the bridge from loaded manifests (manifest.h) to the
+ * admission engine (admit.h), and the engine's decisions back out as the
+ * `carve admit` result (JSON, docs/admit-json.md, or a table for people).
+ *
+ * Ownership: a struct carve_admission owns its engine and its id map; it
+ * borrows the manifest set it was built from (workload pointers, names,
+ * positions), so the set must outlive it.  Problems found while building
+ * (an unknown queue, a workload the engine refuses ...) go to m->diags at
+ * the object's position; the object is skipped and everything else is
+ * built, like the loaders do.
+ */
+#ifndef CARVE_ADMISSION_H
+#define CARVE_ADMISSION_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "carve/admit.h"
+#include "carve/manifest.h"
+
+struct carve_admission {
+	struct carve_adm *adm;        /* the engine, owned */
+	bool finalized;               /* false: the quota tree failed (reported); no workloads */
+	int64_t now;                  /* cycle time: the latest timestamp in the input, or 0 */
+	size_t nwl;                   /* engine workload ids 0 .. nwl-1 are mapped */
+	/* Engine workload id -> the manifest workload it came from (borrowed
+	 * from the set; NULL for an id the bridge did not add). */
+	const struct carve_mf_workload **wl;
+};
+
+/*
+ * Builds the engine from m: ResourceFlavors, Cohorts, ClusterQueues, then
+ * every Workload (queue resolved spec.queueName -> LocalQueue in the
+ * workload's namespace -> ClusterQueue, or status.admission.clusterQueue
+ * when already admitted).  Inactive (spec.active: false) pending workloads
+ * and pending workloads without a queueName are not queued (a warning for
+ * the latter).  Returns NULL only on allocation failure (reported in
+ * m->diags too).  Free with carve_admission_destroy().
+ */
+struct carve_admission *carve_admission_build(struct carve_manifests *m);
+void carve_admission_destroy(struct carve_admission *ad);
+
+/* The manifest workload behind engine id wl, or NULL. */
+const struct carve_mf_workload *carve_admission_workload(const struct carve_admission *ad,
+							 uint32_t wl);
+
+/*
+ * The result object of docs/admit-json.md: {"admitted": [...],
+ * "preempted": [...], "pending": [...]}, each list sorted by workload key.
+ * Returns a new reference (the caller json_decref()s it), or NULL on
+ * allocation failure.
+ */
+json_t *carve_admission_result_json(const struct carve_admission *ad);
+
+/*
+ * Prints one aligned line per workload (WORKLOAD, QUEUE, DECISION,
+ * FLAVORS, REASON), sorted by key.  Returns 0 or CARVE_ENOMEM.
+ */
+int carve_admission_print_table(const struct carve_admission *ad, FILE *out);
+
+#endif

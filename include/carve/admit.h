@@ -1,0 +1,270 @@
+/*
+ * admit.h - the admission engine: team quotas (ClusterQueues in cohorts,
+ * with borrowing and lending limits), flavor assignment, priority and
+ * reclaim preemption, gang and partial admission, one Kueue-style cycle at
+ * a time.
+ *
+ * Drivers (the CLI, the simulator, the daemon, the Kubernetes scheduler)
+ * describe flavors, cohorts, ClusterQueues and workloads with the plain
+ * *_spec structs below, then call carve_adm_cycle() with the time; the
+ * engine never reads a clock and never does I/O.  Same inputs in the same
+ * order give the same decisions.
+ *
+ * Lifecycle: create -> add flavors, cohorts, ClusterQueues (any order) ->
+ * carve_adm_finalize() -> add workloads (any time) -> cycles.  Specs are
+ * borrowed for the call and copied.  Quantities are int64 milli-units
+ * (carve/quantity.h).  Workloads and queues are addressed by dense ids.
+ * Views returned by carve_adm_status() stay valid until the next mutating
+ * call on the engine.
+ *
+ * Semantics follow Kueue (kueue.x-k8s.io v1beta2, with v1beta1's spellings
+ * mapped by the loaders); docs/admission.md says where carve differs.
+ */
+#ifndef CARVE_ADMIT_H
+#define CARVE_ADMIT_H
+
+#include "carve/cluster.h"
+
+/* ---- queue policies (Kueue's field values) ---- */
+
+enum carve_qstrategy { CARVE_BEST_EFFORT_FIFO = 0, CARVE_STRICT_FIFO };
+enum carve_within_cq { CARVE_WCQ_NEVER = 0, CARVE_WCQ_LOWER, CARVE_WCQ_LOWER_OR_NEWER_EQUAL };
+enum carve_reclaim { CARVE_RECLAIM_NEVER = 0, CARVE_RECLAIM_LOWER, CARVE_RECLAIM_ANY };
+enum carve_bwc { CARVE_BWC_NEVER = 0, CARVE_BWC_LOWER };
+enum carve_fungibility { CARVE_FUNG_MAY_STOP = 0, CARVE_FUNG_TRY_NEXT };
+enum carve_stop_policy { CARVE_STOP_NONE = 0, CARVE_STOP_HOLD, CARVE_STOP_HOLD_AND_DRAIN };
+
+/* ---- specs ---- */
+
+struct carve_toleration_spec {
+	const char *key, *op, *value, *effect; /* op "Equal" or "Exists"; NULLs are wildcards */
+};
+
+struct carve_flavor_spec {
+	const char *name;
+	size_t nlabels;
+	const struct carve_label *labels;        /* nodeLabels */
+	size_t ntaints;
+	const struct carve_taint_spec *taints;   /* nodeTaints */
+	size_t ntolerations;
+	const struct carve_toleration_spec *tolerations;
+};
+
+/* Quota of one flavor for one resource. */
+struct carve_fquota {
+	bool present;                 /* false: the flavor lists no quota for it (0) */
+	int64_t nominal;
+	int64_t borrowing_limit;      /* valid when has_borrowing_limit */
+	int64_t lending_limit;        /* valid when has_lending_limit */
+	bool has_borrowing_limit, has_lending_limit;
+};
+
+/* A resource group: covered resources x flavors in preference order.
+ * quota is row-major: quota[f * nres + r]. */
+struct carve_rgroup_spec {
+	size_t nres;
+	const char *const *resources;
+	size_t nflavors;
+	const char *const *flavors;
+	const struct carve_fquota *quota;
+};
+
+struct carve_cq_spec {
+	const char *name;
+	const char *cohort;           /* NULL: standalone */
+	enum carve_qstrategy strategy;
+	enum carve_stop_policy stop;
+	size_t ngroups;
+	const struct carve_rgroup_spec *groups;
+	enum carve_within_cq within_cq;
+	enum carve_reclaim reclaim;
+	enum carve_bwc bwc;
+	int32_t bwc_max_priority;     /* valid when has_bwc_threshold */
+	bool has_bwc_threshold;
+	enum carve_fungibility when_can_borrow, when_can_preempt;
+	bool preempt_over_borrow;     /* flavorFungibility.preference: PreemptionOverBorrowing */
+	int64_t fair_weight_milli;    /* 1000 = weight 1 */
+};
+
+/* A Cohort object: its parent and its own (shared) quota.  Cohorts named by
+ * a ClusterQueue but never added exist implicitly, with no quota. */
+struct carve_cohort_spec {
+	const char *name;
+	const char *parent;
+	size_t ngroups;
+	const struct carve_rgroup_spec *groups;
+	int64_t fair_weight_milli;
+};
+
+struct carve_match_expr {
+	const char *key;
+	const char *op;               /* In, NotIn, Exists, DoesNotExist, Gt, Lt */
+	size_t nvalues;
+	const char *const *values;
+};
+
+struct carve_match_term {
+	size_t n;
+	const struct carve_match_expr *exprs;
+};
+
+struct carve_req {
+	const char *name;             /* resource name */
+	int64_t milli;                /* per pod */
+};
+
+struct carve_podset_spec {
+	const char *name;
+	int32_t count;
+	int32_t min_count;            /* partial admission floor; == count when none */
+	size_t nreqs;
+	const struct carve_req *reqs; /* effective per-pod requests */
+	size_t nselector;
+	const struct carve_label *selector;     /* nodeSelector */
+	size_t nterms;
+	const struct carve_match_term *terms;   /* required node affinity (OR) */
+	size_t ntolerations;
+	const struct carve_toleration_spec *tolerations;
+};
+
+/* An existing admission of one podSet: count and resource -> flavor. */
+struct carve_ps_admission {
+	const char *podset;
+	int32_t count;
+	size_t n;
+	const struct carve_label *flavors; /* key: resource, value: flavor */
+};
+
+struct carve_wl_spec {
+	const char *key;              /* "namespace/name", unique */
+	const char *cq;               /* ClusterQueue (resolved from its LocalQueue) */
+	int32_t priority;
+	int64_t created;              /* creation time, seconds */
+	bool has_created;             /* false: older than any workload with one */
+	size_t npodsets;
+	const struct carve_podset_spec *podsets;
+	/* Already admitted (holds quota): */
+	bool admitted;
+	int64_t admitted_at;          /* QuotaReserved time; valid when has_admitted_at */
+	bool has_admitted_at;
+	size_t nadmission;
+	const struct carve_ps_admission *admission;
+};
+
+/* ---- results ---- */
+
+enum carve_wl_state {
+	CARVE_WL_PENDING = 0,
+	CARVE_WL_ADMITTED,            /* holds quota */
+	CARVE_WL_FINISHED             /* removed by the driver */
+};
+
+enum carve_pending_reason {
+	CARVE_PEND_NONE = 0,
+	CARVE_PEND_NOFIT,             /* not admitted, nothing preempted for it */
+	CARVE_PEND_PREEMPTION_ISSUED, /* victims marked; waits for them */
+	CARVE_PEND_SKIPPED            /* fitted at cycle start, capacity taken in the cycle */
+};
+
+enum carve_preempt_reason {
+	CARVE_PREEMPT_NONE = 0,
+	CARVE_PREEMPT_IN_CQ,          /* InClusterQueue */
+	CARVE_PREEMPT_RECLAIM,        /* InCohortReclamation */
+	CARVE_PREEMPT_RECLAIM_WHILE_BORROWING, /* InCohortReclaimWhileBorrowing */
+	CARVE_PREEMPT_FAIR_SHARING    /* InCohortFairSharing */
+};
+
+/* "NoFit", "PreemptionIssued", "SkippedInCycle"; "" for NONE. */
+const char *carve_pending_reason_name(enum carve_pending_reason r);
+/* "InClusterQueue", "InCohortReclamation", ...; "" for NONE. */
+const char *carve_preempt_reason_name(enum carve_preempt_reason r);
+
+struct carve_ps_result {
+	const char *name;
+	int32_t count;
+	size_t n;
+	const char *const *resources; /* n resource names ... */
+	const char *const *flavors;   /* ... and the flavor each got */
+};
+
+struct carve_wl_status {
+	const char *key;
+	const char *cq;
+	enum carve_wl_state state;
+	bool admitted_by_engine;      /* admitted in a cycle (not given as admitted) */
+	bool borrowing;               /* its admission borrows from the cohort */
+	bool marked;                  /* marked for preemption (still holds quota) */
+	bool evicted;                 /* was preempted and released its quota */
+	uint32_t preemptor;           /* valid when marked or evicted */
+	enum carve_preempt_reason preempt_reason;
+	enum carve_pending_reason pending_reason;
+	const char *message;          /* why it is pending, for people */
+	size_t npodsets;
+	const struct carve_ps_result *podsets; /* when admitted */
+	int cycle;                    /* cycle of the last decision, 0 = none */
+};
+
+struct carve_adm;
+
+/* New engine; NULL on allocation failure. */
+struct carve_adm *carve_adm_create(void);
+void carve_adm_destroy(struct carve_adm *a);
+
+/*
+ * Add objects before carve_adm_finalize().  Each returns 0, CARVE_EEXISTS
+ * (same name twice), CARVE_EINVAL (err says why: negative quota, a flavor
+ * listed twice, a resource in two groups ...), CARVE_EFULL (more than
+ * CARVE_RES_MAX distinct resources), CARVE_ENOMEM.
+ */
+int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
+			 struct carve_error *err);
+int carve_adm_add_cohort(struct carve_adm *a, const struct carve_cohort_spec *s,
+			 struct carve_error *err);
+int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct carve_error *err);
+
+/*
+ * Builds the quota tree.  Returns 0, CARVE_EINVAL (a cohort cycle; a
+ * ClusterQueue naming an unknown flavor), CARVE_ENOMEM.  After it, no more
+ * flavors, cohorts or ClusterQueues.
+ */
+int carve_adm_finalize(struct carve_adm *a, struct carve_error *err);
+
+/*
+ * Adds a workload; returns its id (>= 0), or CARVE_ENOTFOUND (unknown
+ * ClusterQueue), CARVE_EINVAL (no podSets, bad counts, an admission that
+ * names an unknown flavor or podSet), CARVE_EEXISTS, CARVE_ENOMEM.  An
+ * admitted workload's usage is charged at once.
+ */
+int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
+			   struct carve_error *err);
+
+/* Removes a workload (it finished or was deleted), releasing its quota.
+ * Returns 0 or CARVE_ENOTFOUND. */
+int carve_adm_finish(struct carve_adm *a, uint32_t wl);
+
+/*
+ * Runs one scheduling cycle at time now (seconds).  Returns the number of
+ * decisions taken (admissions + preemptions marked), or CARVE_ENOMEM.
+ * Workloads marked in this cycle keep their quota until
+ * carve_adm_evict_marked().
+ */
+int carve_adm_cycle(struct carve_adm *a, int64_t now);
+
+/* Releases the quota of every marked workload and puts it back in its
+ * queue (Kueue requeues evicted workloads).  Returns how many. */
+int carve_adm_evict_marked(struct carve_adm *a);
+
+/*
+ * Runs cycles until one takes no decision and sets no BestEffortFIFO head
+ * aside (so the next would be the same), or max_cycles have run, evicting
+ * marked workloads between cycles.  Returns the number of cycles run.
+ */
+int carve_adm_run(struct carve_adm *a, int64_t now, int max_cycles);
+
+size_t carve_adm_workload_count(const struct carve_adm *a);
+/* Id of a workload by key, or CARVE_ENOTFOUND. */
+int carve_adm_find_workload(const struct carve_adm *a, const char *key);
+/* Status view of workload id (NULL for a bad id). */
+const struct carve_wl_status *carve_adm_status(const struct carve_adm *a, uint32_t wl);
+
+#endif

@@ -1,0 +1,1177 @@
+/*
+ * admit.c - the admission engine object and one Kueue-style cycle.
+ *
+ * A cycle: every ClusterQueue offers its head (highest priority, oldest
+ * first); each head gets a flavor assignment and, when it needs
+ * preemption, its victims, all computed against the state at the start of
+ * the cycle.  Heads are then processed in order (not borrowing before
+ * borrowing, higher priority, older): a head still fitting (with its
+ * victims and every victim marked earlier in the cycle removed) is
+ * admitted or has its victims marked, and its usage is charged so later
+ * heads see it; one that no longer fits is SkippedInCycle.  Marked victims
+ * keep their quota until carve_adm_evict_marked().
+ *
+ * Ownership: specs are deep-copied into the arena at add time; per-workload
+ * assignments are carve_malloc'd and freed when replaced or at destroy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit_int.h"
+
+const char *carve_pending_reason_name(enum carve_pending_reason r)
+{
+	switch (r) {
+	case CARVE_PEND_NOFIT:
+		return "NoFit";
+	case CARVE_PEND_PREEMPTION_ISSUED:
+		return "PreemptionIssued";
+	case CARVE_PEND_SKIPPED:
+		return "SkippedInCycle";
+	default:
+		return "";
+	}
+}
+
+const char *carve_preempt_reason_name(enum carve_preempt_reason r)
+{
+	switch (r) {
+	case CARVE_PREEMPT_IN_CQ:
+		return "InClusterQueue";
+	case CARVE_PREEMPT_RECLAIM:
+		return "InCohortReclamation";
+	case CARVE_PREEMPT_RECLAIM_WHILE_BORROWING:
+		return "InCohortReclaimWhileBorrowing";
+	case CARVE_PREEMPT_FAIR_SHARING:
+		return "InCohortFairSharing";
+	default:
+		return "";
+	}
+}
+
+/* ---- create / destroy ---- */
+
+struct carve_adm *carve_adm_create(void)
+{
+	struct carve_adm *a = carve_calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	carve_arena_init(&a->arena);
+	a->res = carve_resreg_create();
+	if (!a->res) {
+		carve_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void carve_adm_destroy(struct carve_adm *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nwls; i++) {
+		assignment_free(&a->wls[i].adm);
+		carve_free(a->wls[i].psr);
+		carve_free(a->wls[i].psr_res);
+		carve_free(a->wls[i].psr_flv);
+	}
+	for (i = 0; i < a->ncqs; i++)
+		carve_free(a->cqs[i].wls);
+	carve_free(a->wls);
+	carve_free(a->cqs);
+	carve_free(a->nodes);
+	carve_free(a->flavors);
+	carve_resreg_destroy(a->res);
+	carve_arena_cleanup(&a->arena);
+	carve_free(a);
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+	void *v;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	v = carve_realloc(*arr, c * size);
+	if (!v)
+		return CARVE_ENOMEM;
+	*arr = v;
+	*cap = c;
+	return 0;
+}
+
+/* ---- deep copies into the arena ---- */
+
+#define ADUP(a, s) ((s) ? carve_arena_strdup(&(a)->arena, (s)) : NULL)
+
+static const char **dup_strs(struct carve_adm *a, const char *const *v, size_t n, bool *oom)
+{
+	const char **o;
+	size_t i;
+
+	if (!n)
+		return NULL;
+	o = carve_arena_alloc(&a->arena, n * sizeof(*o));
+	if (!o) {
+		*oom = true;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (v[i] && !(o[i] = ADUP(a, v[i])))
+			*oom = true;
+	return o;
+}
+
+static struct carve_label *dup_labels(struct carve_adm *a, const struct carve_label *v, size_t n,
+				      bool *oom)
+{
+	struct carve_label *o;
+	size_t i;
+
+	if (!n)
+		return NULL;
+	o = carve_arena_alloc(&a->arena, n * sizeof(*o));
+	if (!o) {
+		*oom = true;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		o[i].key = ADUP(a, v[i].key);
+		o[i].value = ADUP(a, v[i].value);
+		if ((v[i].key && !o[i].key) || (v[i].value && !o[i].value))
+			*oom = true;
+	}
+	return o;
+}
+
+static struct carve_toleration_spec *dup_tols(struct carve_adm *a,
+					      const struct carve_toleration_spec *v, size_t n,
+					      bool *oom)
+{
+	struct carve_toleration_spec *o;
+	size_t i;
+
+	if (!n)
+		return NULL;
+	o = carve_arena_alloc(&a->arena, n * sizeof(*o));
+	if (!o) {
+		*oom = true;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		o[i].key = ADUP(a, v[i].key);
+		o[i].op = ADUP(a, v[i].op);
+		o[i].value = ADUP(a, v[i].value);
+		o[i].effect = ADUP(a, v[i].effect);
+	}
+	return o;
+}
+
+static int check_groups(const char *kind, const char *name, const struct carve_rgroup_spec *g,
+			size_t ng, struct carve_error *err)
+{
+	size_t i, j, f, r, i2, r2;
+
+	for (i = 0; i < ng; i++) {
+		for (f = 0; f < g[i].nflavors; f++) {
+			for (j = 0; j < f; j++)
+				if (!strcmp(g[i].flavors[j], g[i].flavors[f]))
+					return carve_errorf(err, CARVE_EINVAL, "%s %s: flavor %s "
+							    "listed twice", kind, name, g[i].flavors[f]);
+			for (r = 0; r < g[i].nres; r++) {
+				const struct carve_fquota *q = &g[i].quota[f * g[i].nres + r];
+
+				if (q->present && (q->nominal < 0 ||
+						   (q->has_borrowing_limit && q->borrowing_limit < 0) ||
+						   (q->has_lending_limit && q->lending_limit < 0)))
+					return carve_errorf(err, CARVE_EINVAL, "%s %s: negative quota "
+							    "for %s/%s", kind, name, g[i].flavors[f],
+							    g[i].resources[r]);
+			}
+		}
+		for (r = 0; r < g[i].nres; r++)
+			for (i2 = 0; i2 <= i; i2++)
+				for (r2 = 0; r2 < (i2 == i ? r : g[i2].nres); r2++)
+					if (!strcmp(g[i].resources[r], g[i2].resources[r2]))
+						return carve_errorf(err, CARVE_EINVAL, "%s %s: resource "
+								    "%s is in two resource groups",
+								    kind, name, g[i].resources[r]);
+	}
+	return 0;
+}
+
+static struct carve_rgroup_spec *dup_groups(struct carve_adm *a, const struct carve_rgroup_spec *g,
+					    size_t ng, bool *oom)
+{
+	struct carve_rgroup_spec *o;
+	size_t i;
+
+	if (!ng)
+		return NULL;
+	o = carve_arena_alloc(&a->arena, ng * sizeof(*o));
+	if (!o) {
+		*oom = true;
+		return NULL;
+	}
+	for (i = 0; i < ng; i++) {
+		struct carve_fquota *q;
+		size_t nq = g[i].nres * g[i].nflavors;
+
+		o[i].nres = g[i].nres;
+		o[i].nflavors = g[i].nflavors;
+		o[i].resources = dup_strs(a, g[i].resources, g[i].nres, oom);
+		o[i].flavors = dup_strs(a, g[i].flavors, g[i].nflavors, oom);
+		q = nq ? carve_arena_alloc(&a->arena, nq * sizeof(*q)) : NULL;
+		if (nq && !q)
+			*oom = true;
+		else if (nq)
+			memcpy(q, g[i].quota, nq * sizeof(*q));
+		o[i].quota = q;
+	}
+	return o;
+}
+
+/* ---- objects ---- */
+
+int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
+			 struct carve_error *err)
+{
+	struct flavor *f;
+	bool oom = false;
+	size_t i;
+
+	if (a->finalized)
+		return carve_errorf(err, CARVE_EINVAL, "flavors must be added before finalize");
+	if (!s->name || !*s->name)
+		return carve_errorf(err, CARVE_EINVAL, "flavor without a name");
+	for (i = 0; i < a->nflavors; i++)
+		if (!strcmp(a->flavors[i].spec.name, s->name))
+			return carve_errorf(err, CARVE_EEXISTS, "flavor %s defined twice", s->name);
+	if (grow((void **)&a->flavors, &a->capflavors, a->nflavors, sizeof(*a->flavors)))
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	f = &a->flavors[a->nflavors];
+	memset(f, 0, sizeof(*f));
+	f->spec.name = ADUP(a, s->name);
+	f->spec.nlabels = s->nlabels;
+	f->spec.labels = dup_labels(a, s->labels, s->nlabels, &oom);
+	f->spec.ntaints = s->ntaints;
+	if (s->ntaints) {
+		struct carve_taint_spec *t = carve_arena_alloc(&a->arena, s->ntaints * sizeof(*t));
+
+		if (!t)
+			oom = true;
+		for (i = 0; t && i < s->ntaints; i++) {
+			t[i].key = ADUP(a, s->taints[i].key);
+			t[i].value = ADUP(a, s->taints[i].value);
+			t[i].effect = ADUP(a, s->taints[i].effect);
+		}
+		f->spec.taints = t;
+	}
+	f->spec.ntolerations = s->ntolerations;
+	f->spec.tolerations = dup_tols(a, s->tolerations, s->ntolerations, &oom);
+	if (oom || !f->spec.name)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	a->nflavors++;
+	return 0;
+}
+
+static int new_node(struct carve_adm *a, const char *name, bool is_cq, struct carve_error *err)
+{
+	size_t i;
+	struct qnode *n;
+
+	for (i = 0; i < a->nnodes; i++)
+		if (a->nodes[i].is_cq == is_cq && !strcmp(a->nodes[i].name, name))
+			return carve_errorf(err, CARVE_EEXISTS, "%s %s defined twice",
+					    is_cq ? "ClusterQueue" : "Cohort", name);
+	if (grow((void **)&a->nodes, &a->capnodes, a->nnodes, sizeof(*a->nodes)))
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	n = &a->nodes[a->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->name = ADUP(a, name);
+	if (!n->name)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	n->is_cq = is_cq;
+	n->cq = -1;
+	n->parent = -1;
+	n->defined = true;
+	n->fair_weight_milli = 1000;
+	return (int)a->nnodes++;
+}
+
+int carve_adm_add_cohort(struct carve_adm *a, const struct carve_cohort_spec *s,
+			 struct carve_error *err)
+{
+	struct qnode *n;
+	bool oom = false;
+	int id, rc;
+
+	if (a->finalized)
+		return carve_errorf(err, CARVE_EINVAL, "cohorts must be added before finalize");
+	if (!s->name || !*s->name)
+		return carve_errorf(err, CARVE_EINVAL, "cohort without a name");
+	if ((rc = check_groups("Cohort", s->name, s->groups, s->ngroups, err)))
+		return rc;
+	id = new_node(a, s->name, false, err);
+	if (id < 0)
+		return id;
+	n = &a->nodes[id];
+	n->parent_name = ADUP(a, s->parent);
+	n->groups = dup_groups(a, s->groups, s->ngroups, &oom);
+	n->ngroups = s->ngroups;
+	n->fair_weight_milli = s->fair_weight_milli > 0 ? s->fair_weight_milli : 1000;
+	if (oom || (s->parent && !n->parent_name)) {
+		a->nnodes--;
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct carve_error *err)
+{
+	struct cq *q;
+	bool oom = false;
+	int id, rc;
+
+	if (a->finalized)
+		return carve_errorf(err, CARVE_EINVAL, "ClusterQueues must be added before finalize");
+	if (!s->name || !*s->name)
+		return carve_errorf(err, CARVE_EINVAL, "ClusterQueue without a name");
+	if ((rc = check_groups("ClusterQueue", s->name, s->groups, s->ngroups, err)))
+		return rc;
+	if (grow((void **)&a->cqs, &a->capcqs, a->ncqs, sizeof(*a->cqs)))
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	id = new_node(a, s->name, true, err);
+	if (id < 0)
+		return id;
+	q = &a->cqs[a->ncqs];
+	memset(q, 0, sizeof(*q));
+	q->spec = *s;
+	q->spec.name = a->nodes[id].name;
+	q->spec.cohort = ADUP(a, s->cohort);
+	q->spec.groups = dup_groups(a, s->groups, s->ngroups, &oom);
+	q->node = id;
+	a->nodes[id].cq = (int)a->ncqs;
+	a->nodes[id].groups = (struct carve_rgroup_spec *)q->spec.groups;
+	a->nodes[id].ngroups = s->ngroups;
+	a->nodes[id].fair_weight_milli = s->fair_weight_milli > 0 ? s->fair_weight_milli : 1000;
+	if (oom || (s->cohort && !q->spec.cohort)) {
+		a->nnodes--;
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	a->ncqs++;
+	return 0;
+}
+
+/* Resource groups of each queue as ids, and resource -> group. */
+static int index_cq(struct carve_adm *a, struct cq *q, struct carve_error *err)
+{
+	size_t g, k;
+
+	for (k = 0; k < CARVE_RES_MAX; k++)
+		q->group_of[k] = -1;
+	q->ngroups = (int)q->spec.ngroups;
+	q->groups = carve_arena_alloc(&a->arena, (q->spec.ngroups ? q->spec.ngroups : 1) *
+						     sizeof(*q->groups));
+	if (!q->groups)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	for (g = 0; g < q->spec.ngroups; g++) {
+		const struct carve_rgroup_spec *gs = &q->spec.groups[g];
+		struct cq_group *cg = &q->groups[g];
+
+		cg->nres = (int)gs->nres;
+		cg->nflv = (int)gs->nflavors;
+		cg->res = carve_arena_alloc(&a->arena, (gs->nres + 1) * sizeof(int));
+		cg->flv = carve_arena_alloc(&a->arena, (gs->nflavors + 1) * sizeof(int));
+		if (!cg->res || !cg->flv)
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		for (k = 0; k < gs->nres; k++) {
+			cg->res[k] = carve_resreg_find(a->res, gs->resources[k]);
+			if (cg->res[k] >= 0)
+				q->group_of[cg->res[k]] = (int)g;
+		}
+		for (k = 0; k < gs->nflavors; k++) {
+			size_t f;
+
+			cg->flv[k] = -1;
+			for (f = 0; f < a->nflavors; f++)
+				if (!strcmp(a->flavors[f].spec.name, gs->flavors[k]))
+					cg->flv[k] = (int)f;
+		}
+	}
+	return 0;
+}
+
+int carve_adm_finalize(struct carve_adm *a, struct carve_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (a->finalized)
+		return 0;
+	if ((rc = qt_finalize(a, err)))
+		return rc;
+	for (i = 0; i < a->ncqs; i++)
+		if ((rc = index_cq(a, &a->cqs[i], err)))
+			return rc;
+	a->finalized = true;
+	return 0;
+}
+
+/* ---- workloads ---- */
+
+static int find_cq(const struct carve_adm *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncqs; i++)
+		if (!strcmp(a->cqs[i].spec.name, name))
+			return (int)i;
+	return -1;
+}
+
+int carve_adm_find_workload(const struct carve_adm *a, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < a->nwls; i++)
+		if (!strcmp(a->wls[i].spec.key, key))
+			return (int)i;
+	return CARVE_ENOTFOUND;
+}
+
+static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl_spec *s,
+			struct carve_error *err)
+{
+	bool oom = false;
+	size_t p, r, t;
+
+	w->ps = carve_arena_alloc(&a->arena, s->npodsets * sizeof(*w->ps));
+	if (!w->ps)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	w->npodsets = (int)s->npodsets;
+	for (p = 0; p < s->npodsets; p++) {
+		const struct carve_podset_spec *in = &s->podsets[p];
+		struct podset *ps = &w->ps[p];
+		struct carve_match_term *terms = NULL;
+
+		if (in->count < 0 || in->min_count < 0 || in->min_count > in->count)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "workload %s podSet %s: count %d / minCount %d are not "
+					    "0 <= minCount <= count", s->key, in->name ? in->name : "?",
+					    in->count, in->min_count);
+		ps->spec = *in;
+		ps->spec.name = ADUP(a, in->name ? in->name : "main");
+		ps->spec.selector = dup_labels(a, in->selector, in->nselector, &oom);
+		ps->spec.tolerations = dup_tols(a, in->tolerations, in->ntolerations, &oom);
+		if (in->nterms) {
+			terms = carve_arena_alloc(&a->arena, in->nterms * sizeof(*terms));
+			if (!terms)
+				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+			for (t = 0; t < in->nterms; t++) {
+				struct carve_match_expr *ex = NULL;
+				size_t e;
+
+				terms[t].n = in->terms[t].n;
+				if (in->terms[t].n)
+					ex = carve_arena_alloc(&a->arena, in->terms[t].n * sizeof(*ex));
+				if (in->terms[t].n && !ex)
+					return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+				for (e = 0; e < in->terms[t].n; e++) {
+					ex[e].key = ADUP(a, in->terms[t].exprs[e].key);
+					ex[e].op = ADUP(a, in->terms[t].exprs[e].op);
+					ex[e].nvalues = in->terms[t].exprs[e].nvalues;
+					ex[e].values = dup_strs(a, in->terms[t].exprs[e].values,
+								in->terms[t].exprs[e].nvalues, &oom);
+				}
+				terms[t].exprs = ex;
+			}
+		}
+		ps->spec.terms = terms;
+		ps->spec.reqs = NULL;
+		ps->nreqs = 0;
+		for (r = 0; r < in->nreqs; r++) {
+			int id, k;
+
+			if (in->reqs[r].milli == 0)
+				continue; /* a zero request never needs quota */
+			if (in->reqs[r].milli < 0)
+				return carve_errorf(err, CARVE_EINVAL, "workload %s: negative request "
+						    "for %s", s->key, in->reqs[r].name);
+			id = carve_resreg_intern(a->res, in->reqs[r].name);
+			if (id < 0)
+				return carve_errorf(err, id, "workload %s: too many distinct resources",
+						    s->key);
+			for (k = 0; k < ps->nreqs && ps->res[k] != id; k++)
+				;
+			if (k < ps->nreqs) {
+				ps->milli[k] += in->reqs[r].milli;
+				continue;
+			}
+			ps->res[ps->nreqs] = id;
+			ps->milli[ps->nreqs++] = in->reqs[r].milli;
+		}
+		/* A queue covering "pods" counts every pod as one. */
+		if (a->cqs[w->cq].group_of[CARVE_RES_PODS] >= 0 && ps->nreqs < CARVE_RES_MAX) {
+			int k;
+
+			for (k = 0; k < ps->nreqs && ps->res[k] != CARVE_RES_PODS; k++)
+				;
+			if (k == ps->nreqs) {
+				ps->res[ps->nreqs] = CARVE_RES_PODS;
+				ps->milli[ps->nreqs++] = 1000;
+			}
+		}
+		if (oom || !ps->spec.name)
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void wl_charge(struct carve_adm *a, struct wl *w, int sign)
+{
+	size_t i;
+	int node = a->cqs[w->cq].node;
+
+	for (i = 0; i < w->adm.nuse; i++)
+		if (w->adm.use[i].fr >= 0)
+			qt_add_usage(a, node, w->adm.use[i].fr, sign * w->adm.use[i].q);
+}
+
+static int cq_add_wl(struct cq *q, uint32_t id)
+{
+	if (grow((void **)&q->wls, &q->capwls, q->nwls, sizeof(*q->wls)))
+		return CARVE_ENOMEM;
+	q->wls[q->nwls++] = id;
+	return 0;
+}
+
+static void cq_del_wl(struct cq *q, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < q->nwls; i++)
+		if (q->wls[i] == id) {
+			q->wls[i] = q->wls[--q->nwls];
+			return;
+		}
+}
+
+/* Usage of an existing admission: count x per-pod request per (flavor, resource). */
+static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct carve_wl_spec *s,
+			       struct carve_error *err)
+{
+	struct assignment *as = &w->adm;
+	size_t i, k;
+	int p, r;
+
+	as->count = carve_calloc((size_t)w->npodsets, sizeof(*as->count));
+	as->flavor = carve_malloc((size_t)w->npodsets * CARVE_RES_MAX * sizeof(*as->flavor));
+	as->use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(*as->use));
+	if (!as->count || !as->flavor || !as->use)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	for (i = 0; i < (size_t)w->npodsets * CARVE_RES_MAX; i++)
+		as->flavor[i] = -1;
+	for (p = 0; p < w->npodsets; p++) {
+		const struct carve_ps_admission *pa = NULL;
+
+		for (i = 0; i < s->nadmission; i++)
+			if (s->admission[i].podset &&
+			    !strcmp(s->admission[i].podset, w->ps[p].spec.name))
+				pa = &s->admission[i];
+		if (!pa && s->nadmission == 1 && w->npodsets == 1)
+			pa = &s->admission[0];
+		if (!pa)
+			return carve_errorf(err, CARVE_EINVAL, "workload %s: admission has no "
+					    "assignment for podSet %s", s->key, w->ps[p].spec.name);
+		as->count[p] = pa->count;
+		for (r = 0; r < w->ps[p].nreqs; r++) {
+			const char *rname = carve_resreg_name(a->res, w->ps[p].res[r]);
+			int fl = -1, fr;
+
+			for (k = 0; k < pa->n; k++)
+				if (!strcmp(pa->flavors[k].key, rname)) {
+					size_t f;
+
+					for (f = 0; f < a->nflavors; f++)
+						if (!strcmp(a->flavors[f].spec.name,
+							    pa->flavors[k].value))
+							fl = (int)f;
+					if (fl < 0)
+						return carve_errorf(err, CARVE_EINVAL,
+								    "workload %s: admission names "
+								    "unknown flavor %s", s->key,
+								    pa->flavors[k].value);
+				}
+			as->flavor[p * CARVE_RES_MAX + r] = fl;
+			fr = fl >= 0 ? fr_id(a, fl, w->ps[p].res[r]) : -1;
+			if (fr < 0)
+				continue; /* not under quota here: charges nothing */
+			for (k = 0; k < as->nuse && as->use[k].fr != fr; k++)
+				;
+			if (k == as->nuse) {
+				as->use[as->nuse].fr = fr;
+				as->use[as->nuse++].q = 0;
+			}
+			as->use[k].q = sat_add(as->use[k].q,
+					       (int64_t)pa->count * w->ps[p].milli[r]);
+		}
+	}
+	return 0;
+}
+
+int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
+			   struct carve_error *err)
+{
+	struct wl *w;
+	int cq, rc;
+	uint32_t id;
+
+	if (!a->finalized)
+		return carve_errorf(err, CARVE_EINVAL, "finalize before adding workloads");
+	if (!s->key || !*s->key)
+		return carve_errorf(err, CARVE_EINVAL, "workload without a name");
+	if (carve_adm_find_workload(a, s->key) >= 0)
+		return carve_errorf(err, CARVE_EEXISTS, "workload %s added twice", s->key);
+	if (!s->npodsets)
+		return carve_errorf(err, CARVE_EINVAL, "workload %s has no podSets", s->key);
+	cq = s->cq ? find_cq(a, s->cq) : -1;
+	if (cq < 0)
+		return carve_errorf(err, CARVE_ENOTFOUND, "workload %s: ClusterQueue %s does not exist",
+				    s->key, s->cq ? s->cq : "(none)");
+	if (grow((void **)&a->wls, &a->capwls, a->nwls, sizeof(*a->wls)))
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	id = (uint32_t)a->nwls;
+	w = &a->wls[id];
+	memset(w, 0, sizeof(*w));
+	w->spec = *s;
+	w->spec.key = ADUP(a, s->key);
+	w->spec.cq = a->cqs[cq].spec.name;
+	w->spec.podsets = NULL;
+	w->spec.admission = NULL;
+	w->cq = cq;
+	if (!w->spec.key)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	if ((rc = copy_podsets(a, w, s, err)))
+		return rc;
+	if (s->admitted) {
+		if ((rc = admission_from_spec(a, w, s, err))) {
+			assignment_free(&w->adm);
+			return rc;
+		}
+		if (cq_add_wl(&a->cqs[cq], id)) {
+			assignment_free(&w->adm);
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		}
+		w->state = CARVE_WL_ADMITTED;
+		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
+		w->has_admitted_at = s->has_admitted_at || s->has_created;
+		wl_charge(a, w, +1);
+	}
+	a->nwls++;
+	a->changed = true;
+	return (int)id;
+}
+
+int carve_adm_finish(struct carve_adm *a, uint32_t id)
+{
+	struct wl *w;
+
+	if (id >= a->nwls || a->wls[id].state == CARVE_WL_FINISHED)
+		return CARVE_ENOTFOUND;
+	w = &a->wls[id];
+	if (w->state == CARVE_WL_ADMITTED) {
+		wl_charge(a, w, -1);
+		cq_del_wl(&a->cqs[w->cq], id);
+	}
+	w->state = CARVE_WL_FINISHED;
+	w->marked = false;
+	a->changed = true;
+	return 0;
+}
+
+size_t carve_adm_workload_count(const struct carve_adm *a)
+{
+	return a->nwls;
+}
+
+/* ---- the cycle ---- */
+
+/* Queue order: higher priority first, then older (no timestamp = oldest),
+ * then key for determinism. */
+static int queue_cmp(const struct wl *x, const struct wl *y)
+{
+	if (x->spec.priority != y->spec.priority)
+		return x->spec.priority > y->spec.priority ? -1 : 1;
+	if (x->spec.has_created != y->spec.has_created)
+		return x->spec.has_created ? 1 : -1;
+	if (x->spec.has_created && x->spec.created != y->spec.created)
+		return x->spec.created < y->spec.created ? -1 : 1;
+	return strcmp(x->spec.key, y->spec.key);
+}
+
+struct entry {
+	uint32_t wl;
+	struct assignment as;
+	struct assign_result res;
+	struct target *targets;
+	int ntargets;
+	struct frq *held;   /* usage reserved for the rest of the cycle */
+	size_t nheld;
+};
+
+static int entry_cmp(const struct entry *x, const struct entry *y, const struct carve_adm *a)
+{
+	int bx = x->res.borrow_level, by = y->res.borrow_level;
+
+	if (bx != by)
+		return bx < by ? -1 : 1;
+	return queue_cmp(&a->wls[x->wl], &a->wls[y->wl]);
+}
+
+static void sort_entries(struct entry *e, size_t n, const struct carve_adm *a)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct entry x = e[i];
+
+		for (j = i; j > 0 && entry_cmp(&e[j - 1], &x, a) > 0; j--)
+			e[j] = e[j - 1];
+		e[j] = x;
+	}
+}
+
+/* The head of queue q: its first pending workload in queue order, skipping
+ * those set aside (BestEffortFIFO) until something changes. */
+static int head_of(const struct carve_adm *a, int q)
+{
+	int best = -1;
+	size_t i;
+
+	for (i = 0; i < a->nwls; i++) {
+		const struct wl *w = &a->wls[i];
+
+		if (w->cq != q || w->state != CARVE_WL_PENDING)
+			continue;
+		if (w->inadmissible && a->cqs[q].spec.strategy == CARVE_BEST_EFFORT_FIFO)
+			continue;
+		if (best < 0 || queue_cmp(w, &a->wls[best]) < 0)
+			best = (int)i;
+	}
+	return best;
+}
+
+/* Removes (sign -1) or restores (+1) the usage of a set of workloads. */
+static void charge_set(struct carve_adm *a, const uint32_t *ids, size_t n, int sign)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		wl_charge(a, &a->wls[ids[i]], sign);
+}
+
+static void set_pending(struct wl *w, enum carve_pending_reason r, const char *msg, int cycle)
+{
+	w->pending_reason = r;
+	snprintf(w->message, sizeof(w->message), "%s", msg);
+	w->cycle = cycle;
+}
+
+/*
+ * What a head waiting for preemption holds for the rest of the cycle: its
+ * whole request when it has victims; with none, only what its queue could
+ * still take (up to nominal, or nominal + borrowingLimit when it borrows),
+ * so it does not starve while borrowers elsewhere still get the rest.
+ */
+static int hold(struct carve_adm *a, struct entry *e, int node, bool stuck)
+{
+	const struct qnode *n = &a->nodes[node];
+	size_t i;
+
+	e->held = carve_malloc((e->as.nuse ? e->as.nuse : 1) * sizeof(*e->held));
+	if (!e->held)
+		return CARVE_ENOMEM;
+	e->nheld = 0;
+	for (i = 0; i < e->as.nuse; i++) {
+		int fr = e->as.use[i].fr;
+		int64_t want = e->as.use[i].q, r = want;
+
+		if (fr < 0)
+			continue;
+		if (stuck && e->res.borrowing && n->blimit[fr] != QTY_INF)
+			r = sat_add(n->nominal[fr], n->blimit[fr]) - n->usage[fr];
+		else if (stuck && !e->res.borrowing)
+			r = n->nominal[fr] - n->usage[fr];
+		if (r > want)
+			r = want;
+		if (r <= 0)
+			continue;
+		e->held[e->nheld].fr = fr;
+		e->held[e->nheld++].q = r;
+		qt_add_usage(a, node, fr, r);
+	}
+	return 0;
+}
+
+static void admit_entry(struct carve_adm *a, struct entry *e)
+{
+	struct wl *w = &a->wls[e->wl];
+
+	assignment_free(&w->adm);
+	w->adm = e->as;
+	memset(&e->as, 0, sizeof(e->as));
+	w->state = CARVE_WL_ADMITTED;
+	w->admitted_by_engine = true;
+	w->borrowing = e->res.borrowing;
+	w->pending_reason = CARVE_PEND_NONE;
+	w->message[0] = '\0';
+	w->cycle = a->cycle;
+	w->admitted_at = (int64_t)a->cycle; /* overwritten by the caller's clock */
+	w->has_admitted_at = true;
+	w->inadmissible = false;
+	cq_add_wl(&a->cqs[w->cq], e->wl);
+	wl_charge(a, w, +1);
+}
+
+/* A head that cannot be admitted: under BestEffortFIFO the next workload
+ * of its queue gets its turn until something changes. */
+static void set_aside(struct carve_adm *a, struct wl *w)
+{
+	if (a->cqs[w->cq].spec.strategy != CARVE_BEST_EFFORT_FIFO || w->inadmissible)
+		return;
+	w->inadmissible = true;
+	a->set_aside++;
+}
+
+/* Assignment (and victims when it needs preemption) for counts (NULL: full). */
+static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, struct entry *e)
+{
+	assignment_free(&e->as);
+	e->ntargets = 0;
+	if (assign_flavors(a, w, counts, &e->as, &e->res) == CARVE_ENOMEM)
+		return CARVE_ENOMEM;
+	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM)
+		e->ntargets = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need,
+					      e->res.nneed, e->targets);
+	return 0;
+}
+
+/*
+ * Partial admission: podSets with minCount below count may shrink.  The
+ * total reduction d (0 .. sum of count - minCount) is spread over the
+ * podSets in proportion to their slack; the smallest d that fits (or
+ * finds victims) wins, found by bisection as Kueue's PodSetReducer does.
+ * Leaves e holding the best assignment found, or the full one.
+ */
+static int partial_search(struct carve_adm *a, struct wl *w, struct entry *e)
+{
+	int32_t counts[64];
+	int64_t total = 0, lo = 0, hi, best = -1;
+	int p;
+
+	if (w->npodsets > 64)
+		return 0;
+	for (p = 0; p < w->npodsets; p++)
+		total += w->ps[p].spec.count - w->ps[p].spec.min_count;
+	if (total <= 0)
+		return 0;
+	hi = total;
+	while (lo <= hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		for (p = 0; p < w->npodsets; p++)
+			counts[p] = w->ps[p].spec.count -
+				    (int32_t)((w->ps[p].spec.count - w->ps[p].spec.min_count) * mid /
+					      total);
+		if (evaluate(a, w, counts, e))
+			return CARVE_ENOMEM;
+		if (e->res.mode == GM_FIT || e->ntargets > 0) {
+			best = mid;
+			hi = mid - 1;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	if (best < 0)
+		return evaluate(a, w, NULL, e);
+	for (p = 0; p < w->npodsets; p++)
+		counts[p] = w->ps[p].spec.count -
+			    (int32_t)((w->ps[p].spec.count - w->ps[p].spec.min_count) * best / total);
+	return evaluate(a, w, counts, e);
+}
+
+int carve_adm_cycle(struct carve_adm *a, int64_t now)
+{
+	struct entry *ents;
+	uint32_t *marked;
+	size_t nents = 0, nmarked = 0, i, q;
+	int decisions = 0, *skip_cohort, rc = 0;
+
+	if (!a->finalized)
+		return CARVE_EINVAL;
+	a->cycle++;
+	a->set_aside = 0;
+	if (a->changed) {
+		/* BestEffortFIFO: something moved, so set-aside workloads get
+		 * another chance (Kueue requeues its inadmissible workloads). */
+		for (i = 0; i < a->nwls; i++)
+			a->wls[i].inadmissible = false;
+		a->changed = false;
+	}
+	ents = carve_calloc(a->ncqs ? a->ncqs : 1, sizeof(*ents));
+	marked = carve_calloc(a->nwls ? a->nwls : 1, sizeof(*marked));
+	skip_cohort = carve_calloc(a->nnodes ? a->nnodes : 1, sizeof(*skip_cohort));
+	if (!ents || !marked || !skip_cohort) {
+		rc = CARVE_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < a->nwls; i++)
+		if (a->wls[i].marked)
+			marked[nmarked++] = (uint32_t)i;
+
+	/* 1. Heads and their assignments, all against the cycle-start state. */
+	for (q = 0; q < a->ncqs; q++) {
+		struct entry *e;
+		struct wl *w;
+		int h;
+
+		if (a->cqs[q].spec.stop != CARVE_STOP_NONE)
+			continue;
+		h = head_of(a, (int)q);
+		if (h < 0)
+			continue;
+		w = &a->wls[h];
+		e = &ents[nents++];
+		e->wl = (uint32_t)h;
+		e->targets = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*e->targets));
+		if (!e->targets || evaluate(a, w, NULL, e)) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
+		if (e->res.mode != GM_FIT && e->ntargets == 0 && partial_search(a, w, e)) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
+	}
+	/* 2. In order. */
+	sort_entries(ents, nents, a);
+	for (i = 0; i < nents; i++) {
+		struct entry *e = &ents[i];
+		struct wl *w = &a->wls[e->wl];
+		int node = a->cqs[w->cq].node, root = qt_root(a, node);
+		bool in_cohort = a->nodes[node].parent >= 0;
+		size_t k, nsim;
+		bool fits;
+
+		if (e->res.mode == GM_NOFIT) {
+			set_pending(w, CARVE_PEND_NOFIT, e->res.why, a->cycle);
+			set_aside(a, w);
+			continue;
+		}
+		if (e->res.mode != GM_FIT && e->ntargets == 0) {
+			set_pending(w, CARVE_PEND_NOFIT, e->res.why[0] ? e->res.why :
+				    "needs preemption, but no workload can be preempted for it",
+				    a->cycle);
+			set_aside(a, w);
+			if (a->cqs[w->cq].spec.reclaim != CARVE_RECLAIM_ANY &&
+			    hold(a, e, node, true)) {
+				rc = CARVE_ENOMEM;
+				goto out;
+			}
+			continue;
+		}
+		if (e->res.mode != GM_FIT && in_cohort && skip_cohort[root]) {
+			set_pending(w, CARVE_PEND_SKIPPED, "another workload in the cohort issued "
+				    "preemptions in this cycle", a->cycle);
+			continue;
+		}
+		/* Does it fit now, with its victims and every victim marked
+		 * earlier removed? */
+		nsim = nmarked;
+		for (k = 0; k < (size_t)e->ntargets; k++)
+			if (!a->wls[e->targets[k].wl].marked)
+				marked[nsim++] = e->targets[k].wl;
+		charge_set(a, marked, nsim, -1);
+		fits = qt_fits(a, node, e->as.use, e->as.nuse);
+		charge_set(a, marked, nsim, +1);
+		if (!fits) {
+			set_pending(w, CARVE_PEND_SKIPPED, "no longer fits after another workload "
+				    "was processed in this cycle", a->cycle);
+			continue;
+		}
+		if (e->res.mode == GM_FIT) {
+			admit_entry(a, e);
+			w->admitted_at = now;
+			decisions++;
+			continue;
+		}
+		/* Preempt: mark the victims; the preemptor holds its request. */
+		for (k = 0; k < (size_t)e->ntargets; k++) {
+			struct wl *v = &a->wls[e->targets[k].wl];
+
+			if (v->marked)
+				continue;
+			v->marked = true;
+			v->preemptor = e->wl;
+			v->preempt_reason = e->targets[k].reason;
+			v->cycle = a->cycle;
+			marked[nmarked++] = e->targets[k].wl;
+			decisions++;
+		}
+		if (in_cohort)
+			skip_cohort[root] = 1;
+		snprintf(w->message, sizeof(w->message), "waiting for %d preempted workload(s) "
+			 "to release their quota", e->ntargets);
+		w->pending_reason = CARVE_PEND_PREEMPTION_ISSUED;
+		w->cycle = a->cycle;
+		if (hold(a, e, node, false)) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
+	}
+	/* 3. Release what waiting heads held during the cycle. */
+	for (i = 0; i < nents; i++) {
+		struct entry *e = &ents[i];
+		int node = a->cqs[a->wls[e->wl].cq].node;
+		size_t k;
+
+		for (k = 0; k < e->nheld; k++)
+			qt_add_usage(a, node, e->held[k].fr, -e->held[k].q);
+		e->nheld = 0;
+	}
+	for (i = 0; i < a->nwls; i++)
+		if (a->wls[i].state == CARVE_WL_PENDING && a->wls[i].cycle != a->cycle)
+			set_pending(&a->wls[i], CARVE_PEND_NOFIT, "waiting behind the head of its "
+				    "queue", a->cycle);
+	if (decisions)
+		a->changed = true;
+	rc = decisions;
+out:
+	for (i = 0; ents && i < nents; i++) {
+		struct entry *e = &ents[i];
+		size_t k;
+
+		/* On an early exit, give back anything still held. */
+		for (k = 0; k < e->nheld; k++)
+			qt_add_usage(a, a->cqs[a->wls[e->wl].cq].node, e->held[k].fr,
+				     -e->held[k].q);
+		carve_free(e->held);
+		assignment_free(&e->as);
+		carve_free(e->targets);
+	}
+	carve_free(ents);
+	carve_free(marked);
+	carve_free(skip_cohort);
+	return rc;
+}
+
+int carve_adm_evict_marked(struct carve_adm *a)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < a->nwls; i++) {
+		struct wl *w = &a->wls[i];
+
+		if (!w->marked)
+			continue;
+		wl_charge(a, w, -1);
+		cq_del_wl(&a->cqs[w->cq], (uint32_t)i);
+		assignment_free(&w->adm);
+		w->marked = false;
+		w->evicted = true;
+		w->state = CARVE_WL_PENDING;
+		w->admitted_by_engine = false;
+		w->pending_reason = CARVE_PEND_NONE;
+		n++;
+	}
+	if (n)
+		a->changed = true;
+	return n;
+}
+
+int carve_adm_run(struct carve_adm *a, int64_t now, int max_cycles)
+{
+	int c, rc;
+
+	for (c = 0; c < max_cycles; c++) {
+		if (c)
+			carve_adm_evict_marked(a);
+		rc = carve_adm_cycle(a, now);
+		if (rc < 0)
+			return rc;
+		/* Stable: nothing decided and no queue has a new head to try. */
+		if (rc == 0 && !a->set_aside) {
+			c++;
+			break;
+		}
+	}
+	return c;
+}
+
+/* ---- status ---- */
+
+const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint32_t id)
+{
+	struct carve_adm *a = (struct carve_adm *)ca; /* the view is cached storage */
+	struct wl *w;
+	struct carve_wl_status *st;
+	int p, r, n = 0;
+
+	if (id >= a->nwls)
+		return NULL;
+	w = &a->wls[id];
+	st = &w->st;
+	memset(st, 0, sizeof(*st));
+	st->key = w->spec.key;
+	st->cq = w->spec.cq;
+	st->state = w->state;
+	st->admitted_by_engine = w->admitted_by_engine;
+	st->borrowing = w->borrowing;
+	st->marked = w->marked;
+	st->evicted = w->evicted;
+	st->preemptor = w->preemptor;
+	st->preempt_reason = w->preempt_reason;
+	st->pending_reason = w->state == CARVE_WL_PENDING ? w->pending_reason : CARVE_PEND_NONE;
+	st->message = w->message;
+	st->cycle = w->cycle;
+	if (w->state != CARVE_WL_ADMITTED || !w->adm.count)
+		return st;
+	carve_free(w->psr);
+	carve_free(w->psr_res);
+	carve_free(w->psr_flv);
+	w->psr = carve_calloc((size_t)w->npodsets, sizeof(*w->psr));
+	w->psr_res = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
+	w->psr_flv = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
+	if (!w->psr || !w->psr_res || !w->psr_flv)
+		return st; /* the podset detail is missing; the rest is right */
+	for (p = 0; p < w->npodsets; p++) {
+		struct carve_ps_result *pr = &w->psr[p];
+
+		pr->name = w->ps[p].spec.name;
+		pr->count = w->adm.count[p];
+		pr->resources = &w->psr_res[p * CARVE_RES_MAX];
+		pr->flavors = &w->psr_flv[p * CARVE_RES_MAX];
+		n = 0;
+		for (r = 0; r < w->ps[p].nreqs; r++) {
+			int fl = w->adm.flavor[p * CARVE_RES_MAX + r];
+
+			if (fl < 0)
+				continue;
+			w->psr_res[p * CARVE_RES_MAX + n] = carve_resreg_name(a->res, w->ps[p].res[r]);
+			w->psr_flv[p * CARVE_RES_MAX + n] = a->flavors[fl].spec.name;
+			n++;
+		}
+		pr->n = (size_t)n;
+	}
+	st->npodsets = (size_t)w->npodsets;
+	st->podsets = w->psr;
+	return st;
+}

@@ -1,0 +1,177 @@
+/*
+ * admit_int.h - private layout of the admission engine, shared by
+ * quota.c (the quota tree), flavor.c (flavor assignment), preempt.c
+ * (victim selection) and admit.c (engine object and the cycle).
+ *
+ * Invariants:
+ *   - Quota is tracked per "fr": a (flavor, resource) pair that some
+ *     ClusterQueue or Cohort lists; frs are dense ids 0..nfr-1 assigned at
+ *     finalize.  A pair nobody lists has no fr and zero quota everywhere.
+ *   - The quota tree holds ClusterQueues (leaves) and Cohorts; usage[fr]
+ *     of a cohort is the sum over its children of what each uses beyond its
+ *     guaranteed (non-lendable) quota, kept exact by qt_add_usage().
+ *   - A workload's usage list (struct frq) is what it charges while
+ *     admitted; the tree is charged and uncharged only through wl_charge().
+ * Everything is allocated from the engine's arena or with carve_malloc
+ * and owned by struct carve_adm.
+ */
+#ifndef CARVE_ADMIT_INT_H
+#define CARVE_ADMIT_INT_H
+
+#include "arena.h"
+#include "carve/admit.h"
+#include "carve/resource.h"
+
+#define QTY_INF INT64_MAX
+
+struct frq {
+	int fr;
+	int64_t q;
+};
+
+/* A quota-tree node: a ClusterQueue or a Cohort. */
+struct qnode {
+	const char *name;
+	bool is_cq;
+	int cq;          /* index in adm->cqs when is_cq, else -1 */
+	int parent;      /* node index, -1 for a root */
+	int depth;       /* 0 for a root */
+	int64_t *nominal, *blimit, *llimit; /* per fr; QTY_INF = no limit */
+	int64_t *subtree;    /* SubtreeQuota: own nominal + children's lendable subtree */
+	int64_t *usage;
+	int64_t fair_weight_milli;
+	struct carve_rgroup_spec *groups; /* copied spec */
+	size_t ngroups;
+	bool defined;    /* a Cohort object (or CQ) was added, not just named */
+	const char *parent_name;
+};
+
+/* A ClusterQueue: policies, and its resource groups as flavor/resource ids. */
+struct cq_group {
+	int nres, nflv;
+	int *res;        /* resource ids */
+	int *flv;        /* flavor ids, preference order */
+};
+
+struct cq {
+	struct carve_cq_spec spec; /* strings point into the arena */
+	int node;        /* its qnode */
+	int ngroups;
+	struct cq_group *groups;
+	int group_of[CARVE_RES_MAX]; /* resource id -> group index, -1 */
+	uint32_t *wls;   /* admitted workloads (ids), unordered */
+	size_t nwls, capwls;
+	bool held_by_nofit; /* BestEffortFIFO bookkeeping, see admit.c */
+};
+
+struct flavor {
+	struct carve_flavor_spec spec; /* copied into the arena */
+};
+
+struct podset {
+	struct carve_podset_spec spec; /* copied */
+	int nreqs;
+	int res[CARVE_RES_MAX];        /* resource id of each request */
+	int64_t milli[CARVE_RES_MAX];
+};
+
+/* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids. */
+struct assignment {
+	int32_t *count;  /* per podset */
+	int *flavor;     /* [podset * CARVE_RES_MAX + req] flavor id, -1 unassigned */
+	struct frq *use; /* merged usage */
+	size_t nuse;
+};
+
+struct wl {
+	struct carve_wl_spec spec; /* strings copied */
+	int cq;
+	int npodsets;
+	struct podset *ps;
+	enum carve_wl_state state;
+	bool marked, evicted, admitted_by_engine, borrowing;
+	bool inadmissible;        /* BestEffortFIFO: set aside until something changes */
+	uint32_t preemptor;
+	enum carve_preempt_reason preempt_reason;
+	enum carve_pending_reason pending_reason;
+	char message[512];
+	struct assignment adm;    /* valid while admitted */
+	int64_t admitted_at;      /* for victim ordering */
+	bool has_admitted_at;
+	int cycle;
+	/* status view storage */
+	struct carve_wl_status st;
+	struct carve_ps_result *psr;
+	const char **psr_res, **psr_flv;
+};
+
+struct carve_adm {
+	struct carve_arena arena;
+	struct carve_resreg *res;
+	bool finalized;
+	struct flavor *flavors;
+	size_t nflavors, capflavors;
+	struct qnode *nodes;
+	size_t nnodes, capnodes;
+	struct cq *cqs;
+	size_t ncqs, capcqs;
+	struct wl *wls;
+	size_t nwls, capwls;
+	int nfr;
+	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
+	int *fr_flavor, *fr_res;
+	int cycle;
+	bool changed;    /* something was admitted or released since the last cycle */
+	int set_aside;   /* BestEffortFIFO heads set aside in the last cycle */
+};
+
+/* ---- quota.c ---- */
+int qt_finalize(struct carve_adm *a, struct carve_error *err);
+int fr_id(const struct carve_adm *a, int flavor, int res);
+int64_t qt_guaranteed(const struct carve_adm *a, int node, int fr);
+int64_t qt_available(const struct carve_adm *a, int node, int fr);
+int64_t qt_potential(const struct carve_adm *a, int node, int fr);
+bool qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val);
+bool qt_borrowing(const struct carve_adm *a, int node, int fr);
+int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val);
+void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta);
+int qt_root(const struct carve_adm *a, int node);
+bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n);
+
+/* ---- admit.c ---- */
+void wl_charge(struct carve_adm *a, struct wl *w, int sign);
+int64_t sat_add(int64_t x, int64_t y);
+
+/* ---- flavor.c ---- */
+enum gmode { GM_NOFIT = 0, GM_NOCAND, GM_PREEMPT, GM_RECLAIM, GM_FIT };
+
+struct assign_result {
+	enum gmode mode;    /* worst over podsets */
+	int borrow_level;   /* highest over podsets */
+	bool borrowing;
+	char why[512];      /* for NoFit */
+	int need[128];      /* frs whose request needs preemption */
+	int nneed;
+};
+
+bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
+		    char *why, size_t whysize);
+int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
+		   struct assignment *out, struct assign_result *res);
+void assignment_free(struct assignment *as);
+
+/* ---- preempt.c ---- */
+struct target {
+	uint32_t wl;
+	enum carve_preempt_reason reason;
+};
+
+/*
+ * Victims for w (whose usage would be `use`) given the frs needing
+ * preemption; fills targets (capacity: number of workloads) and returns how
+ * many, 0 when preemption cannot help.  Leaves the tree as it found it.
+ */
+int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+		    const int *need, int nneed, struct target *targets);
+
+#endif

@@ -1,0 +1,410 @@
+/*
+ * flavor.c - flavor assignment: for each podSet and each resource group of
+ * its ClusterQueue, the flavor its resources get, tried in the queue's
+ * order with Kueue's flavorFungibility rules.
+ *
+ * Per flavor the request is classified against the current quota tree:
+ * FIT (fits what is available), or, when it fits what the queue could ever
+ * get, one of RECLAIM (victims in other queues), PREEMPT (victims only in
+ * its own queue) or NOCAND (no victim at all); otherwise NOFIT.  The search
+ * stops at a flavor that fits without borrowing, at one that fits by
+ * borrowing when whenCanBorrow is MayStopSearch, or at one that needs
+ * preemption (with victims) when whenCanPreempt is MayStopSearch; else the
+ * best flavor seen wins: better mode first (FIT > RECLAIM > PREEMPT >
+ * NOCAND), then less borrowing, then the earlier flavor; with preference
+ * PreemptionOverBorrowing borrowing is compared first.  Podsets are
+ * assigned in order and see the usage of earlier podsets of the same
+ * workload.  The tree is never modified.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit_int.h"
+
+void assignment_free(struct assignment *as)
+{
+	carve_free(as->count);
+	carve_free(as->flavor);
+	carve_free(as->use);
+	memset(as, 0, sizeof(*as));
+}
+
+/* ---- node selection against a flavor's labels ---- */
+
+static const char *flavor_label(const struct flavor *f, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->spec.nlabels; i++)
+		if (!strcmp(f->spec.labels[i].key, key))
+			return f->spec.labels[i].value;
+	return NULL;
+}
+
+static bool in_values(const struct carve_match_expr *e, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < e->nvalues; i++)
+		if (!strcmp(e->values[i], v))
+			return true;
+	return false;
+}
+
+/* One expression against the flavor's labels; keys the flavor does not
+ * set are not the flavor's business (Kueue checks only its own keys). */
+static bool expr_ok(const struct flavor *f, const struct carve_match_expr *e)
+{
+	const char *v = flavor_label(f, e->key);
+
+	if (!v && (!e->op || strcmp(e->op, "DoesNotExist")))
+		return true;
+	if (!e->op)
+		return true;
+	if (!strcmp(e->op, "In"))
+		return in_values(e, v);
+	if (!strcmp(e->op, "NotIn"))
+		return !in_values(e, v);
+	if (!strcmp(e->op, "Exists"))
+		return true;
+	if (!strcmp(e->op, "DoesNotExist"))
+		return v == NULL;
+	if ((!strcmp(e->op, "Gt") || !strcmp(e->op, "Lt")) && e->nvalues == 1) {
+		long long x = strtoll(v, NULL, 10), y = strtoll(e->values[0], NULL, 10);
+
+		return e->op[0] == 'G' ? x > y : x < y;
+	}
+	return true;
+}
+
+static bool tolerated(const struct carve_taint_spec *t, const struct carve_toleration_spec *tol,
+		      size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct carve_toleration_spec *x = &tol[i];
+		bool exists = x->op && !strcmp(x->op, "Exists");
+
+		if (x->effect && *x->effect && t->effect && strcmp(x->effect, t->effect))
+			continue;
+		if (!x->key || !*x->key) {
+			if (exists)
+				return true;
+			continue;
+		}
+		if (strcmp(x->key, t->key))
+			continue;
+		if (exists)
+			return true;
+		if ((!x->value && !t->value) ||
+		    (x->value && t->value && !strcmp(x->value, t->value)) ||
+		    (!x->value && t->value && !*t->value) || (x->value && !*x->value && !t->value))
+			return true;
+	}
+	return false;
+}
+
+bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
+		    char *why, size_t whysize)
+{
+	const struct flavor *f = &a->flavors[flavor];
+	size_t i, t, e;
+
+	for (i = 0; i < ps->spec.nselector; i++) {
+		const char *v = flavor_label(f, ps->spec.selector[i].key);
+
+		if (v && strcmp(v, ps->spec.selector[i].value)) {
+			snprintf(why, whysize, "flavor %s doesn't match node selector %s=%s",
+				 f->spec.name, ps->spec.selector[i].key, ps->spec.selector[i].value);
+			return false;
+		}
+	}
+	if (ps->spec.nterms) {
+		bool any = false;
+
+		for (t = 0; t < ps->spec.nterms && !any; t++) {
+			bool all = true;
+
+			for (e = 0; e < ps->spec.terms[t].n && all; e++)
+				all = expr_ok(f, &ps->spec.terms[t].exprs[e]);
+			any = all;
+		}
+		if (!any) {
+			snprintf(why, whysize, "flavor %s doesn't match node affinity", f->spec.name);
+			return false;
+		}
+	}
+	for (i = 0; i < f->spec.ntaints; i++) {
+		const struct carve_taint_spec *tt = &f->spec.taints[i];
+
+		if (tt->effect && strcmp(tt->effect, "NoSchedule") && strcmp(tt->effect, "NoExecute"))
+			continue;
+		if (tolerated(tt, ps->spec.tolerations, ps->spec.ntolerations) ||
+		    tolerated(tt, f->spec.tolerations, f->spec.ntolerations))
+			continue;
+		snprintf(why, whysize, "untolerated taint %s in flavor %s", tt->key, f->spec.name);
+		return false;
+	}
+	return true;
+}
+
+/* ---- quota classification ---- */
+
+struct cand {
+	enum gmode mode;
+	int level;
+	int flavor_idx; /* position in the group's flavor list */
+};
+
+static bool preferred(const struct cand *x, const struct cand *y, bool preempt_over_borrow)
+{
+	/* A flavor needing preemption with nobody to preempt ranks below any
+	 * flavor that can work, whatever the preference. */
+	if ((x->mode == GM_NOCAND) != (y->mode == GM_NOCAND))
+		return y->mode == GM_NOCAND;
+	if (preempt_over_borrow) {
+		if (x->level != y->level)
+			return x->level < y->level;
+		return x->mode > y->mode;
+	}
+	if (x->mode != y->mode)
+		return x->mode > y->mode;
+	return x->level < y->level;
+}
+
+static void use_add(struct frq *use, size_t *n, int fr, int64_t q)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (use[i].fr == fr) {
+			use[i].q = sat_add(use[i].q, q);
+			return;
+		}
+	use[*n].fr = fr;
+	use[(*n)++].q = q;
+}
+
+static int64_t use_get(const struct frq *use, size_t n, int fr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (use[i].fr == fr)
+			return use[i].q;
+	return 0;
+}
+
+/*
+ * Which victims preemption would take for the frs in `need`, classified:
+ * RECLAIM when any is in another queue, PREEMPT when all are in the
+ * workload's own, NOCAND when there is none.
+ */
+static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+			 const int *need, int nneed)
+{
+	struct target *t = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*t));
+	enum gmode m = GM_NOCAND;
+	int n, i;
+
+	if (!t)
+		return GM_NOCAND;
+	n = preempt_targets(a, w, use, nuse, need, nneed, t);
+	for (i = 0; i < n; i++) {
+		if (a->wls[t[i].wl].cq != w->cq) {
+			m = GM_RECLAIM;
+			break;
+		}
+		m = GM_PREEMPT;
+	}
+	carve_free(t);
+	return m;
+}
+
+static const char *res_name(const struct carve_adm *a, int id)
+{
+	const char *n = carve_resreg_name(a->res, id);
+
+	return n ? n : "?";
+}
+
+/*
+ * Tries the flavors of group g for podset p (count pods).  On success sets
+ * flavor ids in out and returns the chosen candidate; mode GM_NOFIT when no
+ * flavor can ever hold it (why says so).
+ */
+static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_t count, int g,
+				struct assignment *out, struct assign_result *res)
+{
+	const struct cq *q = &a->cqs[w->cq];
+	const struct cq_group *cg = &q->groups[g];
+	const struct podset *ps = &w->ps[p];
+	int node = q->node, f, r;
+	struct cand best = {GM_NOFIT, 0, -1};
+	char why[256] = "";
+	int best_need[CARVE_RES_MAX], best_nneed = 0, k2;
+
+	for (f = 0; f < cg->nflv; f++) {
+		int fl = cg->flv[f];
+		struct cand c = {GM_FIT, 0, f};
+		struct frq trial[CARVE_RES_MAX * 4];
+		size_t ntrial = 0, k;
+		int need[CARVE_RES_MAX], nneed = 0;
+
+		if (fl < 0)
+			continue;
+		if (!flavor_matches(a, ps, fl, why, sizeof(why)))
+			continue;
+		/* The workload's whole usage if this flavor were chosen. */
+		for (k = 0; k < out->nuse && ntrial < CARVE_RES_MAX * 4; k++)
+			trial[ntrial++] = out->use[k];
+		for (r = 0; r < ps->nreqs; r++) {
+			int fr;
+			int64_t val, avail, pot;
+
+			if (q->group_of[ps->res[r]] != g)
+				continue;
+			fr = fr_id(a, fl, ps->res[r]);
+			val = sat_add(use_get(out->use, out->nuse, fr),
+				      (int64_t)count * ps->milli[r]);
+			if (fr < 0) {
+				c.mode = GM_NOFIT;
+				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s",
+					 res_name(a, ps->res[r]), a->flavors[fl].spec.name);
+				break;
+			}
+			if (ntrial < CARVE_RES_MAX * 4)
+				use_add(trial, &ntrial, fr, (int64_t)count * ps->milli[r]);
+			avail = qt_available(a, node, fr);
+			pot = qt_potential(a, node, fr);
+			if (val <= avail) {
+				/* fits */
+			} else if (val <= pot) {
+				if (c.mode > GM_PREEMPT)
+					c.mode = GM_PREEMPT;
+				need[nneed++] = fr;
+			} else {
+				c.mode = GM_NOFIT;
+				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s, "
+					 "request > maximum capacity (%lld > %lld milli)",
+					 res_name(a, ps->res[r]), a->flavors[fl].spec.name,
+					 (long long)val, (long long)pot);
+				break;
+			}
+			if (qt_borrow_level(a, node, fr, val) > c.level)
+				c.level = qt_borrow_level(a, node, fr, val);
+		}
+		if (c.mode == GM_NOFIT)
+			continue;
+		if (c.mode == GM_PREEMPT) {
+			/* The oracle looks at the resources needing preemption
+			 * only, as if they were the whole request. */
+			size_t j = 0;
+
+			for (k = 0; k < ntrial; k++) {
+				int n2;
+
+				for (n2 = 0; n2 < nneed && need[n2] != trial[k].fr; n2++)
+					;
+				if (n2 < nneed)
+					trial[j++] = trial[k];
+			}
+			c.mode = oracle(a, w, trial, j, need, nneed);
+		}
+		if (best.flavor_idx < 0 || preferred(&c, &best, q->spec.preempt_over_borrow)) {
+			best = c;
+			best_nneed = nneed;
+			memcpy(best_need, need, (size_t)nneed * sizeof(*need));
+		}
+		/* Stop here? */
+		if (c.mode == GM_FIT && c.level == 0)
+			break;
+		if (c.mode == GM_FIT && q->spec.when_can_borrow == CARVE_FUNG_MAY_STOP)
+			break;
+		if ((c.mode == GM_PREEMPT || c.mode == GM_RECLAIM) &&
+		    q->spec.when_can_preempt == CARVE_FUNG_MAY_STOP &&
+		    (c.level == 0 || q->spec.when_can_borrow == CARVE_FUNG_MAY_STOP))
+			break;
+	}
+	if (best.flavor_idx < 0) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "no flavor of ClusterQueue %s matches podSet %s",
+				 q->spec.name, ps->spec.name);
+		snprintf(res->why, sizeof(res->why), "couldn't assign flavors to podSet %s: %s",
+			 ps->spec.name, why);
+		return best;
+	}
+	for (k2 = 0; k2 < best_nneed && res->nneed < 128; k2++)
+		res->need[res->nneed++] = best_need[k2];
+	for (r = 0; r < ps->nreqs; r++) {
+		int fl = cg->flv[best.flavor_idx], fr;
+
+		if (q->group_of[ps->res[r]] != g)
+			continue;
+		fr = fr_id(a, fl, ps->res[r]);
+		out->flavor[p * CARVE_RES_MAX + r] = fl;
+		use_add(out->use, &out->nuse, fr, (int64_t)count * ps->milli[r]);
+	}
+	if (best.mode != GM_FIT && !res->why[0])
+		snprintf(res->why, sizeof(res->why), "insufficient unused quota in flavor %s; "
+			 "preemption needed", a->flavors[cg->flv[best.flavor_idx]].spec.name);
+	return best;
+}
+
+int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
+		   struct assignment *out, struct assign_result *res)
+{
+	const struct cq *q = &a->cqs[w->cq];
+	int p, r, g;
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	memset(out, 0, sizeof(*out));
+	res->mode = GM_FIT;
+	out->count = carve_calloc((size_t)w->npodsets, sizeof(*out->count));
+	out->flavor = carve_malloc((size_t)w->npodsets * CARVE_RES_MAX * sizeof(*out->flavor));
+	out->use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX + 1, sizeof(*out->use));
+	if (!out->count || !out->flavor || !out->use) {
+		assignment_free(out);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < (size_t)w->npodsets * CARVE_RES_MAX; i++)
+		out->flavor[i] = -1;
+	for (p = 0; p < w->npodsets; p++) {
+		const struct podset *ps = &w->ps[p];
+		int32_t count = counts ? counts[p] : ps->spec.count;
+		bool done[64] = {false};
+
+		out->count[p] = count;
+		for (r = 0; r < ps->nreqs; r++) {
+			struct cand c;
+
+			g = q->group_of[ps->res[r]];
+			if (g < 0) {
+				res->mode = GM_NOFIT;
+				snprintf(res->why, sizeof(res->why), "resource %s unavailable in "
+					 "ClusterQueue %s", res_name(a, ps->res[r]), q->spec.name);
+				return 0;
+			}
+			if (g < 64 && done[g])
+				continue;
+			if (g < 64)
+				done[g] = true;
+			c = assign_group(a, w, p, count, g, out, res);
+			if (c.mode == GM_NOFIT) {
+				res->mode = GM_NOFIT;
+				return 0;
+			}
+			if (c.mode < res->mode)
+				res->mode = c.mode;
+			if (c.level > res->borrow_level)
+				res->borrow_level = c.level;
+		}
+	}
+	res->borrowing = res->borrow_level > 0;
+	if (res->mode == GM_FIT)
+		res->why[0] = '\0';
+	return 0;
+}

@@ -1,0 +1,267 @@
+/*
+ * preempt.c - choosing victims, as Kueue's classical preemption does.
+ *
+ * Candidates: admitted workloads using a (flavor, resource) the preemptor
+ * needs, from its own queue per withinClusterQueue (lower priority; or
+ * equal priority and newer with LowerOrNewerEqualPriority) and, per
+ * reclaimWithinCohort, from other queues of the cohort tree that are
+ * borrowing that resource.  Order: already marked, other queues before
+ * the own, lower priority, most recently admitted, then key.  Victims are
+ * taken in that order until the preemptor fits, skipping other queues'
+ * workloads once their queue no longer borrows; then every victim but the
+ * last is given back when the preemptor still fits without it.  Whether
+ * the preemptor may keep borrowing depends on borrowWithinCohort and on
+ * whether it stays within its nominal quota.  The tree is left exactly as
+ * found.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "admit_int.h"
+
+static bool uses_any(const struct carve_adm *a, const struct wl *w, const int *need, int nneed)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < w->adm.nuse; i++)
+		for (k = 0; k < nneed; k++)
+			if (w->adm.use[i].fr == need[k] && w->adm.use[i].q > 0)
+				return true;
+	(void)a;
+	return false;
+}
+
+static bool cq_borrowing(const struct carve_adm *a, int cq, const int *need, int nneed)
+{
+	int k;
+
+	for (k = 0; k < nneed; k++)
+		if (qt_borrowing(a, a->cqs[cq].node, need[k]))
+			return true;
+	return false;
+}
+
+/* The preemptor's queue uses less than its nominal quota of every needed
+ * fr (Kueue's queueUnderNominalInResourcesNeedingPreemption). */
+static bool under_nominal(const struct carve_adm *a, const struct wl *w, const int *need,
+			  int nneed)
+{
+	int node = a->cqs[w->cq].node, k;
+
+	for (k = 0; k < nneed; k++)
+		if (a->nodes[node].usage[need[k]] >= a->nodes[node].nominal[need[k]])
+			return false;
+	return true;
+}
+
+/* Timestamps in queue order: no creation time = oldest. */
+static bool created_after(const struct wl *x, const struct wl *y)
+{
+	if (!x->spec.has_created)
+		return false;
+	if (!y->spec.has_created)
+		return true;
+	return x->spec.created > y->spec.created;
+}
+
+struct ord_ctx {
+	const struct carve_adm *a;
+	int cq;
+};
+
+static const struct ord_ctx *ord;
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct wl *x = &ord->a->wls[*(const uint32_t *)pa];
+	const struct wl *y = &ord->a->wls[*(const uint32_t *)pb];
+	bool xin = x->cq == ord->cq, yin = y->cq == ord->cq;
+
+	if (x->marked != y->marked)
+		return x->marked ? -1 : 1;
+	if (xin != yin)
+		return xin ? 1 : -1;
+	if (x->spec.priority != y->spec.priority)
+		return x->spec.priority < y->spec.priority ? -1 : 1;
+	if (x->has_admitted_at != y->has_admitted_at)
+		return x->has_admitted_at ? -1 : 1;
+	if (x->admitted_at != y->admitted_at)
+		return x->admitted_at > y->admitted_at ? -1 : 1;
+	return strcmp(x->spec.key, y->spec.key);
+}
+
+static size_t find_candidates(const struct carve_adm *a, const struct wl *w, const int *need,
+			      int nneed, uint32_t *out)
+{
+	const struct cq *q = &a->cqs[w->cq];
+	int node = q->node, root = qt_root(a, node);
+	size_t n = 0, i, c;
+
+	if (q->spec.within_cq != CARVE_WCQ_NEVER)
+		for (i = 0; i < q->nwls; i++) {
+			const struct wl *v = &a->wls[q->wls[i]];
+
+			if (v->spec.priority > w->spec.priority)
+				continue;
+			if (v->spec.priority == w->spec.priority &&
+			    !(q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL &&
+			      created_after(v, w)))
+				continue;
+			if (!uses_any(a, v, need, nneed))
+				continue;
+			out[n++] = q->wls[i];
+		}
+	if (a->nodes[node].parent < 0 || q->spec.reclaim == CARVE_RECLAIM_NEVER)
+		return n;
+	for (c = 0; c < a->ncqs; c++) {
+		const struct cq *o = &a->cqs[c];
+
+		if ((int)c == w->cq || qt_root(a, o->node) != root)
+			continue;
+		if (!cq_borrowing(a, (int)c, need, nneed))
+			continue;
+		for (i = 0; i < o->nwls; i++) {
+			const struct wl *v = &a->wls[o->wls[i]];
+
+			if (q->spec.reclaim == CARVE_RECLAIM_LOWER &&
+			    v->spec.priority >= w->spec.priority)
+				continue;
+			if (!uses_any(a, v, need, nneed))
+				continue;
+			out[n++] = o->wls[i];
+		}
+	}
+	return n;
+}
+
+static bool wl_fits(const struct carve_adm *a, const struct wl *w, const struct frq *use,
+		    size_t nuse, bool allow_borrowing)
+{
+	int node = a->cqs[w->cq].node;
+	size_t i;
+
+	for (i = 0; i < nuse; i++) {
+		if (use[i].fr < 0)
+			continue;
+		if (!allow_borrowing && qt_borrowing_with(a, node, use[i].fr, use[i].q))
+			return false;
+		if (use[i].q > qt_available(a, node, use[i].fr))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Kueue's minimalPreemptions.  below_prio: when not NULL, victims from
+ * other queues with priority >= *below_prio forbid borrowing.
+ */
+static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+		   const int *need, int nneed, const uint32_t *cands, size_t ncands,
+		   bool allow_borrowing, const int32_t *below_prio, struct target *out)
+{
+	size_t i, n = 0;
+	bool fits = false;
+	int k;
+
+	for (i = 0; i < ncands; i++) {
+		struct wl *v = &a->wls[cands[i]];
+		enum carve_preempt_reason reason = CARVE_PREEMPT_IN_CQ;
+
+		if (v->cq != w->cq) {
+			if (!cq_borrowing(a, v->cq, need, nneed))
+				continue;
+			reason = CARVE_PREEMPT_RECLAIM;
+			if (below_prio) {
+				if (v->spec.priority >= *below_prio)
+					allow_borrowing = false;
+				else
+					reason = CARVE_PREEMPT_RECLAIM_WHILE_BORROWING;
+			}
+		}
+		wl_charge(a, v, -1);
+		out[n].wl = cands[i];
+		out[n++].reason = reason;
+		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
+			fits = true;
+			break;
+		}
+	}
+	if (!fits) {
+		for (i = 0; i < n; i++)
+			wl_charge(a, &a->wls[out[i].wl], +1);
+		return 0;
+	}
+	/* Give back victims that turn out not to be needed, newest choice first
+	 * (skipping the last one taken, which made it fit). */
+	for (k = (int)n - 2; k >= 0; k--) {
+		wl_charge(a, &a->wls[out[k].wl], +1);
+		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
+			memmove(&out[k], &out[k + 1], (n - (size_t)k - 1) * sizeof(*out));
+			n--;
+		} else {
+			wl_charge(a, &a->wls[out[k].wl], -1);
+		}
+	}
+	for (i = 0; i < n; i++)
+		wl_charge(a, &a->wls[out[i].wl], +1);
+	return (int)n;
+}
+
+int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+		    const int *need, int nneed, struct target *targets)
+{
+	const struct cq *q = &a->cqs[w->cq];
+	uint32_t *cands = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*cands));
+	uint32_t *same;
+	size_t n, nsame = 0, i;
+	struct ord_ctx ctx = {a, w->cq};
+	int r = 0;
+
+	if (!cands)
+		return 0;
+	same = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*same));
+	if (!same) {
+		carve_free(cands);
+		return 0;
+	}
+	n = find_candidates(a, w, need, nneed, cands);
+	if (!n)
+		goto out;
+	ord = &ctx;
+	qsort(cands, n, sizeof(*cands), cand_cmp);
+	ord = NULL;
+	for (i = 0; i < n; i++)
+		if (a->wls[cands[i]].cq == w->cq)
+			same[nsame++] = cands[i];
+	if (nsame == n) {
+		r = minimal(a, w, use, nuse, need, nneed, cands, n, true, NULL, targets);
+		goto out;
+	}
+	if (q->spec.bwc == CARVE_BWC_LOWER) {
+		int32_t thr = w->spec.priority;
+
+		if (q->spec.has_bwc_threshold && q->spec.bwc_max_priority < thr)
+			thr = q->spec.bwc_max_priority + 1;
+		if (!under_nominal(a, w, need, nneed)) {
+			size_t j = 0;
+
+			for (i = 0; i < n; i++)
+				if (a->wls[cands[i]].cq == w->cq || a->wls[cands[i]].spec.priority < thr)
+					cands[j++] = cands[i];
+			n = j;
+		}
+		r = minimal(a, w, use, nuse, need, nneed, cands, n, true, &thr, targets);
+		goto out;
+	}
+	if (under_nominal(a, w, need, nneed)) {
+		r = minimal(a, w, use, nuse, need, nneed, cands, n, false, NULL, targets);
+		if (r > 0)
+			goto out;
+	}
+	r = minimal(a, w, use, nuse, need, nneed, same, nsame, true, NULL, targets);
+out:
+	carve_free(cands);
+	carve_free(same);
+	return r;
+}

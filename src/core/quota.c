@@ -1,0 +1,371 @@
+/*
+ * quota.c - the quota tree: ClusterQueues and Cohorts, per (flavor,
+ * resource) nominal quota, borrowing and lending limits, and usage.
+ *
+ * The arithmetic is Kueue's hierarchical one:
+ *   guaranteed(n)  = subtree(n) - lendingLimit(n)   (0 without a limit):
+ *                    the part of n's quota nobody else may use;
+ *   subtree(n)     = nominal(n) + sum over children c of (subtree(c) - guaranteed(c));
+ *   usage(cohort)  = sum over children c of max(0, usage(c) - guaranteed(c));
+ *   available(n)   = subtree - usage at a root; else
+ *                    max(0, guaranteed - usage) + available(parent), the
+ *                    parent part capped by borrowingLimit;
+ *   potential(n)   = the same ignoring usage: the most n could ever get.
+ * Invariant: usage of every cohort equals that formula over its children
+ * at all times; qt_add_usage() keeps it so by walking up from the queue.
+ */
+#include <string.h>
+
+#include "admit_int.h"
+
+int64_t sat_add(int64_t x, int64_t y)
+{
+	if (x == QTY_INF || y == QTY_INF)
+		return QTY_INF;
+	if (y > 0 && x > INT64_MAX - y)
+		return QTY_INF;
+	if (y < 0 && x < INT64_MIN - y)
+		return INT64_MIN;
+	return x + y;
+}
+
+static int64_t max64(int64_t x, int64_t y)
+{
+	return x > y ? x : y;
+}
+
+static int64_t min64(int64_t x, int64_t y)
+{
+	return x < y ? x : y;
+}
+
+int fr_id(const struct carve_adm *a, int flavor, int res)
+{
+	if (flavor < 0 || res < 0 || (size_t)flavor >= a->nflavors || res >= CARVE_RES_MAX)
+		return -1;
+	return a->fr_of[flavor * CARVE_RES_MAX + res];
+}
+
+int64_t qt_guaranteed(const struct carve_adm *a, int node, int fr)
+{
+	const struct qnode *n = &a->nodes[node];
+
+	if (n->llimit[fr] == QTY_INF)
+		return 0;
+	return max64(0, n->subtree[fr] - n->llimit[fr]);
+}
+
+int64_t qt_available(const struct carve_adm *a, int node, int fr)
+{
+	const struct qnode *n = &a->nodes[node];
+	int64_t g, local, pav;
+
+	if (n->parent < 0)
+		return n->subtree[fr] - n->usage[fr];
+	g = qt_guaranteed(a, node, fr);
+	local = max64(0, g - n->usage[fr]);
+	pav = qt_available(a, n->parent, fr);
+	if (n->blimit[fr] != QTY_INF) {
+		int64_t stored = n->subtree[fr] - g;
+		int64_t used = max64(0, n->usage[fr] - g);
+
+		pav = min64(sat_add(stored - used, n->blimit[fr]), pav);
+	}
+	return local + pav;
+}
+
+int64_t qt_potential(const struct carve_adm *a, int node, int fr)
+{
+	const struct qnode *n = &a->nodes[node];
+	int64_t av;
+
+	if (n->parent < 0)
+		return n->subtree[fr];
+	av = sat_add(qt_guaranteed(a, node, fr), qt_potential(a, n->parent, fr));
+	if (n->blimit[fr] != QTY_INF)
+		av = min64(av, sat_add(n->subtree[fr], n->blimit[fr]));
+	return av;
+}
+
+bool qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val)
+{
+	const struct qnode *n = &a->nodes[node];
+
+	return sat_add(n->usage[fr], val) > n->subtree[fr];
+}
+
+bool qt_borrowing(const struct carve_adm *a, int node, int fr)
+{
+	return qt_borrowing_with(a, node, fr, 0);
+}
+
+/*
+ * How far up the tree a request of val must reach: 0 when it fits in the
+ * node's own subtree quota, k when the k-th ancestor's subtree is the
+ * lowest that still has room; the root's level when none has.
+ */
+int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val)
+{
+	int level = 0;
+
+	while (a->nodes[node].parent >= 0 && qt_borrowing_with(a, node, fr, val)) {
+		node = a->nodes[node].parent;
+		level++;
+	}
+	return level;
+}
+
+void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
+{
+	while (node >= 0 && delta) {
+		struct qnode *n = &a->nodes[node];
+		int64_t g = qt_guaranteed(a, node, fr);
+		int64_t before = max64(0, n->usage[fr] - g);
+		int64_t after;
+
+		n->usage[fr] += delta;
+		after = max64(0, n->usage[fr] - g);
+		delta = after - before;
+		node = n->parent;
+	}
+}
+
+int qt_root(const struct carve_adm *a, int node)
+{
+	while (a->nodes[node].parent >= 0)
+		node = a->nodes[node].parent;
+	return node;
+}
+
+bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (use[i].fr >= 0 && use[i].q > qt_available(a, node, use[i].fr))
+			return false;
+		else if (use[i].fr < 0 && use[i].q > 0)
+			return false;
+	return true;
+}
+
+/* ---- building ---- */
+
+static int add_fr(struct carve_adm *a, int flavor, int res)
+{
+	int *slot = &a->fr_of[flavor * CARVE_RES_MAX + res];
+
+	if (*slot < 0)
+		*slot = a->nfr++;
+	return *slot;
+}
+
+static int find_flavor(const struct carve_adm *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->nflavors; i++)
+		if (!strcmp(a->flavors[i].spec.name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Assigns fr ids for every (flavor, resource) a node lists. */
+static int collect_frs(struct carve_adm *a, const struct qnode *n, struct carve_error *err)
+{
+	size_t g, f, r;
+
+	for (g = 0; g < n->ngroups; g++) {
+		const struct carve_rgroup_spec *gs = &n->groups[g];
+
+		for (f = 0; f < gs->nflavors; f++) {
+			int fl = find_flavor(a, gs->flavors[f]);
+
+			if (fl < 0)
+				return carve_errorf(err, CARVE_EINVAL,
+						    "%s %s: flavor '%s' is not defined",
+						    n->is_cq ? "ClusterQueue" : "Cohort", n->name,
+						    gs->flavors[f]);
+			for (r = 0; r < gs->nres; r++) {
+				int id = carve_resreg_intern(a->res, gs->resources[r]);
+
+				if (id < 0)
+					return carve_errorf(err, id, "%s: too many distinct resources",
+							    gs->resources[r]);
+				add_fr(a, fl, id);
+			}
+		}
+	}
+	return 0;
+}
+
+static int alloc_node_arrays(struct carve_adm *a, struct qnode *n)
+{
+	int64_t **arrs[] = {&n->nominal, &n->blimit, &n->llimit, &n->subtree, &n->usage};
+	size_t i;
+	int k, nfr = a->nfr ? a->nfr : 1;
+
+	for (i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
+		*arrs[i] = carve_arena_alloc(&a->arena, (size_t)nfr * sizeof(int64_t));
+		if (!*arrs[i])
+			return CARVE_ENOMEM;
+	}
+	for (k = 0; k < nfr; k++) {
+		n->blimit[k] = QTY_INF;
+		n->llimit[k] = QTY_INF;
+	}
+	return 0;
+}
+
+static void fill_quota(struct carve_adm *a, struct qnode *n)
+{
+	size_t g, f, r;
+
+	for (g = 0; g < n->ngroups; g++) {
+		const struct carve_rgroup_spec *gs = &n->groups[g];
+
+		for (f = 0; f < gs->nflavors; f++) {
+			int fl = find_flavor(a, gs->flavors[f]);
+
+			for (r = 0; r < gs->nres; r++) {
+				const struct carve_fquota *q = &gs->quota[f * gs->nres + r];
+				int fr = fr_id(a, fl, carve_resreg_find(a->res, gs->resources[r]));
+
+				if (fr < 0 || !q->present)
+					continue;
+				n->nominal[fr] = q->nominal;
+				if (q->has_borrowing_limit)
+					n->blimit[fr] = q->borrowing_limit;
+				if (q->has_lending_limit)
+					n->llimit[fr] = q->lending_limit;
+			}
+		}
+	}
+}
+
+static int find_node(const struct carve_adm *a, const char *name, bool cq)
+{
+	size_t i;
+
+	for (i = 0; i < a->nnodes; i++)
+		if (a->nodes[i].is_cq == cq && !strcmp(a->nodes[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Node for cohort `name`, created implicitly when only named. */
+static int cohort_node(struct carve_adm *a, const char *name)
+{
+	int i = find_node(a, name, false);
+	struct qnode *n;
+
+	if (i >= 0)
+		return i;
+	if (a->nnodes == a->capnodes) {
+		size_t c = a->capnodes ? a->capnodes * 2 : 16;
+		struct qnode *v = carve_realloc(a->nodes, c * sizeof(*v));
+
+		if (!v)
+			return CARVE_ENOMEM;
+		a->nodes = v;
+		a->capnodes = c;
+	}
+	n = &a->nodes[a->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->name = carve_arena_strdup(&a->arena, name);
+	if (!n->name)
+		return CARVE_ENOMEM;
+	n->cq = -1;
+	n->parent = -1;
+	n->fair_weight_milli = 1000;
+	return (int)a->nnodes++;
+}
+
+/* Subtree quotas bottom-up: children before parents (by depth, deepest first). */
+static void compute_subtrees(struct carve_adm *a)
+{
+	int maxdepth = 0, d, fr;
+	size_t i;
+
+	for (i = 0; i < a->nnodes; i++)
+		if (a->nodes[i].depth > maxdepth)
+			maxdepth = a->nodes[i].depth;
+	for (i = 0; i < a->nnodes; i++)
+		for (fr = 0; fr < a->nfr; fr++)
+			a->nodes[i].subtree[fr] = a->nodes[i].nominal[fr];
+	for (d = maxdepth; d > 0; d--)
+		for (i = 0; i < a->nnodes; i++) {
+			struct qnode *n = &a->nodes[i];
+
+			if (n->depth != d || n->parent < 0)
+				continue;
+			for (fr = 0; fr < a->nfr; fr++)
+				a->nodes[n->parent].subtree[fr] =
+					sat_add(a->nodes[n->parent].subtree[fr],
+						n->subtree[fr] - qt_guaranteed(a, (int)i, fr));
+		}
+}
+
+int qt_finalize(struct carve_adm *a, struct carve_error *err)
+{
+	size_t i, ncq_nodes = a->nnodes;
+	int rc;
+
+	a->fr_of = carve_arena_alloc(&a->arena, (a->nflavors ? a->nflavors : 1) *
+						  CARVE_RES_MAX * sizeof(int));
+	if (!a->fr_of)
+		return CARVE_ENOMEM;
+	for (i = 0; i < a->nflavors * CARVE_RES_MAX; i++)
+		a->fr_of[i] = -1;
+	/* Implicit cohorts named by queues or as parents. */
+	for (i = 0; i < a->ncqs; i++)
+		if (a->cqs[i].spec.cohort) {
+			rc = cohort_node(a, a->cqs[i].spec.cohort);
+			if (rc < 0)
+				return carve_errorf(err, rc, "out of memory");
+		}
+	for (i = 0; i < a->nnodes; i++)
+		if (!a->nodes[i].is_cq && a->nodes[i].parent_name) {
+			rc = cohort_node(a, a->nodes[i].parent_name);
+			if (rc < 0)
+				return carve_errorf(err, rc, "out of memory");
+		}
+	(void)ncq_nodes;
+	for (i = 0; i < a->nnodes; i++) {
+		struct qnode *n = &a->nodes[i];
+		const char *pname = n->is_cq ? a->cqs[n->cq].spec.cohort : n->parent_name;
+
+		n->parent = pname ? find_node(a, pname, false) : -1;
+		if ((rc = collect_frs(a, n, err)))
+			return rc;
+	}
+	/* Depths, refusing cycles. */
+	for (i = 0; i < a->nnodes; i++) {
+		int d = 0, cur = (int)i;
+
+		while (a->nodes[cur].parent >= 0) {
+			cur = a->nodes[cur].parent;
+			if (++d > (int)a->nnodes)
+				return carve_errorf(err, CARVE_EINVAL,
+						    "cohort %s is part of a parent cycle",
+						    a->nodes[cur].name);
+		}
+		a->nodes[i].depth = d;
+	}
+	a->fr_flavor = carve_arena_alloc(&a->arena, (size_t)(a->nfr ? a->nfr : 1) * sizeof(int));
+	a->fr_res = carve_arena_alloc(&a->arena, (size_t)(a->nfr ? a->nfr : 1) * sizeof(int));
+	if (!a->fr_flavor || !a->fr_res)
+		return CARVE_ENOMEM;
+	for (i = 0; i < a->nflavors * CARVE_RES_MAX; i++)
+		if (a->fr_of[i] >= 0) {
+			a->fr_flavor[a->fr_of[i]] = (int)(i / CARVE_RES_MAX);
+			a->fr_res[a->fr_of[i]] = (int)(i % CARVE_RES_MAX);
+		}
+	for (i = 0; i < a->nnodes; i++) {
+		if (alloc_node_arrays(a, &a->nodes[i]))
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		fill_quota(a, &a->nodes[i]);
+	}
+	compute_subtrees(a);
+	return 0;
+}

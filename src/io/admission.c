@@ -1,0 +1,916 @@
+/*
+ * admission.c - manifests -> admission engine, and its decisions -> the
+ * `carve admit` result (see include/carve/admission.h, docs/admit-json.md).
+ *
+ * Invariants: the engine only ever sees what the manifests say (no clock:
+ * cycles run at the latest timestamp of the input); every object the engine
+ * or the bridge refuses is reported once in m->diags at its position and
+ * skipped; spec arrays handed to the engine live in a scratch arena that
+ * dies with the build; results are always listed in workload-key order so
+ * the same input prints the same bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "carve/admission.h"
+
+/* ---- build context ---- */
+
+struct bld {
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	struct carve_arena a;   /* scratch: specs, keys; freed when the build ends */
+	bool *flavor_ok;        /* per m->flavors[i]: the engine accepted it */
+	bool nomem;
+};
+
+/* n zeroed elements of size from the scratch arena; NULL for n == 0 too. */
+static void *scratch(struct bld *b, size_t n, size_t size)
+{
+	void *p;
+
+	if (!n)
+		return NULL;
+	if (n > SIZE_MAX / size) {
+		b->nomem = true;
+		return NULL;
+	}
+	p = carve_arena_alloc(&b->a, n * size);
+	if (!p)
+		b->nomem = true;
+	return p;
+}
+
+static struct carve_pos meta_pos(const struct carve_meta *meta)
+{
+	return meta->name_pos.line ? meta->name_pos : meta->pos;
+}
+
+/* "ns/name" for namespaced objects, "name" otherwise (scratch). */
+static const char *obj_name(struct bld *b, const struct carve_meta *meta)
+{
+	size_t nl, sl;
+	char *s;
+
+	if (!meta->ns)
+		return meta->name;
+	nl = strlen(meta->ns);
+	sl = strlen(meta->name);
+	s = scratch(b, nl + sl + 2, 1);
+	if (!s)
+		return meta->name;
+	memcpy(s, meta->ns, nl);
+	s[nl] = '/';
+	memcpy(s + nl + 1, meta->name, sl + 1);
+	return s;
+}
+
+/* Reports an engine refusal of one object: the engine's text, prefixed
+ * with "<Kind> <name>: " unless the text already names the object. */
+static void refused(struct bld *b, const struct carve_meta *meta, struct carve_pos pos, int rc,
+		    const struct carve_error *err)
+{
+	const char *name = obj_name(b, meta);
+	const char *why = err->code && err->text[0] ? err->text : carve_strerror(rc);
+
+	if (rc == CARVE_ENOMEM) {
+		b->nomem = true;
+		return;
+	}
+	if (strstr(why, name))
+		carve_diag_error(&b->m->diags, pos, "%s", why);
+	else
+		carve_diag_error(&b->m->diags, pos, "%s %s: %s", meta->kind, name, why);
+}
+
+/* ---- small conversions ---- */
+
+static const struct carve_label *conv_kv(struct bld *b, const struct carve_kvlist *l)
+{
+	struct carve_label *v = scratch(b, l->n, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < l->n; i++) {
+		v[i].key = l->v[i].key;
+		v[i].value = l->v[i].value;
+	}
+	return v;
+}
+
+static const struct carve_toleration_spec *conv_tols(struct bld *b, size_t n,
+						     const struct carve_toleration *t)
+{
+	struct carve_toleration_spec *v = scratch(b, n, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		v[i].key = t[i].key;
+		v[i].op = t[i].op;
+		v[i].value = t[i].value;
+		v[i].effect = t[i].effect;
+	}
+	return v;
+}
+
+/* ---- flavors ---- */
+
+static void add_flavors(struct bld *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < b->m->nflavors && !b->nomem; i++) {
+		const struct carve_mf_flavor *f = &b->m->flavors[i];
+		struct carve_taint_spec *taints = scratch(b, f->ntaints, sizeof(*taints));
+		struct carve_flavor_spec s;
+		struct carve_error err = {0};
+		int rc;
+
+		for (j = 0; taints && j < f->ntaints; j++) {
+			taints[j].key = f->node_taints[j].key;
+			taints[j].value = f->node_taints[j].value;
+			taints[j].effect = f->node_taints[j].effect;
+		}
+		memset(&s, 0, sizeof(s));
+		s.name = f->meta.name;
+		s.nlabels = f->node_labels.n;
+		s.labels = conv_kv(b, &f->node_labels);
+		s.ntaints = f->ntaints;
+		s.taints = taints;
+		s.ntolerations = f->ntolerations;
+		s.tolerations = conv_tols(b, f->ntolerations, f->tolerations);
+		if (b->nomem)
+			return;
+		rc = carve_adm_add_flavor(b->ad->adm, &s, &err);
+		if (rc < 0)
+			refused(b, &f->meta, meta_pos(&f->meta), rc, &err);
+		else
+			b->flavor_ok[i] = true;
+	}
+}
+
+/* ---- resource groups ---- */
+
+static bool flavor_known(struct bld *b, const char *name)
+{
+	const struct carve_mf_flavor *f = carve_mf_find_flavor(b->m, name);
+
+	return f && b->flavor_ok[f - b->m->flavors];
+}
+
+/*
+ * One manifest resource group as the engine's quota matrix.  Flavors that
+ * are not defined are reported and left out (so one typo does not sink the
+ * whole quota tree); a covered resource a flavor lists no quota for gets
+ * present = false.
+ */
+static void conv_group(struct bld *b, const struct carve_meta *owner,
+		       const struct carve_mf_rgroup *g, struct carve_rgroup_spec *out)
+{
+	const char **flavors = scratch(b, g->nflavors, sizeof(*flavors));
+	struct carve_fquota *q = scratch(b, g->nflavors * (g->ncovered ? g->ncovered : 1),
+					 sizeof(*q));
+	size_t f, r, k, nf = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (b->nomem)
+		return;
+	for (f = 0; f < g->nflavors; f++) {
+		const struct carve_mf_flavorquotas *fq = &g->flavors[f];
+
+		if (!flavor_known(b, fq->flavor)) {
+			carve_diag_error(&b->m->diags, fq->pos,
+					 "%s %s: ResourceFlavor '%s' is not defined", owner->kind,
+					 owner->name, fq->flavor);
+			continue;
+		}
+		for (r = 0; r < g->ncovered; r++) {
+			struct carve_fquota *e = &q[nf * g->ncovered + r];
+
+			for (k = 0; k < fq->n; k++) {
+				const struct carve_mf_quota *mq = &fq->v[k];
+
+				if (strcmp(mq->resource, g->covered[r]))
+					continue;
+				e->present = true;
+				e->nominal = mq->nominal;
+				e->borrowing_limit = mq->borrowing_limit;
+				e->has_borrowing_limit = mq->has_borrowing_limit;
+				e->lending_limit = mq->lending_limit;
+				e->has_lending_limit = mq->has_lending_limit;
+				break;
+			}
+		}
+		flavors[nf++] = fq->flavor;
+	}
+	out->nres = g->ncovered;
+	out->resources = (const char *const *)g->covered;
+	out->nflavors = nf;
+	out->flavors = flavors;
+	out->quota = q;
+}
+
+static const struct carve_rgroup_spec *conv_groups(struct bld *b, const struct carve_meta *owner,
+						   size_t n, const struct carve_mf_rgroup *g)
+{
+	struct carve_rgroup_spec *v = scratch(b, n, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		conv_group(b, owner, &g[i], &v[i]);
+	return v;
+}
+
+/* ---- cohorts ---- */
+
+/*
+ * The engine refuses the whole tree on a cohort cycle, so cycles are found
+ * here first: each cohort follows its parents (a cut link ends the walk);
+ * one that comes back to itself has its parent link cut and reported.
+ */
+static void cut_cycles(struct bld *b, bool *cut)
+{
+	const struct carve_manifests *m = b->m;
+	size_t i, steps;
+
+	for (i = 0; i < m->ncohorts; i++) {
+		const struct carve_mf_cohort *c = &m->cohorts[i];
+		const struct carve_mf_cohort *p = c;
+
+		if (carve_mf_find_cohort(m, c->meta.name) != c)
+			continue; /* a duplicate: the engine reports it */
+		for (steps = 0; steps <= m->ncohorts; steps++) {
+			if (cut[p - m->cohorts] || !p->parent)
+				break;
+			p = carve_mf_find_cohort(m, p->parent);
+			if (!p)
+				break;
+			if (p == c) {
+				carve_diag_error(&b->m->diags, c->parent_pos,
+						 "Cohort %s: parent '%s' makes a cycle of cohorts",
+						 c->meta.name, c->parent);
+				cut[i] = true;
+				break;
+			}
+		}
+	}
+}
+
+static void add_cohorts(struct bld *b)
+{
+	bool *cut = scratch(b, b->m->ncohorts, sizeof(*cut));
+	size_t i;
+
+	if (b->m->ncohorts && !cut)
+		return;
+	cut_cycles(b, cut);
+	for (i = 0; i < b->m->ncohorts && !b->nomem; i++) {
+		const struct carve_mf_cohort *c = &b->m->cohorts[i];
+		struct carve_cohort_spec s;
+		struct carve_error err = {0};
+		int rc;
+
+		memset(&s, 0, sizeof(s));
+		s.name = c->meta.name;
+		s.parent = cut[i] ? NULL : c->parent;
+		s.ngroups = c->ngroups;
+		s.groups = conv_groups(b, &c->meta, c->ngroups, c->groups);
+		s.fair_weight_milli = c->fair_weight_milli;
+		if (b->nomem)
+			return;
+		rc = carve_adm_add_cohort(b->ad->adm, &s, &err);
+		if (rc < 0)
+			refused(b, &c->meta, meta_pos(&c->meta), rc, &err);
+	}
+}
+
+/* ---- ClusterQueues ---- */
+
+static void add_cqs(struct bld *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->m->ncqs && !b->nomem; i++) {
+		const struct carve_mf_cq *q = &b->m->cqs[i];
+		struct carve_cq_spec s;
+		struct carve_error err = {0};
+		int rc;
+
+		memset(&s, 0, sizeof(s));
+		s.name = q->meta.name;
+		s.cohort = q->cohort;
+		s.strategy = q->strategy;
+		s.stop = q->stop_policy;
+		s.ngroups = q->ngroups;
+		s.groups = conv_groups(b, &q->meta, q->ngroups, q->groups);
+		s.within_cq = q->within_cq;
+		s.reclaim = q->reclaim;
+		s.bwc = q->bwc;
+		s.bwc_max_priority = q->bwc_max_priority;
+		s.has_bwc_threshold = q->has_bwc_threshold;
+		s.when_can_borrow = q->when_can_borrow;
+		s.when_can_preempt = q->when_can_preempt;
+		s.preempt_over_borrow = q->preempt_over_borrow;
+		s.fair_weight_milli = q->fair_weight_milli;
+		if (b->nomem)
+			return;
+		rc = carve_adm_add_cq(b->ad->adm, &s, &err);
+		if (rc < 0)
+			refused(b, &q->meta, meta_pos(&q->meta), rc, &err);
+	}
+}
+
+/* ---- workloads ---- */
+
+/* Value of a (Workload)PriorityClass; WorkloadPriorityClass wins a tie. */
+static bool priority_value(const struct carve_manifests *m, const char *name, int32_t *out)
+{
+	const struct carve_mf_priorityclass *hit = NULL;
+	size_t i;
+
+	for (i = 0; i < m->nwpcs; i++) {
+		const struct carve_mf_priorityclass *p = &m->wpcs[i];
+
+		if (strcmp(p->meta.name, name))
+			continue;
+		if (!hit || (!strcmp(p->meta.kind, "WorkloadPriorityClass") &&
+			     strcmp(hit->meta.kind, "WorkloadPriorityClass")))
+			hit = p;
+	}
+	if (hit)
+		*out = hit->value;
+	return hit != NULL;
+}
+
+static const struct carve_match_term *conv_terms(struct bld *b, size_t n,
+						 const struct carve_nodeterm *t)
+{
+	struct carve_match_term *v = scratch(b, n, sizeof(*v));
+	size_t i, j;
+
+	for (i = 0; v && i < n; i++) {
+		struct carve_match_expr *e = scratch(b, t[i].n, sizeof(*e));
+
+		for (j = 0; e && j < t[i].n; j++) {
+			e[j].key = t[i].v[j].key;
+			e[j].op = t[i].v[j].op;
+			e[j].nvalues = t[i].v[j].nvalues;
+			e[j].values = (const char *const *)t[i].v[j].values;
+		}
+		v[i].n = t[i].n;
+		v[i].exprs = e;
+	}
+	return v;
+}
+
+static const struct carve_podset_spec *conv_podsets(struct bld *b,
+						    const struct carve_mf_workload *w)
+{
+	struct carve_podset_spec *v = scratch(b, w->npodsets, sizeof(*v));
+	size_t i, j;
+
+	for (i = 0; v && i < w->npodsets; i++) {
+		const struct carve_mf_podset *ps = &w->podsets[i];
+		const struct carve_podspec *sp = &ps->spec;
+		struct carve_req *reqs = scratch(b, sp->requests.n, sizeof(*reqs));
+
+		for (j = 0; reqs && j < sp->requests.n; j++) {
+			reqs[j].name = sp->requests.v[j].name;
+			reqs[j].milli = sp->requests.v[j].milli;
+		}
+		v[i].name = ps->name;
+		v[i].count = ps->count;
+		v[i].min_count = ps->has_min_count ? ps->min_count : ps->count;
+		v[i].nreqs = sp->requests.n;
+		v[i].reqs = reqs;
+		v[i].nselector = sp->node_selector.n;
+		v[i].selector = conv_kv(b, &sp->node_selector);
+		v[i].nterms = sp->nterms;
+		v[i].terms = conv_terms(b, sp->nterms, sp->terms);
+		v[i].ntolerations = sp->ntolerations;
+		v[i].tolerations = conv_tols(b, sp->ntolerations, sp->tolerations);
+	}
+	return v;
+}
+
+static const struct carve_ps_admission *conv_admission(struct bld *b,
+						       const struct carve_mf_workload *w)
+{
+	struct carve_ps_admission *v = scratch(b, w->nassign, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < w->nassign; i++) {
+		v[i].podset = w->assign[i].name;
+		v[i].count = w->assign[i].count;
+		v[i].n = w->assign[i].flavors.n;
+		v[i].flavors = conv_kv(b, &w->assign[i].flavors);
+	}
+	return v;
+}
+
+static bool map_workload(struct bld *b, int id, const struct carve_mf_workload *w)
+{
+	struct carve_admission *ad = b->ad;
+	size_t need = (size_t)id + 1;
+
+	if (need > ad->nwl) {
+		const struct carve_mf_workload **v = carve_realloc(ad->wl, need * sizeof(*v));
+
+		if (!v) {
+			b->nomem = true;
+			return false;
+		}
+		memset(v + ad->nwl, 0, (need - ad->nwl) * sizeof(*v));
+		ad->wl = v;
+		ad->nwl = need;
+	}
+	ad->wl[id] = w;
+	return true;
+}
+
+/*
+ * Resolves the ClusterQueue of w: its admission's, or spec.queueName ->
+ * LocalQueue -> ClusterQueue.  NULL when it is not queued (reported when
+ * that is a problem); *lq is the LocalQueue used, if any.
+ */
+static const char *resolve_cq(struct bld *b, const struct carve_mf_workload *w,
+			      const struct carve_mf_localqueue **lq)
+{
+	const char *key = obj_name(b, &w->meta);
+
+	*lq = NULL;
+	if (w->admitted_cq)
+		return w->admitted_cq;
+	if (!w->active)
+		return NULL; /* deactivated: Kueue does not queue it */
+	if (!w->queue_name) {
+		carve_diag_warn(&b->m->diags, meta_pos(&w->meta),
+				"Workload %s has no spec.queueName; it is not queued", key);
+		return NULL;
+	}
+	*lq = carve_mf_find_lq(b->m, w->meta.ns, w->queue_name);
+	if (!*lq) {
+		carve_diag_error(&b->m->diags, w->queue_pos,
+				 "Workload %s: LocalQueue '%s' does not exist in namespace %s", key,
+				 w->queue_name, w->meta.ns);
+		return NULL;
+	}
+	return (*lq)->cluster_queue;
+}
+
+static void add_workload(struct bld *b, const struct carve_mf_workload *w)
+{
+	const struct carve_mf_localqueue *lq;
+	struct carve_wl_spec s;
+	struct carve_error err = {0};
+	struct carve_pos qpos;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.key = obj_name(b, &w->meta);
+	s.cq = resolve_cq(b, w, &lq);
+	if (!s.cq)
+		return;
+	if (w->has_priority) {
+		s.priority = w->priority;
+	} else if (w->priority_class && !priority_value(b->m, w->priority_class, &s.priority)) {
+		carve_diag_warn(&b->m->diags, meta_pos(&w->meta),
+				"Workload %s: priority class '%s' is not defined; using priority 0",
+				s.key, w->priority_class);
+	}
+	s.created = w->meta.created;
+	s.has_created = w->meta.has_created;
+	s.npodsets = w->npodsets;
+	s.podsets = conv_podsets(b, w);
+	if (w->admitted_cq) {
+		s.admitted = true;
+		s.admitted_at = w->quota_reserved_at;
+		s.has_admitted_at = w->has_quota_reserved_at;
+		s.nadmission = w->nassign;
+		s.admission = conv_admission(b, w);
+	}
+	if (b->nomem)
+		return;
+	rc = carve_adm_add_workload(b->ad->adm, &s, &err);
+	if (rc >= 0) {
+		map_workload(b, rc, w);
+		return;
+	}
+	qpos = lq ? w->queue_pos : w->admission_pos;
+	if (!qpos.line)
+		qpos = meta_pos(&w->meta);
+	if (rc == CARVE_ENOTFOUND && lq)
+		carve_diag_error(&b->m->diags, qpos,
+				 "Workload %s: ClusterQueue '%s' (of LocalQueue %s/%s) is not defined",
+				 s.key, s.cq, lq->meta.ns, lq->meta.name);
+	else if (rc == CARVE_ENOTFOUND)
+		carve_diag_error(&b->m->diags, qpos,
+				 "Workload %s: admitted to ClusterQueue '%s', which is not defined",
+				 s.key, s.cq);
+	else
+		refused(b, &w->meta, meta_pos(&w->meta), rc, &err);
+}
+
+static int64_t latest_time(const struct carve_manifests *m)
+{
+	int64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < m->nworkloads; i++) {
+		const struct carve_mf_workload *w = &m->workloads[i];
+
+		if (w->meta.has_created && w->meta.created > t)
+			t = w->meta.created;
+		if (w->has_quota_reserved_at && w->quota_reserved_at > t)
+			t = w->quota_reserved_at;
+	}
+	return t;
+}
+
+/* ---- build ---- */
+
+static void build(struct bld *b)
+{
+	struct carve_error err = {0};
+	size_t i;
+	int rc;
+
+	add_flavors(b);
+	add_cohorts(b);
+	add_cqs(b);
+	if (b->nomem)
+		return;
+	rc = carve_adm_finalize(b->ad->adm, &err);
+	if (rc == CARVE_ENOMEM) {
+		b->nomem = true;
+		return;
+	}
+	if (rc < 0) {
+		struct carve_pos none = {NULL, 0, 0};
+
+		carve_diag_error(&b->m->diags, none, "the quota tree cannot be built: %s",
+				 err.code && err.text[0] ? err.text : carve_strerror(rc));
+		return;
+	}
+	b->ad->finalized = true;
+	for (i = 0; i < b->m->nworkloads && !b->nomem; i++)
+		add_workload(b, &b->m->workloads[i]);
+}
+
+struct carve_admission *carve_admission_build(struct carve_manifests *m)
+{
+	struct carve_pos none = {NULL, 0, 0};
+	struct bld b;
+
+	memset(&b, 0, sizeof(b));
+	b.m = m;
+	carve_arena_init(&b.a);
+	b.ad = carve_calloc(1, sizeof(*b.ad));
+	if (b.ad)
+		b.ad->adm = carve_adm_create();
+	b.flavor_ok = m->nflavors ? carve_calloc(m->nflavors, sizeof(*b.flavor_ok)) : NULL;
+	if (!b.ad || !b.ad->adm || (m->nflavors && !b.flavor_ok))
+		b.nomem = true;
+	else
+		build(&b);
+	carve_free(b.flavor_ok);
+	carve_arena_cleanup(&b.a);
+	if (b.nomem) {
+		carve_diag_error(&m->diags, none, "out of memory building the admission engine");
+		carve_admission_destroy(b.ad);
+		return NULL;
+	}
+	b.ad->now = latest_time(m);
+	return b.ad;
+}
+
+void carve_admission_destroy(struct carve_admission *ad)
+{
+	if (!ad)
+		return;
+	carve_adm_destroy(ad->adm);
+	carve_free(ad->wl);
+	carve_free(ad);
+}
+
+const struct carve_mf_workload *carve_admission_workload(const struct carve_admission *ad,
+							 uint32_t wl)
+{
+	return ad && wl < ad->nwl ? ad->wl[wl] : NULL;
+}
+
+/* ---- results ---- */
+
+enum decision { D_NONE = 0, D_ADMITTED, D_PREEMPTED, D_PENDING, D_RUNNING };
+
+static const char *const decision_names[] = {"", "admitted", "preempted", "pending", "running"};
+
+/*
+ * Marked victims are preempted even though they still hold quota; an
+ * engine admission that stands is admitted (also after an earlier
+ * eviction); an admission given in the input that stands is running.
+ */
+static enum decision decide(const struct carve_wl_status *s)
+{
+	if (s->marked)
+		return D_PREEMPTED;
+	if (s->state == CARVE_WL_ADMITTED)
+		return s->admitted_by_engine ? D_ADMITTED : D_RUNNING;
+	if (s->evicted)
+		return D_PREEMPTED;
+	if (s->state == CARVE_WL_PENDING)
+		return D_PENDING;
+	return D_NONE;
+}
+
+static const char *pending_reason(const struct carve_wl_status *s)
+{
+	return s->pending_reason == CARVE_PEND_NONE ? carve_pending_reason_name(CARVE_PEND_NOFIT)
+						    : carve_pending_reason_name(s->pending_reason);
+}
+
+static const char *preemptor_key(const struct carve_admission *ad, const struct carve_wl_status *s)
+{
+	const struct carve_wl_status *p = carve_adm_status(ad->adm, s->preemptor);
+
+	return p && p->key ? p->key : "";
+}
+
+struct row {
+	uint32_t id;
+	const struct carve_wl_status *s;
+};
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct row *a = x, *b = y;
+
+	return strcmp(a->s->key, b->s->key);
+}
+
+/* Every workload with a status, sorted by key; *n rows (carve_free them). */
+static struct row *sorted_rows(const struct carve_admission *ad, size_t *n)
+{
+	size_t cnt = carve_adm_workload_count(ad->adm), i, k = 0;
+	struct row *v = carve_malloc((cnt ? cnt : 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < cnt; i++) {
+		const struct carve_wl_status *s = carve_adm_status(ad->adm, (uint32_t)i);
+
+		if (s && s->key) {
+			v[k].id = (uint32_t)i;
+			v[k++].s = s;
+		}
+	}
+	qsort(v, k, sizeof(*v), row_cmp);
+	*n = k;
+	return v;
+}
+
+/* Sets o[key] = v, taking v; false (v released) on failure. */
+static bool jset(json_t *o, const char *key, json_t *v)
+{
+	return v && json_object_set_new(o, key, v) == 0;
+}
+
+static bool jstr(json_t *o, const char *key, const char *s)
+{
+	return jset(o, key, json_string(s ? s : ""));
+}
+
+static json_t *podsets_json(const struct carve_wl_status *s)
+{
+	json_t *arr = json_array();
+	size_t i, j;
+
+	for (i = 0; arr && i < s->npodsets; i++) {
+		const struct carve_ps_result *p = &s->podsets[i];
+		json_t *ps = json_object(), *fl = json_object();
+		bool ok = ps && fl;
+
+		for (j = 0; ok && j < p->n; j++)
+			ok = jstr(fl, p->resources[j], p->flavors[j]);
+		ok = ok && jstr(ps, "name", p->name) && jset(ps, "count", json_integer(p->count));
+		if (ok)
+			ok = jset(ps, "flavors", fl); /* takes fl */
+		else
+			json_decref(fl);
+		if (!ok) {
+			json_decref(ps);
+			json_decref(arr);
+			return NULL;
+		}
+		if (json_array_append_new(arr, ps)) { /* takes ps */
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static json_t *entry_json(const struct carve_admission *ad, const struct carve_wl_status *s,
+			  enum decision d)
+{
+	json_t *e = json_object();
+	bool ok;
+
+	if (!e)
+		return NULL;
+	ok = jstr(e, "workload", s->key);
+	switch (d) {
+	case D_ADMITTED:
+		ok = ok && jstr(e, "clusterQueue", s->cq) && jset(e, "podSets", podsets_json(s)) &&
+		     jset(e, "borrowing", json_boolean(s->borrowing));
+		break;
+	case D_PREEMPTED:
+		ok = ok && jstr(e, "preemptor", preemptor_key(ad, s)) &&
+		     jstr(e, "reason", carve_preempt_reason_name(s->preempt_reason));
+		break;
+	default:
+		ok = ok && jstr(e, "reason", pending_reason(s)) && jstr(e, "message", s->message);
+		break;
+	}
+	if (!ok) {
+		json_decref(e);
+		return NULL;
+	}
+	return e;
+}
+
+json_t *carve_admission_result_json(const struct carve_admission *ad)
+{
+	static const char *const lists[] = {"admitted", "preempted", "pending"};
+	static const enum decision kinds[] = {D_ADMITTED, D_PREEMPTED, D_PENDING};
+	json_t *root = json_object(), *arr[3];
+	struct row *rows;
+	size_t n = 0, i, k;
+
+	rows = root ? sorted_rows(ad, &n) : NULL;
+	if (!rows)
+		goto fail;
+	for (k = 0; k < 3; k++)
+		if (!jset(root, lists[k], arr[k] = json_array()))
+			goto fail;
+	for (i = 0; i < n; i++) {
+		enum decision d = decide(rows[i].s);
+
+		for (k = 0; k < 3; k++)
+			if (kinds[k] == d && json_array_append_new(arr[k], entry_json(ad, rows[i].s, d)))
+				goto fail;
+	}
+	carve_free(rows);
+	return root;
+fail:
+	carve_free(rows);
+	json_decref(root);
+	return NULL;
+}
+
+/* ---- table ---- */
+
+struct sbuf {
+	char *s;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void sb_put(struct sbuf *b, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (b->nomem)
+		return;
+	if (b->n + l + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		char *p;
+
+		while (cap < b->n + l + 1)
+			cap *= 2;
+		p = carve_realloc(b->s, cap);
+		if (!p) {
+			b->nomem = true;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, l + 1);
+	b->n += l;
+}
+
+/* "cpu=default,nvidia.com/gpu=h100"; several podSets: "driver:cpu=a;worker:cpu=b". */
+static void flavors_cell(struct sbuf *b, const struct carve_wl_status *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->npodsets; i++) {
+		const struct carve_ps_result *p = &s->podsets[i];
+
+		if (i)
+			sb_put(b, ";");
+		if (s->npodsets > 1) {
+			sb_put(b, p->name);
+			sb_put(b, ":");
+		}
+		for (j = 0; j < p->n; j++) {
+			if (j)
+				sb_put(b, ",");
+			sb_put(b, p->resources[j]);
+			sb_put(b, "=");
+			sb_put(b, p->flavors[j]);
+		}
+	}
+	if (!b->n)
+		sb_put(b, "-");
+}
+
+static void reason_cell(struct sbuf *b, const struct carve_admission *ad,
+			const struct carve_wl_status *s, enum decision d)
+{
+	switch (d) {
+	case D_PREEMPTED:
+		sb_put(b, carve_preempt_reason_name(s->preempt_reason));
+		sb_put(b, " by ");
+		sb_put(b, preemptor_key(ad, s));
+		break;
+	case D_PENDING:
+		sb_put(b, pending_reason(s));
+		if (s->message && *s->message) {
+			sb_put(b, ": ");
+			sb_put(b, s->message);
+		}
+		break;
+	case D_ADMITTED:
+		sb_put(b, s->borrowing ? "borrowing" : "-");
+		break;
+	default:
+		sb_put(b, "-");
+		break;
+	}
+}
+
+struct cells {
+	const char *key, *cq, *decision;
+	struct sbuf flavors, reason;
+};
+
+static int width(size_t a, const char *s)
+{
+	size_t l = strlen(s);
+
+	return (int)(l > a ? l : a);
+}
+
+int carve_admission_print_table(const struct carve_admission *ad, FILE *out)
+{
+	struct row *rows;
+	struct cells *c = NULL;
+	size_t n = 0, i, k = 0;
+	int wk = 8, wq = 5, wd = 8, wf = 7, rc = 0;
+
+	rows = sorted_rows(ad, &n);
+	if (!rows)
+		return CARVE_ENOMEM;
+	c = carve_calloc(n ? n : 1, sizeof(*c));
+	if (!c) {
+		carve_free(rows);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct carve_wl_status *s = rows[i].s;
+		enum decision d = decide(s);
+
+		if (d == D_NONE)
+			continue;
+		c[k].key = s->key;
+		c[k].cq = s->cq ? s->cq : "-";
+		c[k].decision = decision_names[d];
+		flavors_cell(&c[k].flavors, s);
+		reason_cell(&c[k].reason, ad, s, d);
+		if (c[k].flavors.nomem || c[k].reason.nomem)
+			rc = CARVE_ENOMEM;
+		k++;
+	}
+	for (i = 0; i < k && !rc; i++) {
+		wk = width((size_t)wk, c[i].key);
+		wq = width((size_t)wq, c[i].cq);
+		wd = width((size_t)wd, c[i].decision);
+		wf = width((size_t)wf, c[i].flavors.s);
+	}
+	if (!rc) {
+		fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wk, "WORKLOAD", wq, "QUEUE", wd,
+			"DECISION", wf, "FLAVORS", "REASON");
+		for (i = 0; i < k; i++)
+			fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wk, c[i].key, wq, c[i].cq, wd,
+				c[i].decision, wf, c[i].flavors.s, c[i].reason.s);
+	}
+	for (i = 0; i < k; i++) {
+		carve_free(c[i].flavors.s);
+		carve_free(c[i].reason.s);
+	}
+	carve_free(c);
+	carve_free(rows);
+	return rc;
+}

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# End-to-end tests of `carve admit`: a small scenario written to a temp
+# directory (one ClusterQueue, a fit, a no-fit, a priority preemption) run
+# with -o json and -o table, exactly one cycle vs. until stable; exit codes
+# (0 ok, 1 bad input with file:line:col on stderr, 2 usage) and --cycles
+# parsing.  Usage: admit.sh CARVE_BINARY SOURCE_DIR
+set -u
+carve=$1
+src=$2
+cd "$src" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+pass=0
+
+check() { # name, condition result
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $1"
+		fail=$((fail + 1))
+	fi
+}
+
+# decision WORKLOAD TABLE: the DECISION column of that workload's row.
+decision() {
+	printf '%s\n' "$2" | awk -v w="$1" '$1 == w { print $3 }'
+}
+
+cat >"$tmp/ok.yaml" <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: default
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources:
+      - name: cpu
+        nominalQuota: 8
+  preemption:
+    withinClusterQueue: LowerPriority
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  namespace: ns
+  name: q
+spec:
+  clusterQueue: team
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  namespace: ns
+  name: low
+spec:
+  queueName: q
+  priority: 0
+  podSets:
+  - name: main
+    count: 4
+    template:
+      spec:
+        containers:
+        - name: c
+          resources:
+            requests:
+              cpu: 1
+status:
+  admission:
+    clusterQueue: team
+    podSetAssignments:
+    - name: main
+      count: 4
+      flavors:
+        cpu: default
+  conditions:
+  - type: QuotaReserved
+    status: 'True'
+    reason: QuotaReserved
+    lastTransitionTime: '2026-01-01T00:00:00Z'
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  namespace: ns
+  name: high
+  creationTimestamp: '2026-01-01T00:01:00Z'
+spec:
+  queueName: q
+  priority: 100
+  podSets:
+  - name: main
+    count: 8
+    template:
+      spec:
+        containers:
+        - name: c
+          resources:
+            requests:
+              cpu: 1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  namespace: ns
+  name: huge
+  creationTimestamp: '2026-01-01T00:02:00Z'
+spec:
+  queueName: q
+  priority: 0
+  podSets:
+  - name: main
+    count: 100
+    template:
+      spec:
+        containers:
+        - name: c
+          resources:
+            requests:
+              cpu: 1
+EOF
+
+# One cycle: high preempts low and waits; huge never fits.
+out=$("$carve" admit --cycles 1 -o table "$tmp/ok.yaml" 2>"$tmp/err")
+check "one cycle: exit 0" $?
+[ "$(decision ns/low "$out")" = preempted ]
+check "one cycle: low is preempted" $?
+[ "$(decision ns/high "$out")" = pending ] && printf '%s\n' "$out" | grep -q 'PreemptionIssued'
+check "one cycle: high waits with PreemptionIssued" $?
+[ "$(decision ns/huge "$out")" = pending ] && printf '%s\n' "$out" | grep -q 'NoFit'
+check "one cycle: huge is pending NoFit" $?
+printf '%s\n' "$out" | head -1 | grep -qE '^WORKLOAD +QUEUE +DECISION +FLAVORS +REASON$'
+check "table has a header" $?
+
+# Until stable: low is evicted, high is admitted with its flavor.
+out=$("$carve" admit -o table -f "$tmp/ok.yaml" 2>/dev/null)
+check "until stable: exit 0" $?
+[ "$(decision ns/high "$out")" = admitted ] && printf '%s\n' "$out" | grep -q 'cpu=default'
+check "until stable: high is admitted on default" $?
+[ "$(decision ns/low "$out")" = preempted ]
+check "until stable: low is preempted" $?
+
+# JSON: the three lists, deterministic bytes.
+json=$("$carve" admit --cycles 1 "$tmp/ok.yaml" 2>/dev/null)
+check "json: exit 0" $?
+for key in '"admitted"' '"preempted"' '"pending"' '"preemptor": "ns/high"' \
+	'"reason": "InClusterQueue"' '"reason": "PreemptionIssued"' '"reason": "NoFit"'; do
+	printf '%s\n' "$json" | grep -qF -- "$key"
+	check "json has $key" $?
+done
+[ "$json" = "$("$carve" admit --cycles 1 -o json "$tmp/ok.yaml" 2>/dev/null)" ]
+check "json is deterministic" $?
+json=$("$carve" admit --cycles 2 "$tmp/ok.yaml" 2>/dev/null)
+printf '%s\n' "$json" | tr -d ' \n' | grep -qF '"admitted":[{"workload":"ns/high","clusterQueue":"team"'
+check "two cycles: high admitted" $?
+
+# Bad input: an unknown LocalQueue is an error at its position; exit 1
+# (ns/low is admitted already: its admission names the ClusterQueue).
+sed 's/queueName: q$/queueName: nope/' "$tmp/ok.yaml" >"$tmp/bad.yaml"
+line=$(grep -n 'queueName: nope' "$tmp/bad.yaml" | sed -n 2p | cut -d: -f1)
+"$carve" admit "$tmp/bad.yaml" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ]
+check "unknown LocalQueue: exit 1" $?
+grep -qE "bad\.yaml:$line:14: error: Workload ns/high: LocalQueue 'nope' does not exist" "$tmp/err"
+check "unknown LocalQueue: file:line:col on stderr" $?
+[ ! -s "$tmp/out" ]
+check "bad input: nothing on stdout" $?
+
+# A loader error (unknown field) is reported gcc-style too; exit 1.
+sed 's/^  priority: 100$/  priorty: 100/' "$tmp/ok.yaml" >"$tmp/typo.yaml"
+"$carve" admit -o table "$tmp/typo.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -qE "typo\.yaml:[0-9]+:[0-9]+: error: .*priorty" "$tmp/err"
+check "unknown field: exit 1 with position" $?
+"$carve" admit does-not-exist.yaml >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "does-not-exist.yaml" "$tmp/err"
+check "missing file: exit 1 with a message" $?
+
+# Usage errors exit 2.
+usage() { # name, args...
+	local name=$1
+	shift
+	"$carve" admit "$@" >/dev/null 2>&1
+	[ $? -eq 2 ]
+	check "usage: $name: exit 2" $?
+}
+usage "no path"
+usage "bad option" --bogus "$tmp/ok.yaml"
+usage "bad format" -o xml "$tmp/ok.yaml"
+usage "cycles 0" --cycles 0 "$tmp/ok.yaml"
+usage "cycles -1" --cycles -1 "$tmp/ok.yaml"
+usage "cycles abc" --cycles abc "$tmp/ok.yaml"
+usage "cycles 1x" --cycles 1x "$tmp/ok.yaml"
+usage "cycles empty" --cycles "" "$tmp/ok.yaml"
+usage "cycles too many" --cycles 1001 "$tmp/ok.yaml"
+usage "cycles overflow" --cycles 99999999999999999999 "$tmp/ok.yaml"
+usage "cycles without value" "$tmp/ok.yaml" --cycles
+"$carve" admit --help >/dev/null 2>&1
+check "help: exit 0" $?
+
+echo "admit.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,344 @@
+/*
+ * test_admit.c - the admission engine's policies one by one, each on a
+ * small Kueue manifest: lending and borrowing limits, preemption that
+ * cannot help, priority ties broken by creation time, gang and partial
+ * admission, StrictFIFO against BestEffortFIFO, reclaim, hierarchical
+ * cohort quota, and several cycles with eviction in between.
+ */
+#include "testutil.h"
+
+#include "carve/admission.h"
+
+struct run {
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+};
+
+/* Loads yaml, builds the engine and runs `cycles` cycles (evicting marked
+ * workloads between them); cycles < 0 runs until stable. */
+static struct run run(const char *yaml, int cycles)
+{
+	struct run r;
+	int c;
+
+	r.m = tu_load(yaml);
+	r.ad = carve_admission_build(r.m);
+	assert_non_null(r.ad);
+	if (r.m->diags.nerrors)
+		tu_dump(r.m);
+	assert_int_equal(r.m->diags.nerrors, 0);
+	if (cycles < 0) {
+		assert_true(carve_adm_run(r.ad->adm, 0, 100) > 0);
+	} else {
+		for (c = 0; c < cycles; c++) {
+			if (c)
+				carve_adm_evict_marked(r.ad->adm);
+			assert_true(carve_adm_cycle(r.ad->adm, 0) >= 0);
+		}
+	}
+	return r;
+}
+
+static void done(struct run *r)
+{
+	carve_admission_destroy(r->ad);
+	carve_manifests_destroy(r->m);
+}
+
+static const struct carve_wl_status *st(const struct run *r, const char *key)
+{
+	int id = carve_adm_find_workload(r->ad->adm, key);
+
+	if (id < 0)
+		fprintf(stderr, "no workload %s\n", key);
+	assert_true(id >= 0);
+	return carve_adm_status(r->ad->adm, (uint32_t)id);
+}
+
+static void assert_admitted(const struct run *r, const char *key, int32_t count)
+{
+	const struct carve_wl_status *s = st(r, key);
+
+	if (s->state != CARVE_WL_ADMITTED)
+		fprintf(stderr, "%s: pending (%s) %s\n", key,
+			carve_pending_reason_name(s->pending_reason), s->message);
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].count, count);
+}
+
+static void assert_pending(const struct run *r, const char *key, enum carve_pending_reason why)
+{
+	const struct carve_wl_status *s = st(r, key);
+
+	assert_int_equal(s->state, CARVE_WL_PENDING);
+	assert_int_equal(s->pending_reason, why);
+}
+
+#define FLAVOR "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\n"
+
+/* A ClusterQueue with one gpu quota line; extra goes inside spec. */
+#define CQ(name, cohort, quota, extra)                                                \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " name \
+	"}\nspec:\n  " cohort "\n  resourceGroups:\n  - coveredResources: [gpu]\n"     \
+	"    flavors:\n    - name: f\n      resources:\n      - " quota "\n" extra      \
+	"---\n"                                                                       \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, "   \
+	"namespace: " name "}\nspec: {clusterQueue: " name "}\n---\n"
+
+/* A pending workload: namespace (= queue's), name, priority, count, gpus per pod. */
+#define WL(ns, name, prio, count, gpu, extra)                                          \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: " name     \
+	", namespace: " ns extra "}\nspec:\n  queueName: q\n  priority: " prio "\n"      \
+	"  podSets:\n  - name: main\n    count: " count "\n    template:\n      spec:\n" \
+	"        containers:\n        - name: c\n          resources: {requests: {gpu: " \
+	gpu "}}\n---\n"
+
+#define ADMITTED(ns, name, prio, count, gpu)                                            \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: " name      \
+	", namespace: " ns "}\nspec:\n  queueName: q\n  priority: " prio "\n"             \
+	"  podSets:\n  - name: main\n    count: " count "\n    template:\n      spec:\n"  \
+	"        containers:\n        - name: c\n          resources: {requests: {gpu: "  \
+	gpu "}}\nstatus:\n  admission:\n    clusterQueue: " ns "\n    podSetAssignments:\n" \
+	"    - {name: main, count: " count ", flavors: {gpu: f}}\n---\n"
+
+static void lending_limit_reached(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 4, lendingLimit: 1}", "")
+			   CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+			   WL("b", "two", "0", "1", "2", "")
+			   WL("a", "own", "0", "1", "3", ""), 1);
+
+	(void)state;
+	/* a lends at most 1 of its 4: b's 2 can never fit. */
+	assert_pending(&r, "b/two", CARVE_PEND_NOFIT);
+	assert_non_null(strstr(st(&r, "b/two")->message, "maximum capacity"));
+	assert_admitted(&r, "a/own", 1);
+	done(&r);
+}
+
+static void lending_limit_allows_one(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 4, lendingLimit: 1}", "")
+			   CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+			   WL("b", "one", "0", "1", "1", ""), 1);
+
+	(void)state;
+	assert_admitted(&r, "b/one", 1);
+	assert_true(st(&r, "b/one")->borrowing);
+	done(&r);
+}
+
+static void borrowing_limit_reached(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 2, borrowingLimit: 1}", "")
+			   CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 10}", "")
+			   WL("a", "three", "0", "3", "1", ""), 1);
+	struct run r2 = run(FLAVOR
+			    CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 2, borrowingLimit: 1}", "")
+			    CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 10}", "")
+			    WL("a", "four", "0", "4", "1", ""), 1);
+
+	(void)state;
+	assert_admitted(&r, "a/three", 3); /* borrows exactly its limit */
+	assert_true(st(&r, "a/three")->borrowing);
+	assert_pending(&r2, "a/four", CARVE_PEND_NOFIT); /* 4 > 2 + 1 */
+	done(&r);
+	done(&r2);
+}
+
+static void preemption_cannot_help(void **state)
+{
+	const char *extra = "  preemption: {withinClusterQueue: LowerPriority}\n";
+	/* Asking more than the queue could ever hold: nothing is preempted. */
+	struct run r = run(FLAVOR CQ("a", "", "{name: gpu, nominalQuota: 4}", "")
+			   ADMITTED("a", "low", "-5", "2", "1")
+			   WL("a", "big", "10", "6", "1", ""), 1);
+	/* Victims of equal priority are not victims under LowerPriority. */
+	struct run r2 = run(FLAVOR "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+			    "metadata: {name: a}\nspec:\n  resourceGroups:\n"
+			    "  - coveredResources: [gpu]\n    flavors: [{name: f, resources: "
+			    "[{name: gpu, nominalQuota: 4}]}]\n"
+			    "  preemption: {withinClusterQueue: LowerPriority}\n---\n"
+			    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, "
+			    "namespace: a}\nspec: {clusterQueue: a}\n---\n"
+			    ADMITTED("a", "peer", "0", "4", "1")
+			    WL("a", "same", "0", "1", "1", ""), 1);
+
+	(void)state;
+	(void)extra;
+	assert_pending(&r, "a/big", CARVE_PEND_NOFIT);
+	assert_false(st(&r, "a/low")->marked);
+	assert_pending(&r2, "a/same", CARVE_PEND_NOFIT);
+	assert_false(st(&r2, "a/peer")->marked);
+	done(&r);
+	done(&r2);
+}
+
+static void priority_preemption_then_admission(void **state)
+{
+	struct run r = run(FLAVOR "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+			   "metadata: {name: a}\nspec:\n  resourceGroups:\n"
+			   "  - coveredResources: [gpu]\n    flavors: [{name: f, resources: "
+			   "[{name: gpu, nominalQuota: 4}]}]\n"
+			   "  preemption: {withinClusterQueue: LowerPriority}\n---\n"
+			   "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, "
+			   "namespace: a}\nspec: {clusterQueue: a}\n---\n"
+			   ADMITTED("a", "low1", "1", "2", "1")
+			   ADMITTED("a", "low2", "2", "2", "1")
+			   WL("a", "high", "10", "2", "1", ""), 1);
+	const struct carve_wl_status *s;
+
+	(void)state;
+	/* Fewest, lowest-priority victims: low1 alone makes room. */
+	s = st(&r, "a/low1");
+	assert_true(s->marked);
+	assert_int_equal(s->preempt_reason, CARVE_PREEMPT_IN_CQ);
+	assert_false(st(&r, "a/low2")->marked);
+	assert_pending(&r, "a/high", CARVE_PEND_PREEMPTION_ISSUED);
+	/* Next cycle: the victim is gone and the preemptor is admitted. */
+	carve_adm_evict_marked(r.ad->adm);
+	assert_true(carve_adm_cycle(r.ad->adm, 0) > 0);
+	assert_admitted(&r, "a/high", 2);
+	assert_true(st(&r, "a/low1")->evicted);
+	done(&r);
+}
+
+static void ties_broken_by_creation_time(void **state)
+{
+	struct run r = run(FLAVOR CQ("a", "", "{name: gpu, nominalQuota: 1}",
+				     "  queueingStrategy: StrictFIFO\n")
+			   WL("a", "newer", "0", "1", "1", ", creationTimestamp: '2026-01-02T00:00:00Z'")
+			   WL("a", "older", "0", "1", "1", ", creationTimestamp: '2026-01-01T00:00:00Z'"),
+			   -1);
+
+	(void)state;
+	assert_admitted(&r, "a/older", 1);
+	assert_pending(&r, "a/newer", CARVE_PEND_NOFIT);
+	done(&r);
+}
+
+static void gang_all_or_nothing(void **state)
+{
+	struct run r = run(FLAVOR CQ("a", "", "{name: gpu, nominalQuota: 3}", "")
+			   WL("a", "gang", "0", "4", "1", ""), -1);
+
+	(void)state;
+	assert_pending(&r, "a/gang", CARVE_PEND_NOFIT);
+	done(&r);
+}
+
+static void partial_admission_down_to_min(void **state)
+{
+	struct run r = run(FLAVOR CQ("a", "", "{name: gpu, nominalQuota: 5}", "")
+			   "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+			   "metadata: {name: elastic, namespace: a}\nspec:\n  queueName: q\n"
+			   "  podSets:\n  - name: main\n    count: 8\n    minCount: 2\n"
+			   "    template:\n      spec:\n        containers:\n        - name: c\n"
+			   "          resources: {requests: {gpu: 1}}\n---\n"
+			   "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+			   "metadata: {name: floor, namespace: a}\nspec:\n  queueName: q\n"
+			   "  priority: -1\n"
+			   "  podSets:\n  - name: main\n    count: 8\n    minCount: 6\n"
+			   "    template:\n      spec:\n        containers:\n        - name: c\n"
+			   "          resources: {requests: {gpu: 1}}\n---\n", -1);
+
+	(void)state;
+	assert_admitted(&r, "a/elastic", 5); /* the most that fits */
+	assert_pending(&r, "a/floor", CARVE_PEND_NOFIT); /* never below minCount */
+	done(&r);
+}
+
+static void best_effort_fifo_moves_on(void **state)
+{
+	struct run be = run(FLAVOR CQ("a", "", "{name: gpu, nominalQuota: 2}",
+				      "  queueingStrategy: BestEffortFIFO\n")
+			    WL("a", "huge", "5", "1", "3", "")
+			    WL("a", "small", "0", "1", "1", ""), -1);
+	struct run sf = run(FLAVOR CQ("a", "", "{name: gpu, nominalQuota: 2}",
+				      "  queueingStrategy: StrictFIFO\n")
+			    WL("a", "huge", "5", "1", "3", "")
+			    WL("a", "small", "0", "1", "1", ""), 3);
+
+	(void)state;
+	assert_admitted(&be, "a/small", 1);
+	assert_pending(&be, "a/huge", CARVE_PEND_NOFIT);
+	assert_pending(&sf, "a/small", CARVE_PEND_NOFIT); /* blocked behind its head */
+	done(&be);
+	done(&sf);
+}
+
+static void reclaim_from_borrower(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 4}",
+			      "  preemption: {reclaimWithinCohort: Any}\n")
+			   CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+			   ADMITTED("b", "borrower", "100", "4", "1")
+			   WL("a", "owner", "0", "2", "1", ""), 1);
+	const struct carve_wl_status *s = st(&r, "b/borrower");
+
+	(void)state;
+	/* Reclaim takes a borrower even of higher priority (policy Any). */
+	assert_true(s->marked);
+	assert_int_equal(s->preempt_reason, CARVE_PREEMPT_RECLAIM);
+	assert_pending(&r, "a/owner", CARVE_PEND_PREEMPTION_ISSUED);
+	done(&r);
+}
+
+static void cohort_object_quota(void **state)
+{
+	/* A Cohort with quota of its own lends it to its queues. */
+	struct run r = run(FLAVOR
+			   "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: c}\n"
+			   "spec:\n  resourceGroups:\n  - coveredResources: [gpu]\n"
+			   "    flavors: [{name: f, resources: [{name: gpu, nominalQuota: 3}]}]\n---\n"
+			   CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 1}", "")
+			   WL("a", "four", "0", "4", "1", "")
+			   WL("a", "one", "-1", "1", "1", ""), -1);
+
+	(void)state;
+	assert_admitted(&r, "a/four", 4);
+	assert_pending(&r, "a/one", CARVE_PEND_NOFIT);
+	done(&r);
+}
+
+static void skipped_in_cycle(void **state)
+{
+	/* Two queues borrow the same last unit in one cycle: the older head
+	 * wins, the other is skipped, not refused. */
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+			   CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+			   CQ("l", "cohortName: c", "{name: gpu, nominalQuota: 1}", "")
+			   WL("a", "first", "0", "1", "1", ", creationTimestamp: '2026-01-01T00:00:00Z'")
+			   WL("b", "second", "0", "1", "1", ", creationTimestamp: '2026-01-02T00:00:00Z'"),
+			   1);
+
+	(void)state;
+	assert_admitted(&r, "a/first", 1);
+	assert_pending(&r, "b/second", CARVE_PEND_SKIPPED);
+	done(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lending_limit_reached),
+		cmocka_unit_test(lending_limit_allows_one),
+		cmocka_unit_test(borrowing_limit_reached),
+		cmocka_unit_test(preemption_cannot_help),
+		cmocka_unit_test(priority_preemption_then_admission),
+		cmocka_unit_test(ties_broken_by_creation_time),
+		cmocka_unit_test(gang_all_or_nothing),
+		cmocka_unit_test(partial_admission_down_to_min),
+		cmocka_unit_test(best_effort_fifo_moves_on),
+		cmocka_unit_test(reclaim_from_borrower),
+		cmocka_unit_test(cohort_object_quota),
+		cmocka_unit_test(skipped_in_cycle),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
