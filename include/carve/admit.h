@@ -261,6 +261,15 @@ int carve_adm_evict_marked(struct carve_adm *a);
  */
 int carve_adm_run(struct carve_adm *a, int64_t now, int max_cycles);
 
+/*
+ * Fair sharing (off by default, like Kueue's): heads of one cohort are
+ * admitted lowest weighted dominant resource share first, and a queue
+ * below its fair share may preempt workloads of queues above theirs
+ * (InCohortFairSharing), whole workloads only, so no gang is ever cut
+ * below its minimum.  See docs/admission.md.
+ */
+void carve_adm_set_fair_sharing(struct carve_adm *a, bool on);
+
 size_t carve_adm_workload_count(const struct carve_adm *a);
 /* Id of a workload by key, or CARVE_ENOTFOUND. */
 int carve_adm_find_workload(const struct carve_adm *a, const char *key);

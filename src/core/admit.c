@@ -696,6 +696,11 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	return 0;
 }
 
+void carve_adm_set_fair_sharing(struct carve_adm *a, bool on)
+{
+	a->fair_sharing = on;
+}
+
 size_t carve_adm_workload_count(const struct carve_adm *a)
 {
 	return a->nwls;
@@ -745,6 +750,30 @@ static void sort_entries(struct entry *e, size_t n, const struct carve_adm *a)
 		for (j = i; j > 0 && entry_cmp(&e[j - 1], &x, a) > 0; j--)
 			e[j] = e[j - 1];
 		e[j] = x;
+	}
+}
+
+/* Moves to position i the entry among i..n-1 whose queue would have the
+ * lowest dominant resource share with its request; ties keep the order. */
+static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, size_t n)
+{
+	size_t best = i, j;
+	int64_t bs = INT64_MAX;
+
+	for (j = i; j < n; j++) {
+		const struct wl *w = &a->wls[e[j].wl];
+		int64_t s = qt_drs(a, a->cqs[w->cq].node, e[j].as.use, e[j].as.nuse, +1);
+
+		if (s < bs) {
+			bs = s;
+			best = j;
+		}
+	}
+	if (best != i) {
+		struct entry x = e[best];
+
+		memmove(&e[i + 1], &e[i], (best - i) * sizeof(*e));
+		e[i] = x;
 	}
 }
 
@@ -960,15 +989,22 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			goto out;
 		}
 	}
-	/* 2. In order. */
+	/* 2. In order; with fair sharing, the head whose queue would have the
+	 * lowest share after admitting it goes next, recomputed as usage moves. */
 	sort_entries(ents, nents, a);
 	for (i = 0; i < nents; i++) {
-		struct entry *e = &ents[i];
-		struct wl *w = &a->wls[e->wl];
+		struct entry *e;
+		struct wl *w;
+
+		if (a->fair_sharing)
+			pick_fairest(a, ents, i, nents);
+		e = &ents[i];
+		w = &a->wls[e->wl];
 		int node = a->cqs[w->cq].node, root = qt_root(a, node);
 		bool in_cohort = a->nodes[node].parent >= 0;
 		size_t k, nsim;
 		bool fits;
+
 
 		if (e->res.mode == GM_NOFIT) {
 			set_pending(w, CARVE_PEND_NOFIT, e->res.why, a->cycle);

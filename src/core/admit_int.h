@@ -123,6 +123,7 @@ struct carve_adm {
 	int cycle;
 	bool changed;    /* something was admitted or released since the last cycle */
 	int set_aside;   /* BestEffortFIFO heads set aside in the last cycle */
+	bool fair_sharing; /* order heads and preempt by dominant resource share */
 };
 
 /* ---- quota.c ---- */
@@ -137,6 +138,8 @@ int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val);
 void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta);
 int qt_root(const struct carve_adm *a, int node);
 bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n);
+/* Weighted dominant resource share with use added (sign +1) or removed (-1). */
+int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
 
 /* ---- admit.c ---- */
 void wl_charge(struct carve_adm *a, struct wl *w, int sign);

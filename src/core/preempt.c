@@ -152,6 +152,9 @@ static bool wl_fits(const struct carve_adm *a, const struct wl *w, const struct 
 	return true;
 }
 
+static int fill_back(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+		     struct target *out, size_t n, bool allow_borrowing);
+
 /*
  * Kueue's minimalPreemptions.  below_prio: when not NULL, victims from
  * other queues with priority >= *below_prio forbid borrowing.
@@ -162,7 +165,6 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 {
 	size_t i, n = 0;
 	bool fits = false;
-	int k;
 
 	for (i = 0; i < ncands; i++) {
 		struct wl *v = &a->wls[cands[i]];
@@ -194,6 +196,17 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 	}
 	/* Give back victims that turn out not to be needed, newest choice first
 	 * (skipping the last one taken, which made it fit). */
+	return fill_back(a, w, use, nuse, out, n, allow_borrowing);
+}
+
+/* Gives back every victim but those still needed (reverse order, the last
+ * one taken stays) and restores the tree; returns how many remain. */
+static int fill_back(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+		     struct target *out, size_t n, bool allow_borrowing)
+{
+	int k;
+	size_t i;
+
 	for (k = (int)n - 2; k >= 0; k--) {
 		wl_charge(a, &a->wls[out[k].wl], +1);
 		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
@@ -206,6 +219,117 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 	for (i = 0; i < n; i++)
 		wl_charge(a, &a->wls[out[i].wl], +1);
 	return (int)n;
+}
+
+/* Share of the queue of candidate i's workload, -1 when nothing is left to take there. */
+static int64_t cand_cq_share(struct carve_adm *a, const uint32_t *cands, size_t n,
+			     const bool *gone, int cq)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!gone[i] && a->wls[cands[i]].cq == cq)
+			return qt_drs(a, a->cqs[cq].node, NULL, 0, +1);
+	return -1;
+}
+
+/*
+ * Fair-sharing preemption (Kueue's fairPreemptions with its default
+ * strategies).  Queues are visited highest dominant share first.  From
+ * another queue a workload is taken when the preemptor's share after
+ * admission would not exceed that queue's share after losing it (or the
+ * victim is below the borrowWithinCohort threshold); what fails that rule
+ * may still go in a second pass when the preemptor's share stays below the
+ * queue's current share.  Its own queue's workloads go in candidate order.
+ */
+static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+		const int *need, int nneed, const uint32_t *cands, size_t n,
+		const int32_t *below_prio, struct target *out)
+{
+	bool *gone = carve_calloc(n ? n : 1, sizeof(*gone));
+	bool *retry = carve_calloc(n ? n : 1, sizeof(*retry));
+	int pnode = a->cqs[w->cq].node;
+	int64_t pshare = qt_drs(a, pnode, use, nuse, +1);
+	size_t nt = 0, i;
+	bool fits = false;
+
+	if (!gone || !retry)
+		goto out;
+	while (!fits) {
+		int best_cq = -1;
+		int64_t best = -1;
+		bool took = false;
+
+		for (i = 0; i < n; i++) {
+			int cq = a->wls[cands[i]].cq;
+			int64_t sh;
+
+			if (gone[i] || retry[i])
+				continue;
+			sh = cand_cq_share(a, cands, n, gone, cq);
+			if (sh > best) {
+				best = sh;
+				best_cq = cq;
+			}
+		}
+		if (best_cq < 0)
+			break;
+		for (i = 0; i < n && !took; i++) {
+			struct wl *v = &a->wls[cands[i]];
+			bool below;
+
+			if (gone[i] || retry[i] || v->cq != best_cq)
+				continue;
+			if (best_cq == w->cq) {
+				out[nt].reason = CARVE_PREEMPT_IN_CQ;
+			} else {
+				below = below_prio && v->spec.priority < *below_prio;
+				if (!below && pshare > qt_drs(a, a->cqs[v->cq].node, v->adm.use,
+							       v->adm.nuse, -1)) {
+					retry[i] = true;
+					continue;
+				}
+				out[nt].reason = below ? CARVE_PREEMPT_RECLAIM_WHILE_BORROWING :
+							 CARVE_PREEMPT_FAIR_SHARING;
+			}
+			wl_charge(a, v, -1);
+			gone[i] = true;
+			out[nt++].wl = cands[i];
+			took = true;
+			fits = wl_fits(a, w, use, nuse, true);
+			pshare = qt_drs(a, pnode, use, nuse, +1);
+			if (best_cq != w->cq && !cq_borrowing(a, best_cq, need, nneed))
+				for (size_t j = 0; j < n; j++)
+					if (a->wls[cands[j]].cq == best_cq && !gone[j])
+						retry[j] = true;
+		}
+	}
+	/* Second strategy: the preemptor's share stays below the queue's. */
+	for (i = 0; i < n && !fits; i++) {
+		struct wl *v = &a->wls[cands[i]];
+
+		if (gone[i] || !retry[i] || v->cq == w->cq ||
+		    !cq_borrowing(a, v->cq, need, nneed))
+			continue;
+		if (pshare >= qt_drs(a, a->cqs[v->cq].node, NULL, 0, +1))
+			continue;
+		wl_charge(a, v, -1);
+		gone[i] = true;
+		out[nt].wl = cands[i];
+		out[nt++].reason = CARVE_PREEMPT_FAIR_SHARING;
+		fits = wl_fits(a, w, use, nuse, true);
+	}
+out:
+	if (!fits) {
+		for (i = 0; i < nt; i++)
+			wl_charge(a, &a->wls[out[i].wl], +1);
+		nt = 0;
+	} else {
+		nt = (size_t)fill_back(a, w, use, nuse, out, nt, true);
+	}
+	carve_free(gone);
+	carve_free(retry);
+	return (int)nt;
 }
 
 int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
@@ -236,6 +360,15 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 			same[nsame++] = cands[i];
 	if (nsame == n) {
 		r = minimal(a, w, use, nuse, need, nneed, cands, n, true, NULL, targets);
+		goto out;
+	}
+	if (a->fair_sharing) {
+		int32_t thr = w->spec.priority;
+
+		if (q->spec.has_bwc_threshold && q->spec.bwc_max_priority < thr)
+			thr = q->spec.bwc_max_priority + 1;
+		r = fair(a, w, use, nuse, need, nneed, cands, n,
+			 q->spec.bwc == CARVE_BWC_LOWER ? &thr : NULL, targets);
 		goto out;
 	}
 	if (q->spec.bwc == CARVE_BWC_LOWER) {

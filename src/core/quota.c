@@ -369,3 +369,44 @@ int qt_finalize(struct carve_adm *a, struct carve_error *err)
 	compute_subtrees(a);
 	return 0;
 }
+
+/*
+ * Weighted dominant resource share of node (a queue or cohort) if it also
+ * used `use`: for each resource, what it borrows beyond its subtree quota
+ * (summed over flavors) relative to what its parent's subtree could lend of
+ * that resource, in thousandths; the largest, divided by the weight.  0 at
+ * a root or when nothing is borrowed; INT64_MAX for a zero weight.
+ */
+int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign)
+{
+	const struct qnode *n = &a->nodes[node];
+	int64_t borrowed[CARVE_RES_MAX] = {0}, lendable[CARVE_RES_MAX] = {0}, drs = 0;
+	int fr, r;
+	size_t i;
+
+	if (n->parent < 0)
+		return 0;
+	if (n->fair_weight_milli <= 0)
+		return INT64_MAX;
+	for (fr = 0; fr < a->nfr; fr++) {
+		int64_t u = n->usage[fr], b;
+
+		for (i = 0; i < nuse; i++)
+			if (use[i].fr == fr)
+				u += sign * use[i].q;
+		b = u - n->subtree[fr];
+		if (b > 0)
+			borrowed[a->fr_res[fr]] += b;
+		lendable[a->fr_res[fr]] = sat_add(lendable[a->fr_res[fr]],
+						  a->nodes[n->parent].subtree[fr]);
+	}
+	for (r = 0; r < CARVE_RES_MAX; r++)
+		if (borrowed[r] > 0 && lendable[r] > 0 && lendable[r] != QTY_INF) {
+			int64_t ratio = borrowed[r] > INT64_MAX / 1000 ? INT64_MAX / 1000 :
+					borrowed[r] * 1000 / lendable[r];
+
+			if (ratio > drs)
+				drs = ratio;
+		}
+	return drs * 1000 / n->fair_weight_milli;
+}

@@ -16,6 +16,8 @@ struct run {
 
 /* Loads yaml, builds the engine and runs `cycles` cycles (evicting marked
  * workloads between them); cycles < 0 runs until stable. */
+static bool fair_sharing;
+
 static struct run run(const char *yaml, int cycles)
 {
 	struct run r;
@@ -24,6 +26,7 @@ static struct run run(const char *yaml, int cycles)
 	r.m = tu_load(yaml);
 	r.ad = carve_admission_build(r.m);
 	assert_non_null(r.ad);
+	carve_adm_set_fair_sharing(r.ad->adm, fair_sharing);
 	if (r.m->diags.nerrors)
 		tu_dump(r.m);
 	assert_int_equal(r.m->diags.nerrors, 0);
@@ -323,6 +326,73 @@ static void skipped_in_cycle(void **state)
 	done(&r);
 }
 
+#define FOUR_QUEUES                                                                   \
+	FLAVOR CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 2}", "")            \
+	CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 2}",                         \
+	   "  preemption: {reclaimWithinCohort: Any}\n")                                \
+	CQ("y", "cohortName: c", "{name: gpu, nominalQuota: 2}", "")                     \
+	CQ("z", "cohortName: c", "{name: gpu, nominalQuota: 2}", "")                     \
+	ADMITTED("a", "a1", "0", "2", "1")                                               \
+	ADMITTED("a", "a2", "0", "2", "1")                                               \
+	ADMITTED("a", "a3", "0", "2", "1")                                               \
+	ADMITTED("z", "z1", "0", "2", "1")
+
+static void fair_sharing_preempts_toward_fair_share(void **state)
+{
+	struct run classic, fs;
+	int marked;
+
+	(void)state;
+	/* The cohort's 8 are full: a uses 6 (borrowing 4), z its own 2.  b
+	 * wants 3, one more than its nominal.  Classical reclaim must leave b
+	 * within nominal, so b waits; with fair sharing a, far above its fair
+	 * share, gives up two workloads and b borrows one unit. */
+	classic = run(FOUR_QUEUES WL("b", "want3", "0", "3", "1", ""), 1);
+	assert_pending(&classic, "b/want3", CARVE_PEND_NOFIT);
+	done(&classic);
+
+	fair_sharing = true;
+	fs = run(FOUR_QUEUES WL("b", "want3", "0", "3", "1", ""), 1);
+	fair_sharing = false;
+	assert_pending(&fs, "b/want3", CARVE_PEND_PREEMPTION_ISSUED);
+	marked = st(&fs, "a/a1")->marked + st(&fs, "a/a2")->marked + st(&fs, "a/a3")->marked;
+	assert_int_equal(marked, 2);
+	assert_int_equal(st(&fs, "a/a3")->marked ? st(&fs, "a/a3")->preempt_reason :
+						   st(&fs, "a/a2")->preempt_reason,
+			 CARVE_PREEMPT_FAIR_SHARING);
+	assert_false(st(&fs, "z/z1")->marked); /* z is not borrowing */
+	done(&fs);
+
+	/* Asking for more than a fair share allows: nothing is preempted. */
+	fair_sharing = true;
+	fs = run(FOUR_QUEUES WL("b", "want6", "0", "6", "1", ""), 1);
+	fair_sharing = false;
+	assert_pending(&fs, "b/want6", CARVE_PEND_NOFIT);
+	assert_false(st(&fs, "a/a1")->marked || st(&fs, "a/a2")->marked || st(&fs, "a/a3")->marked);
+	done(&fs);
+}
+
+static void fair_sharing_orders_by_share(void **state)
+{
+	struct run r;
+
+	(void)state;
+	/* a already borrows; a's and b's heads both want the last 2 units.
+	 * a is older, so it would go first; fair sharing picks b, whose share
+	 * stays lower. */
+	fair_sharing = true;
+	r = run(FLAVOR CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 1}", "")
+		CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 1}", "")
+		CQ("l", "cohortName: c", "{name: gpu, nominalQuota: 2}", "")
+		ADMITTED("a", "running", "0", "2", "1")
+		WL("a", "older", "0", "2", "1", ", creationTimestamp: '2026-01-01T00:00:00Z'")
+		WL("b", "newer", "0", "2", "1", ", creationTimestamp: '2026-01-02T00:00:00Z'"), 1);
+	fair_sharing = false;
+	assert_admitted(&r, "b/newer", 2);
+	assert_pending(&r, "a/older", CARVE_PEND_SKIPPED);
+	done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +408,8 @@ int main(void)
 		cmocka_unit_test(reclaim_from_borrower),
 		cmocka_unit_test(cohort_object_quota),
 		cmocka_unit_test(skipped_in_cycle),
+		cmocka_unit_test(fair_sharing_preempts_toward_fair_share),
+		cmocka_unit_test(fair_sharing_orders_by_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
