@@ -251,7 +251,8 @@ int carve_adm_finish(struct carve_adm *a, uint32_t wl);
 int carve_adm_cycle(struct carve_adm *a, int64_t now);
 
 /* Releases the quota of every marked workload and puts it back in its
- * queue (Kueue requeues evicted workloads).  Returns how many. */
+ * queue, ordered by the time of the last cycle (Kueue's default
+ * requeuing timestamp, Eviction).  Returns how many. */
 int carve_adm_evict_marked(struct carve_adm *a);
 
 /*

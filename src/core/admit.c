@@ -718,6 +718,8 @@ static int queue_cmp(const struct wl *x, const struct wl *y)
 		return x->spec.has_created ? 1 : -1;
 	if (x->spec.has_created && x->spec.created != y->spec.created)
 		return x->spec.created < y->spec.created ? -1 : 1;
+	if (x->evicted != y->evicted)
+		return x->evicted ? 1 : -1; /* requeued at that time: behind */
 	return strcmp(x->spec.key, y->spec.key);
 }
 
@@ -946,6 +948,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	if (!a->finalized)
 		return CARVE_EINVAL;
 	a->cycle++;
+	a->now = now;
 	a->set_aside = 0;
 	if (a->changed) {
 		/* BestEffortFIFO: something moved, so set-aside workloads get
@@ -1124,6 +1127,10 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		w->marked = false;
 		w->evicted = true;
 		w->state = CARVE_WL_PENDING;
+		/* Kueue's default requeuing timestamp is the eviction: the
+		 * workload goes behind everything already waiting. */
+		w->spec.created = a->now;
+		w->spec.has_created = true;
 		w->admitted_by_engine = false;
 		w->pending_reason = CARVE_PEND_NONE;
 		n++;

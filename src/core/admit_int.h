@@ -121,6 +121,7 @@ struct carve_adm {
 	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
 	int *fr_flavor, *fr_res;
 	int cycle;
+	int64_t now;     /* time of the current (last) cycle */
 	bool changed;    /* something was admitted or released since the last cycle */
 	int set_aside;   /* BestEffortFIFO heads set aside in the last cycle */
 	bool fair_sharing; /* order heads and preempt by dominant resource share */
