@@ -84,6 +84,8 @@ struct carve_cq_spec {
 	enum carve_fungibility when_can_borrow, when_can_preempt;
 	bool preempt_over_borrow;     /* flavorFungibility.preference: PreemptionOverBorrowing */
 	int64_t fair_weight_milli;    /* 1000 = weight 1 */
+	bool not_reclaimable;         /* its workloads are never reclaim victims of
+				       * other queues (Volcano reclaimable: false) */
 };
 
 /* A Cohort object: its parent and its own (shared) quota.  Cohorts named by

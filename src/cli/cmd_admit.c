@@ -1,5 +1,5 @@
 /*
- * cmd_admit.c - `carve admit [-f] PATH... [-o json|table] [--cycles N]`.
+ * cmd_admit.c - `carve admit [-f] PATH... [-o json|table] [--cycles N] [--fair-sharing]`.
  *
  * Loads every path like `carve validate` (without its cross-object lints),
  * hands the Kueue objects to the admission engine, runs exactly N cycles
@@ -23,7 +23,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: carve admit [-f] PATH... [-o json|table] [--cycles N]\n"
+		"usage: carve admit [-f] PATH... [-o json|table] [--cycles N] [--fair-sharing]\n"
 		"\n"
 		"Reads Kueue manifests (ResourceFlavors, Cohorts, ClusterQueues, LocalQueues,\n"
 		"(Workload)PriorityClasses, Workloads) from files or directories, runs the\n"
@@ -34,6 +34,8 @@ static void usage(FILE *out)
 		"  -o, --output FMT   json (default) or table\n"
 		"  -c, --cycles N     run exactly N scheduling cycles (1..%d); default: run\n"
 		"                     until a cycle decides nothing (at most %d cycles)\n"
+		"      --fair-sharing order heads and preempt by weighted dominant resource\n"
+		"                     share within cohorts (docs/admission.md)\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 errors in the input, 2 usage error.\n",
@@ -87,7 +89,8 @@ static int print_json(const struct carve_admission *ad)
 }
 
 /* Loads, builds, runs and prints; the exit code. */
-static int admit(const char *const *paths, size_t npaths, bool table, int cycles)
+static int admit(const char *const *paths, size_t npaths, bool table, int cycles,
+		 bool fair_sharing)
 {
 	struct carve_manifests *m = carve_manifests_create();
 	struct carve_admission *ad = NULL;
@@ -111,6 +114,7 @@ static int admit(const char *const *paths, size_t npaths, bool table, int cycles
 		rc = CARVE_EXIT_FAIL;
 		goto out;
 	}
+	carve_adm_set_fair_sharing(ad->adm, fair_sharing);
 	if (run_cycles(ad, cycles) || (table ? carve_admission_print_table(ad, stdout)
 					     : print_json(ad))) {
 		fprintf(stderr, "carve admit: out of memory\n");
@@ -132,12 +136,13 @@ int cmd_admit(int argc, char **argv)
 		{"file", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"cycles", required_argument, NULL, 'c'},
+		{"fair-sharing", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *paths[MAX_PATHS];
 	size_t npaths = 0;
-	bool table = false;
+	bool table = false, fair_sharing = false;
 	int c, cycles = 0;
 
 	optind = 1;
@@ -168,6 +173,9 @@ int cmd_admit(int argc, char **argv)
 				return CARVE_EXIT_USAGE;
 			}
 			break;
+		case 'F':
+			fair_sharing = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return CARVE_EXIT_OK;
@@ -188,5 +196,5 @@ int cmd_admit(int argc, char **argv)
 		usage(stderr);
 		return CARVE_EXIT_USAGE;
 	}
-	return admit(paths, npaths, table, cycles);
+	return admit(paths, npaths, table, cycles, fair_sharing);
 }

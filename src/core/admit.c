@@ -1085,8 +1085,11 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			qt_add_usage(a, node, e->held[k].fr, -e->held[k].q);
 		e->nheld = 0;
 	}
+	/* Pending workloads that were not heads this cycle; those set aside
+	 * keep the reason they were set aside for. */
 	for (i = 0; i < a->nwls; i++)
-		if (a->wls[i].state == CARVE_WL_PENDING && a->wls[i].cycle != a->cycle)
+		if (a->wls[i].state == CARVE_WL_PENDING && a->wls[i].cycle != a->cycle &&
+		    !a->wls[i].inadmissible)
 			set_pending(&a->wls[i], CARVE_PEND_NOFIT, "waiting behind the head of its "
 				    "queue", a->cycle);
 	if (decisions)

@@ -117,7 +117,7 @@ static size_t find_candidates(const struct carve_adm *a, const struct wl *w, con
 	for (c = 0; c < a->ncqs; c++) {
 		const struct cq *o = &a->cqs[c];
 
-		if ((int)c == w->cq || qt_root(a, o->node) != root)
+		if ((int)c == w->cq || qt_root(a, o->node) != root || o->spec.not_reclaimable)
 			continue;
 		if (!cq_borrowing(a, (int)c, need, nneed))
 			continue;
