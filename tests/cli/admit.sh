@@ -185,6 +185,21 @@ check "unknown field: exit 1 with position" $?
 [ $? -eq 1 ] && grep -q "does-not-exist.yaml" "$tmp/err"
 check "missing file: exit 1 with a message" $?
 
+# Input errors the engine cares about: each exits 1 and names file:line:col.
+bad_input() { # name, sed expression, message pattern
+	sed "$2" "$tmp/ok.yaml" >"$tmp/in.yaml"
+	"$carve" admit "$tmp/in.yaml" >"$tmp/out" 2>"$tmp/err"
+	[ $? -eq 1 ] && grep -qE "in\.yaml:[0-9]+:[0-9]+: error: .*$3" "$tmp/err" &&
+		[ ! -s "$tmp/out" ]
+	check "$1: exit 1 with file:line:col" $?
+}
+bad_input "negative quota" 's/nominalQuota: 8$/nominalQuota: "-8"/' "must not be negative"
+bad_input "overflowing quantity" 's/nominalQuota: 8$/nominalQuota: 99999999999999999999/' \
+	"malformed quantity"
+bad_input "workload without podSets" \
+	'$a ---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {namespace: ns, name: empty}\nspec: {queueName: q, podSets: []}' \
+	"needs at least one podSet"
+
 # Usage errors exit 2.
 usage() { # name, args...
 	local name=$1

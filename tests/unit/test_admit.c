@@ -393,6 +393,109 @@ static void fair_sharing_orders_by_share(void **state)
 	done(&r);
 }
 
+static void newer_equal_priority_preemption(void **state)
+{
+	/* LowerOrNewerEqualPriority also takes an equal-priority workload
+	 * created after the preemptor; LowerPriority does not. */
+	const char *q = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
+			"spec:\n  resourceGroups:\n  - coveredResources: [gpu]\n"
+			"    flavors: [{name: f, resources: [{name: gpu, nominalQuota: 2}]}]\n"
+			"  preemption: {withinClusterQueue: %s}\n---\n"
+			"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+			"metadata: {name: q, namespace: a}\nspec: {clusterQueue: a}\n---\n";
+	const char *rest =
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+		"metadata: {name: later, namespace: a, creationTimestamp: '2026-01-02T00:00:00Z'}\n"
+		"spec:\n  queueName: q\n  podSets:\n  - name: main\n    count: 2\n"
+		"    template: {spec: {containers: [{name: c, resources: {requests: {gpu: 1}}}]}}\n"
+		"status:\n  admission:\n    clusterQueue: a\n    podSetAssignments:\n"
+		"    - {name: main, count: 2, flavors: {gpu: f}}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+		"metadata: {name: earlier, namespace: a, creationTimestamp: '2026-01-01T00:00:00Z'}\n"
+		"spec:\n  queueName: q\n  podSets:\n  - name: main\n    count: 1\n"
+		"    template: {spec: {containers: [{name: c, resources: {requests: {gpu: 1}}}]}}\n";
+	char yaml[4096];
+	struct run r;
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml), q, "LowerOrNewerEqualPriority");
+	strncat(yaml, FLAVOR, sizeof(yaml) - strlen(yaml) - 1);
+	strncat(yaml, rest, sizeof(yaml) - strlen(yaml) - 1);
+	r = run(yaml, 1);
+	assert_true(st(&r, "a/later")->marked);
+	assert_int_equal(st(&r, "a/later")->preempt_reason, CARVE_PREEMPT_IN_CQ);
+	done(&r);
+
+	snprintf(yaml, sizeof(yaml), q, "LowerPriority");
+	strncat(yaml, FLAVOR, sizeof(yaml) - strlen(yaml) - 1);
+	strncat(yaml, rest, sizeof(yaml) - strlen(yaml) - 1);
+	r = run(yaml, 1);
+	assert_false(st(&r, "a/later")->marked);
+	assert_pending(&r, "a/earlier", CARVE_PEND_NOFIT);
+	done(&r);
+}
+
+static void priority_class_orders_heads(void **state)
+{
+	/* WorkloadPriorityClass values order a queue: the high class goes first
+	 * although it is newer. */
+	struct run r = run(FLAVOR CQ("a", "", "{name: gpu, nominalQuota: 1}", "")
+			   "apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\n"
+			   "metadata: {name: urgent}\nvalue: 1000\n---\n"
+			   "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+			   "metadata: {name: old, namespace: a, creationTimestamp: '2026-01-01T00:00:00Z'}\n"
+			   "spec:\n  queueName: q\n  podSets:\n  - name: main\n    count: 1\n"
+			   "    template: {spec: {containers: [{name: c, resources: {requests: {gpu: 1}}}]}}\n---\n"
+			   "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+			   "metadata: {name: new, namespace: a, creationTimestamp: '2026-01-05T00:00:00Z'}\n"
+			   "spec:\n  queueName: q\n"
+			   "  priorityClassRef: {group: kueue.x-k8s.io, kind: WorkloadPriorityClass, name: urgent}\n"
+			   "  podSets:\n  - name: main\n    count: 1\n"
+			   "    template: {spec: {containers: [{name: c, resources: {requests: {gpu: 1}}}]}}\n",
+			   -1);
+
+	(void)state;
+	assert_admitted(&r, "a/new", 1);
+	assert_pending(&r, "a/old", CARVE_PEND_NOFIT);
+	done(&r);
+}
+
+static void try_next_flavor_avoids_borrowing(void **state)
+{
+	/* whenCanBorrow TryNextFlavor: the second flavor fits without
+	 * borrowing, so it wins over borrowing on the first. */
+	const char *two =
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: g}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
+		"spec:\n  cohortName: c\n  resourceGroups:\n  - coveredResources: [gpu]\n"
+		"    flavors:\n    - {name: f, resources: [{name: gpu, nominalQuota: 1}]}\n"
+		"    - {name: g, resources: [{name: gpu, nominalQuota: 4}]}\n"
+		"  flavorFungibility: {whenCanBorrow: %s}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: l}\n"
+		"spec:\n  cohortName: c\n  resourceGroups:\n  - coveredResources: [gpu]\n"
+		"    flavors:\n    - {name: f, resources: [{name: gpu, nominalQuota: 4}]}\n"
+		"    - {name: g, resources: [{name: gpu, nominalQuota: 0}]}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {name: q, namespace: a}\nspec: {clusterQueue: a}\n---\n"
+		WL("a", "two", "0", "2", "1", "");
+	char yaml[4096];
+	struct run r;
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml), two, "TryNextFlavor");
+	r = run(yaml, 1);
+	assert_admitted(&r, "a/two", 2);
+	assert_string_equal(st(&r, "a/two")->podsets[0].flavors[0], "g");
+	assert_false(st(&r, "a/two")->borrowing);
+	done(&r);
+	snprintf(yaml, sizeof(yaml), two, "MayStopSearch");
+	r = run(yaml, 1);
+	assert_string_equal(st(&r, "a/two")->podsets[0].flavors[0], "f");
+	assert_true(st(&r, "a/two")->borrowing);
+	done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +513,9 @@ int main(void)
 		cmocka_unit_test(skipped_in_cycle),
 		cmocka_unit_test(fair_sharing_preempts_toward_fair_share),
 		cmocka_unit_test(fair_sharing_orders_by_share),
+		cmocka_unit_test(newer_equal_priority_preemption),
+		cmocka_unit_test(priority_class_orders_heads),
+		cmocka_unit_test(try_next_flavor_avoids_borrowing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
