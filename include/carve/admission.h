@@ -25,9 +25,11 @@ struct carve_admission {
 	bool finalized;               /* false: the quota tree failed (reported); no workloads */
 	int64_t now;                  /* cycle time: the latest timestamp in the input, or 0 */
 	size_t nwl;                   /* engine workload ids 0 .. nwl-1 are mapped */
-	/* Engine workload id -> the manifest workload it came from (borrowed
-	 * from the set; NULL for an id the bridge did not add). */
+	/* Engine workload id -> the manifest Workload or Volcano PodGroup it
+	 * came from (borrowed from the set); for each id at most one of the
+	 * two is set, neither for an id the bridge did not add. */
 	const struct carve_mf_workload **wl;
+	const struct carve_mf_podgroup **pg;
 };
 
 /*
@@ -36,14 +38,22 @@ struct carve_admission {
  * workload's namespace -> ClusterQueue, or status.admission.clusterQueue
  * when already admitted).  Inactive (spec.active: false) pending workloads
  * and pending workloads without a queueName are not queued (a warning for
- * the latter).  Returns NULL only on allocation failure (reported in
- * m->diags too).  Free with carve_admission_destroy().
+ * the latter).  Volcano Queues and PodGroups, and KAI Queues, are mapped
+ * onto the same model (docs/volcano-kai.md): each leaf queue becomes a
+ * ClusterQueue of its name, each parent queue a Cohort, under the implicit
+ * flavor "volcano" (or "kai") and root cohort "volcano-root" ("kai-root");
+ * each Volcano PodGroup becomes a workload "namespace/name" with one podSet
+ * "pods".  Returns NULL only on allocation failure (reported in m->diags
+ * too).  Free with carve_admission_destroy().
  */
 struct carve_admission *carve_admission_build(struct carve_manifests *m);
 void carve_admission_destroy(struct carve_admission *ad);
 
 /* The manifest workload behind engine id wl, or NULL. */
 const struct carve_mf_workload *carve_admission_workload(const struct carve_admission *ad,
+							 uint32_t wl);
+/* The Volcano PodGroup behind engine id wl, or NULL. */
+const struct carve_mf_podgroup *carve_admission_podgroup(const struct carve_admission *ad,
 							 uint32_t wl);
 
 /*

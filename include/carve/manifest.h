@@ -280,6 +280,7 @@ struct carve_mf_vcqueue {
 	bool reclaimable; /* default true */
 	const char *parent;
 	int32_t priority;
+	const char *state; /* status.state ("Open", "Closed", ...); NULL if absent */
 	struct carve_pos parent_pos;
 };
 
@@ -289,6 +290,7 @@ struct carve_mf_podgroup {
 	const char *queue;
 	const char *priority_class;
 	struct carve_reslist min_resources;
+	const char *phase; /* Volcano status.phase ("Running", ...); NULL if absent or KAI */
 	struct carve_pos queue_pos;
 };
 

@@ -1087,11 +1087,18 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	}
 	/* Pending workloads that were not heads this cycle; those set aside
 	 * keep the reason they were set aside for. */
-	for (i = 0; i < a->nwls; i++)
-		if (a->wls[i].state == CARVE_WL_PENDING && a->wls[i].cycle != a->cycle &&
-		    !a->wls[i].inadmissible)
-			set_pending(&a->wls[i], CARVE_PEND_NOFIT, "waiting behind the head of its "
-				    "queue", a->cycle);
+	for (i = 0; i < a->nwls; i++) {
+		struct wl *w = &a->wls[i];
+
+		if (w->state != CARVE_WL_PENDING || w->cycle == a->cycle || w->inadmissible)
+			continue;
+		if (a->cqs[w->cq].spec.stop != CARVE_STOP_NONE)
+			set_pending(w, CARVE_PEND_NOFIT, "its ClusterQueue is stopped (stopPolicy)",
+				    a->cycle);
+		else
+			set_pending(w, CARVE_PEND_NOFIT, "waiting behind the head of its queue",
+				    a->cycle);
+	}
 	if (decisions)
 		a->changed = true;
 	rc = decisions;

@@ -7,21 +7,63 @@
  * or the bridge refuses is reported once in m->diags at its position and
  * skipped; spec arrays handed to the engine live in a scratch arena that
  * dies with the build; results are always listed in workload-key order so
- * the same input prints the same bytes.
+ * the same input prints the same bytes.  Volcano and KAI queues are
+ * translated into ClusterQueues and Cohorts of the same engine, PodGroups
+ * into workloads (docs/volcano-kai.md, "Mapping onto carve's quota model").
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
 #include "carve/admission.h"
+#include "carve/resource.h"
 
 /* ---- build context ---- */
+
+/* One resource of a Volcano or KAI queue, in milli-units. */
+struct xres {
+	const char *name;
+	int64_t nominal;        /* deserved, KAI quota; 0 when absent */
+	int64_t cap;            /* capability, KAI limit (a cap on usage); when has_cap */
+	int64_t guar;           /* guarantee (never lent); when has_guar */
+	bool has_cap, has_guar;
+};
+
+/* A Volcano or KAI queue in Kueue's terms. */
+struct xq {
+	const struct carve_meta *meta;
+	const char *parent;           /* as written; NULL: none */
+	struct carve_pos parent_pos;
+	int up;                       /* its parent queue in the family; -1: the root */
+	bool is_root;                 /* Volcano's queue "root": the root cohort itself */
+	bool is_parent;               /* other queues name it: a Cohort, runs nothing */
+	bool skip;                    /* reported; the engine never sees it */
+	bool added;                   /* the engine accepted it */
+	bool res_full;                /* more than CARVE_RES_MAX resources */
+	size_t nres;
+	struct xres *res;             /* CARVE_RES_MAX entries */
+	int64_t weight_milli;
+	bool not_reclaimable;
+	enum carve_stop_policy stop;
+};
+
+/* Volcano's queues or KAI's: one flavor, one root cohort, one name space. */
+struct family {
+	const char *what;             /* "Volcano Queue", "KAI Queue" (messages) */
+	const char *flavor;           /* implicit ResourceFlavor */
+	const char *root;             /* cohort of the top-level queues */
+	const char *root_queue;       /* queue name that means the root; NULL: none */
+	size_t n;
+	struct xq *q;
+	bool flavor_ok;
+};
 
 struct bld {
 	struct carve_manifests *m;
 	struct carve_admission *ad;
 	struct carve_arena a;   /* scratch: specs, keys; freed when the build ends */
 	bool *flavor_ok;        /* per m->flavors[i]: the engine accepted it */
+	struct family vc, kai;  /* Volcano's and KAI's queues, translated */
 	bool nomem;
 };
 
@@ -408,23 +450,31 @@ static const struct carve_ps_admission *conv_admission(struct bld *b,
 	return v;
 }
 
-static bool map_workload(struct bld *b, int id, const struct carve_mf_workload *w)
+/* Records that engine id came from w or pg (the other is NULL). */
+static bool map_workload(struct bld *b, int id, const struct carve_mf_workload *w,
+			 const struct carve_mf_podgroup *pg)
 {
 	struct carve_admission *ad = b->ad;
 	size_t need = (size_t)id + 1;
 
 	if (need > ad->nwl) {
 		const struct carve_mf_workload **v = carve_realloc(ad->wl, need * sizeof(*v));
+		const struct carve_mf_podgroup **p;
 
-		if (!v) {
+		if (v)
+			ad->wl = v;
+		p = v ? carve_realloc(ad->pg, need * sizeof(*p)) : NULL;
+		if (!p) {
 			b->nomem = true;
 			return false;
 		}
-		memset(v + ad->nwl, 0, (need - ad->nwl) * sizeof(*v));
-		ad->wl = v;
+		ad->pg = p;
+		memset(ad->wl + ad->nwl, 0, (need - ad->nwl) * sizeof(*ad->wl));
+		memset(ad->pg + ad->nwl, 0, (need - ad->nwl) * sizeof(*ad->pg));
 		ad->nwl = need;
 	}
 	ad->wl[id] = w;
+	ad->pg[id] = pg;
 	return true;
 }
 
@@ -493,7 +543,7 @@ static void add_workload(struct bld *b, const struct carve_mf_workload *w)
 		return;
 	rc = carve_adm_add_workload(b->ad->adm, &s, &err);
 	if (rc >= 0) {
-		map_workload(b, rc, w);
+		map_workload(b, rc, w, NULL);
 		return;
 	}
 	qpos = lq ? w->queue_pos : w->admission_pos;
@@ -511,6 +561,551 @@ static void add_workload(struct bld *b, const struct carve_mf_workload *w)
 		refused(b, &w->meta, meta_pos(&w->meta), rc, &err);
 }
 
+/* ---- Volcano and KAI queues (docs/volcano-kai.md) ---- */
+
+static int fam_find(const struct family *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < f->n; i++)
+		if (!strcmp(f->q[i].meta->name, name))
+			return (int)i;
+	return -1;
+}
+
+/* The entry of resource name in q, appended (all zero) when new; NULL when
+ * q already has CARVE_RES_MAX resources (q->res_full). */
+static struct xres *xres_get(struct xq *q, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < q->nres; i++)
+		if (!strcmp(q->res[i].name, name))
+			return &q->res[i];
+	if (q->nres == CARVE_RES_MAX) {
+		q->res_full = true;
+		return NULL;
+	}
+	q->res[q->nres].name = name;
+	return &q->res[q->nres++];
+}
+
+/* n queues with room for their resources; false on allocation failure. */
+static bool fam_alloc(struct bld *b, struct family *f, size_t n)
+{
+	size_t i;
+
+	f->n = n;
+	f->q = scratch(b, n, sizeof(*f->q));
+	for (i = 0; f->q && i < n; i++) {
+		f->q[i].up = -1;
+		f->q[i].weight_milli = 1000;
+		f->q[i].res = scratch(b, CARVE_RES_MAX, sizeof(*f->q[i].res));
+	}
+	return !b->nomem;
+}
+
+/* Volcano Queue: deserved -> nominal, capability -> cap, guarantee. */
+static void vc_fill(struct bld *b)
+{
+	struct family *f = &b->vc;
+	size_t i, k;
+
+	f->what = "Volcano Queue";
+	f->flavor = "volcano";
+	f->root = "volcano-root";
+	f->root_queue = "root";
+	if (!fam_alloc(b, f, b->m->nvcqueues))
+		return;
+	for (i = 0; i < f->n; i++) {
+		const struct carve_mf_vcqueue *v = &b->m->vcqueues[i];
+		struct xq *q = &f->q[i];
+		struct xres *r;
+
+		q->meta = &v->meta;
+		q->parent = v->parent;
+		q->parent_pos = v->parent_pos;
+		q->weight_milli = (int64_t)(v->weight > 0 ? v->weight : 1) * 1000;
+		q->not_reclaimable = !v->reclaimable;
+		if (v->state && (!strcmp(v->state, "Closed") || !strcmp(v->state, "Closing")))
+			q->stop = CARVE_STOP_HOLD;
+		for (k = 0; k < v->deserved.n; k++)
+			if ((r = xres_get(q, v->deserved.v[k].name)))
+				r->nominal = v->deserved.v[k].milli;
+		for (k = 0; k < v->capability.n; k++)
+			if ((r = xres_get(q, v->capability.v[k].name))) {
+				r->cap = v->capability.v[k].milli;
+				r->has_cap = true;
+			}
+		for (k = 0; k < v->guarantee.n; k++)
+			if ((r = xres_get(q, v->guarantee.v[k].name))) {
+				r->guar = v->guarantee.v[k].milli;
+				r->has_guar = true;
+			}
+	}
+}
+
+/* A KAI amount in its own unit as milli-units of the Kubernetes resource. */
+static bool kai_milli(double v, double scale, int64_t *out)
+{
+	double x = v * scale;
+
+	if (!(x >= 0) || x >= 9.2e18)
+		return false;
+	*out = (int64_t)(x + 0.5);
+	return true;
+}
+
+/* KAI Queue: per gpu (devices), cpu (millicores), memory (MB) a quota
+ * (-1: unlimited, read as 0 with no cap), a limit (-1: none) and a weight. */
+static void kai_fill(struct bld *b)
+{
+	static const char *const names[] = {"nvidia.com/gpu", "cpu", "memory"};
+	static const double scale[] = {1e3, 1, 1e9};
+	struct family *f = &b->kai;
+	size_t i, k;
+
+	f->what = "KAI Queue";
+	f->flavor = "kai";
+	f->root = "kai-root";
+	if (!fam_alloc(b, f, b->m->nkaiqueues))
+		return;
+	for (i = 0; i < f->n; i++) {
+		const struct carve_mf_kaiqueue *v = &b->m->kaiqueues[i];
+		const struct carve_mf_kaires *kr[3] = {&v->gpu, &v->cpu, &v->memory};
+		struct xq *q = &f->q[i];
+
+		q->meta = &v->meta;
+		q->parent = v->parent;
+		q->parent_pos = v->parent_pos;
+		if (v->gpu.over_quota_weight > 0 &&
+		    !kai_milli(v->gpu.over_quota_weight, 1e3, &q->weight_milli))
+			q->weight_milli = INT64_MAX / 2;
+		for (k = 0; k < 3; k++) {
+			struct xres *r;
+			bool ok = true;
+
+			if (!kr[k]->pos.line)
+				continue; /* resources.<r> not given */
+			r = xres_get(q, names[k]);
+			if (kr[k]->has_quota && kr[k]->quota != -1)
+				ok = kai_milli(kr[k]->quota, scale[k], &r->nominal);
+			if (ok && kr[k]->has_limit && kr[k]->limit != -1) {
+				ok = kai_milli(kr[k]->limit, scale[k], &r->cap);
+				r->has_cap = ok;
+			}
+			if (!ok) {
+				carve_diag_error(&b->m->diags, kr[k]->pos,
+						 "Queue %s: %s quota or limit is too large", v->meta.name,
+						 names[k]);
+				q->skip = true;
+			}
+		}
+	}
+}
+
+/*
+ * Names and links: a queue named like an earlier one of its family, like a
+ * Kueue ClusterQueue or Cohort, or (KAI) like a Volcano Queue is an error
+ * and skipped.  Each queue's parent is resolved (an undefined parent is a
+ * warning and means the root); a queue that some queue names as parent is
+ * a Cohort; a parent cycle is reported and cut at the queue that closes it.
+ */
+static void fam_link(struct bld *b, struct family *f)
+{
+	const struct carve_manifests *m = b->m;
+	size_t i, steps;
+
+	for (i = 0; i < f->n; i++) {
+		struct xq *q = &f->q[i];
+		const char *name = q->meta->name;
+		const char *clash = NULL;
+
+		if (f->root_queue && !strcmp(name, f->root_queue)) {
+			q->is_root = q->is_parent = true;
+			continue;
+		}
+		if (fam_find(f, name) != (int)i)
+			clash = f->what;
+		else if (carve_mf_find_cq(m, name))
+			clash = "Kueue ClusterQueue";
+		else if (carve_mf_find_cohort(m, name))
+			clash = "Kueue Cohort";
+		else if (f == &b->kai && fam_find(&b->vc, name) >= 0)
+			clash = "Volcano Queue";
+		if (clash) {
+			carve_diag_error(&b->m->diags, meta_pos(q->meta),
+					 "%s %s: a %s of the same name is already defined; this "
+					 "queue is not used", f->what, name, clash);
+			q->skip = true;
+		}
+	}
+	for (i = 0; i < f->n; i++) {
+		struct xq *q = &f->q[i];
+		int up;
+
+		if (q->skip || q->is_root || !q->parent || !strcmp(q->parent, q->meta->name) ||
+		    (f->root_queue && !strcmp(q->parent, f->root_queue)))
+			continue;
+		up = fam_find(f, q->parent);
+		if (up < 0) {
+			carve_diag_warn(&b->m->diags, q->parent_pos,
+					"%s %s: parent queue '%s' is not defined; the queue is "
+					"placed under the root cohort %s", f->what, q->meta->name,
+					q->parent, f->root);
+			continue;
+		}
+		q->up = up;
+		f->q[up].is_parent = true;
+	}
+	for (i = 0; i < f->n; i++) {
+		int j = f->q[i].up;
+
+		for (steps = 0; j >= 0 && steps <= f->n; steps++) {
+			if (j == (int)i) {
+				carve_diag_error(&b->m->diags, f->q[i].parent_pos,
+						 "%s %s: parent '%s' makes a cycle of queues", f->what,
+						 f->q[i].meta->name, f->q[i].parent);
+				f->q[i].up = -1;
+				break;
+			}
+			j = f->q[j].up;
+		}
+	}
+}
+
+/* Cohort of queue i: its parent queue's name, else the family's root. */
+static const char *fam_cohort(const struct family *f, size_t i)
+{
+	int up = f->q[i].up;
+
+	return up >= 0 ? f->q[up].meta->name : f->root;
+}
+
+/* True when queue l lies in the subtree of queue p. */
+static bool fam_below(const struct family *f, size_t l, size_t p)
+{
+	int j = f->q[l].up;
+	size_t steps;
+
+	for (steps = 0; j >= 0 && steps <= f->n; steps++, j = f->q[j].up)
+		if (j == (int)p)
+			return true;
+	return false;
+}
+
+/* The implicit flavor, unless a ResourceFlavor of that name is defined. */
+static void fam_flavor(struct bld *b, struct family *f)
+{
+	struct carve_flavor_spec s;
+	struct carve_error err = {0};
+	int rc;
+
+	if (!f->n)
+		return;
+	if (carve_mf_find_flavor(b->m, f->flavor)) {
+		f->flavor_ok = flavor_known(b, f->flavor);
+		return;
+	}
+	memset(&s, 0, sizeof(s));
+	s.name = f->flavor;
+	rc = carve_adm_add_flavor(b->ad->adm, &s, &err);
+	if (rc == CARVE_ENOMEM)
+		b->nomem = true;
+	f->flavor_ok = rc == 0;
+}
+
+/* One resource group over q's resources (only those with a cap for a
+ * Cohort), quota per the table in docs/volcano-kai.md. */
+static size_t fam_group(struct bld *b, const struct family *f, size_t i, bool cohort,
+			struct carve_rgroup_spec *g)
+{
+	const struct xq *q = &f->q[i];
+	const char **res = scratch(b, q->nres, sizeof(*res));
+	struct carve_fquota *quota = scratch(b, q->nres, sizeof(*quota));
+	size_t k, l, n = 0;
+
+	memset(g, 0, sizeof(*g));
+	for (k = 0; res && quota && k < q->nres; k++) {
+		const struct xres *r = &q->res[k];
+		struct carve_fquota *e = &quota[n];
+
+		if (cohort && !r->has_cap)
+			continue;
+		res[n++] = r->name;
+		e->present = true;
+		if (cohort) {
+			/* What the subtree may take beyond its leaves' deserved. */
+			int64_t sum = 0;
+
+			for (l = 0; l < f->n; l++) {
+				const struct xres *lr;
+
+				if (f->q[l].skip || f->q[l].is_parent || !fam_below(f, l, i))
+					continue;
+				for (lr = f->q[l].res; lr < f->q[l].res + f->q[l].nres; lr++)
+					if (!strcmp(lr->name, r->name) && sum <= INT64_MAX - lr->nominal)
+						sum += lr->nominal;
+			}
+			e->has_borrowing_limit = true;
+			e->borrowing_limit = r->cap > sum ? r->cap - sum : 0;
+			continue;
+		}
+		e->nominal = r->nominal;
+		if (r->has_cap) {
+			e->has_borrowing_limit = true;
+			e->borrowing_limit = r->cap > r->nominal ? r->cap - r->nominal : 0;
+		}
+		if (r->has_guar) {
+			e->has_lending_limit = true;
+			e->lending_limit = r->nominal > r->guar ? r->nominal - r->guar : 0;
+		}
+	}
+	if (!n)
+		return 0;
+	g->nres = n;
+	g->resources = res;
+	g->nflavors = 1;
+	g->flavors = &f->flavor;
+	g->quota = quota;
+	return 1;
+}
+
+static void fam_add_cohorts(struct bld *b, struct family *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n && !b->nomem && f->flavor_ok; i++) {
+		struct xq *q = &f->q[i];
+		struct carve_rgroup_spec g;
+		struct carve_cohort_spec s;
+		struct carve_error err = {0};
+		int rc;
+
+		if (q->skip || !q->is_parent || q->is_root)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.name = q->meta->name;
+		s.parent = strcmp(s.name, f->root) ? fam_cohort(f, i) : NULL;
+		s.ngroups = fam_group(b, f, i, true, &g);
+		s.groups = &g;
+		s.fair_weight_milli = q->weight_milli;
+		if (b->nomem)
+			return;
+		rc = carve_adm_add_cohort(b->ad->adm, &s, &err);
+		if (rc < 0)
+			refused(b, q->meta, meta_pos(q->meta), rc, &err);
+		else
+			q->added = true;
+	}
+}
+
+static void fam_add_cqs(struct bld *b, struct family *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n && !b->nomem && f->flavor_ok; i++) {
+		struct xq *q = &f->q[i];
+		struct carve_rgroup_spec g;
+		struct carve_cq_spec s;
+		struct carve_error err = {0};
+		int rc;
+
+		if (q->skip || q->is_parent)
+			continue;
+		if (q->res_full) {
+			carve_diag_error(&b->m->diags, meta_pos(q->meta),
+					 "%s %s: more than %d distinct resources", f->what,
+					 q->meta->name, CARVE_RES_MAX);
+			continue;
+		}
+		memset(&s, 0, sizeof(s));
+		s.name = q->meta->name;
+		s.cohort = fam_cohort(f, i);
+		s.strategy = CARVE_BEST_EFFORT_FIFO;
+		s.stop = q->stop;
+		s.ngroups = fam_group(b, f, i, false, &g);
+		s.groups = &g;
+		s.within_cq = CARVE_WCQ_LOWER;
+		s.reclaim = CARVE_RECLAIM_ANY;
+		s.fair_weight_milli = q->weight_milli;
+		s.not_reclaimable = q->not_reclaimable;
+		if (b->nomem)
+			return;
+		rc = carve_adm_add_cq(b->ad->adm, &s, &err);
+		if (rc < 0)
+			refused(b, q->meta, meta_pos(q->meta), rc, &err);
+		else
+			q->added = true;
+	}
+}
+
+static bool is_volcano_pg(const struct carve_mf_podgroup *pg)
+{
+	return pg->meta.api_version && !strncmp(pg->meta.api_version, "scheduling.volcano.sh/", 22);
+}
+
+/* Every resource a Volcano PodGroup asks for is covered by its queue. */
+static void vc_podgroup_resources(struct bld *b)
+{
+	size_t i, k;
+
+	for (i = 0; i < b->m->npodgroups; i++) {
+		const struct carve_mf_podgroup *pg = &b->m->podgroups[i];
+		int qi = is_volcano_pg(pg) ? fam_find(&b->vc, pg->queue) : -1;
+
+		for (k = 0; qi >= 0 && k < pg->min_resources.n; k++)
+			xres_get(&b->vc.q[qi], pg->min_resources.v[k].name);
+	}
+}
+
+/* Translates the Volcano and KAI queues; before finalize. */
+static void add_xqueues(struct bld *b)
+{
+	vc_fill(b);
+	kai_fill(b);
+	if (b->nomem)
+		return;
+	fam_link(b, &b->vc);
+	fam_link(b, &b->kai);
+	vc_podgroup_resources(b);
+	fam_flavor(b, &b->vc);
+	fam_flavor(b, &b->kai);
+	fam_add_cohorts(b, &b->vc);
+	fam_add_cohorts(b, &b->kai);
+	fam_add_cqs(b, &b->vc);
+	fam_add_cqs(b, &b->kai);
+}
+
+/* Value of a scheduling.k8s.io PriorityClass. */
+static bool pc_value(const struct carve_manifests *m, const char *name, int32_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < m->nwpcs; i++) {
+		const struct carve_mf_priorityclass *p = &m->wpcs[i];
+
+		if (!strcmp(p->meta.kind, "PriorityClass") && !strcmp(p->meta.name, name)) {
+			*out = p->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The queue a PodGroup can be admitted in, or NULL (reported when that is
+ * the PodGroup's problem rather than its queue's). */
+static const struct xq *pg_queue(struct bld *b, const struct carve_mf_podgroup *pg,
+				 const char *key)
+{
+	int qi = fam_find(&b->vc, pg->queue);
+	const struct xq *q = qi >= 0 ? &b->vc.q[qi] : NULL;
+
+	if (!q) {
+		carve_diag_warn(&b->m->diags, pg->queue_pos,
+				"PodGroup %s: Volcano Queue '%s' is not defined; it is not queued", key,
+				pg->queue);
+		return NULL;
+	}
+	if (q->is_parent && !q->skip) {
+		carve_diag_warn(&b->m->diags, pg->queue_pos,
+				"PodGroup %s: Queue '%s' is a parent queue (Volcano runs PodGroups "
+				"in leaf queues only); it is not queued", key, pg->queue);
+		return NULL;
+	}
+	return q->added ? q : NULL;
+}
+
+/*
+ * One pod's share of a PodGroup's total: rounded up to a millicore for cpu
+ * and to a whole unit (a byte, a GPU) for everything else, as Kubernetes
+ * accepts only whole extended resources.
+ */
+static int64_t per_pod(const char *res, int64_t total, int32_t count)
+{
+	int64_t unit = strcmp(res, "cpu") ? 1000 : 1;
+	int64_t units = total / unit + (total % unit != 0);
+	int64_t each = units / count + (units % count != 0);
+
+	return each > INT64_MAX / unit ? INT64_MAX : each * unit;
+}
+
+/*
+ * A Volcano PodGroup as a workload: one podSet "pods" of max(minMember, 1)
+ * pods, each asking minResources / count rounded up; status.phase Running
+ * means admitted (flavor "volcano" for everything), Completed means gone.
+ */
+static void add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
+{
+	const char *key = obj_name(b, &pg->meta);
+	struct carve_podset_spec ps;
+	struct carve_ps_admission psa;
+	struct carve_wl_spec s;
+	struct carve_error err = {0};
+	struct carve_req *reqs;
+	struct carve_label *fl;
+	size_t k, n = pg->min_resources.n;
+	int32_t count = pg->min_member > 0 ? pg->min_member : 1;
+	int rc;
+
+	if (!is_volcano_pg(pg)) {
+		carve_diag_warn(&b->m->diags, meta_pos(&pg->meta),
+				"PodGroup %s: KAI PodGroups carry no resource requests; it is not "
+				"queued", key);
+		return;
+	}
+	if (pg->phase && !strcmp(pg->phase, "Completed"))
+		return;
+	if (!pg_queue(b, pg, key))
+		return;
+	if (!n) {
+		carve_diag_warn(&b->m->diags, meta_pos(&pg->meta),
+				"PodGroup %s has no minResources, so carve cannot tell what it "
+				"requests; it is not queued", key);
+		return;
+	}
+	reqs = scratch(b, n, sizeof(*reqs));
+	fl = scratch(b, n, sizeof(*fl));
+	if (b->nomem)
+		return;
+	for (k = 0; k < n; k++) {
+		reqs[k].name = pg->min_resources.v[k].name;
+		reqs[k].milli = per_pod(reqs[k].name, pg->min_resources.v[k].milli, count);
+		fl[k].key = reqs[k].name;
+		fl[k].value = b->vc.flavor;
+	}
+	memset(&ps, 0, sizeof(ps));
+	ps.name = "pods";
+	ps.count = ps.min_count = count;
+	ps.nreqs = n;
+	ps.reqs = reqs;
+	memset(&s, 0, sizeof(s));
+	s.key = key;
+	s.cq = pg->queue;
+	if (pg->priority_class && !pc_value(b->m, pg->priority_class, &s.priority))
+		carve_diag_warn(&b->m->diags, meta_pos(&pg->meta),
+				"PodGroup %s: PriorityClass '%s' is not defined; using priority 0",
+				key, pg->priority_class);
+	s.created = pg->meta.created;
+	s.has_created = pg->meta.has_created;
+	s.npodsets = 1;
+	s.podsets = &ps;
+	if (pg->phase && !strcmp(pg->phase, "Running")) {
+		psa.podset = ps.name;
+		psa.count = count;
+		psa.n = n;
+		psa.flavors = fl;
+		s.admitted = true;
+		s.nadmission = 1;
+		s.admission = &psa;
+	}
+	rc = carve_adm_add_workload(b->ad->adm, &s, &err);
+	if (rc >= 0)
+		map_workload(b, rc, NULL, pg);
+	else
+		refused(b, &pg->meta, meta_pos(&pg->meta), rc, &err);
+}
+
 static int64_t latest_time(const struct carve_manifests *m)
 {
 	int64_t t = 0;
@@ -524,6 +1119,9 @@ static int64_t latest_time(const struct carve_manifests *m)
 		if (w->has_quota_reserved_at && w->quota_reserved_at > t)
 			t = w->quota_reserved_at;
 	}
+	for (i = 0; i < m->npodgroups; i++)
+		if (m->podgroups[i].meta.has_created && m->podgroups[i].meta.created > t)
+			t = m->podgroups[i].meta.created;
 	return t;
 }
 
@@ -538,6 +1136,8 @@ static void build(struct bld *b)
 	add_flavors(b);
 	add_cohorts(b);
 	add_cqs(b);
+	if (!b->nomem)
+		add_xqueues(b);
 	if (b->nomem)
 		return;
 	rc = carve_adm_finalize(b->ad->adm, &err);
@@ -555,6 +1155,8 @@ static void build(struct bld *b)
 	b->ad->finalized = true;
 	for (i = 0; i < b->m->nworkloads && !b->nomem; i++)
 		add_workload(b, &b->m->workloads[i]);
+	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)
+		add_podgroup(b, &b->m->podgroups[i]);
 }
 
 struct carve_admission *carve_admission_build(struct carve_manifests *m)
@@ -590,6 +1192,7 @@ void carve_admission_destroy(struct carve_admission *ad)
 		return;
 	carve_adm_destroy(ad->adm);
 	carve_free(ad->wl);
+	carve_free(ad->pg);
 	carve_free(ad);
 }
 
@@ -597,6 +1200,12 @@ const struct carve_mf_workload *carve_admission_workload(const struct carve_admi
 							 uint32_t wl)
 {
 	return ad && wl < ad->nwl ? ad->wl[wl] : NULL;
+}
+
+const struct carve_mf_podgroup *carve_admission_podgroup(const struct carve_admission *ad,
+							 uint32_t wl)
+{
+	return ad && wl < ad->nwl ? ad->pg[wl] : NULL;
 }
 
 /* ---- results ---- */

@@ -5,8 +5,9 @@
  * The field tables list every field of the upstream Go types (all releases
  * seen), so real manifests never meet a false "unknown field"; fields carve
  * does not keep have a NULL decoder or are only checked.  Local checks follow
- * the upstream webhooks where one object decides them.  Nothing here feeds
- * admission yet: docs/volcano-kai.md has the planned quota mapping.
+ * the upstream webhooks where one object decides them.  Of status, only a
+ * Volcano Queue's state and a Volcano PodGroup's phase are kept (admission
+ * reads them: src/io/admission.c, docs/volcano-kai.md).
  */
 #include <ctype.h>
 #include <math.h>
@@ -24,21 +25,24 @@ static void f_spec_vcqueue(struct ld *ld, const struct ynode *v, void *o);
 static void f_spec_podgroup(struct ld *ld, const struct ynode *v, void *o);
 static void f_spec_kaiqueue(struct ld *ld, const struct ynode *v, void *o);
 static void f_spec_kaipg(struct ld *ld, const struct ynode *v, void *o);
+static void f_status_vcqueue(struct ld *ld, const struct ynode *v, void *o);
+static void f_status_podgroup(struct ld *ld, const struct ynode *v, void *o);
 
-#define TOP_FIELDS(specfn)                       \
+/* statusfn reads the one status field carve keeps (NULL: status ignored). */
+#define TOP_FIELDS(specfn, statusfn)             \
 	{                                        \
 		{"apiVersion", NULL, 0},         \
 		{"kind", NULL, 0},               \
 		{"metadata", NULL, 0},           \
 		{"spec", specfn, 0},             \
-		{"status", NULL, 0},             \
+		{"status", statusfn, 0},         \
 		{NULL, NULL, 0},                 \
 	}
 
-static const struct ld_field vcqueue_top[] = TOP_FIELDS(f_spec_vcqueue);
-static const struct ld_field podgroup_top[] = TOP_FIELDS(f_spec_podgroup);
-static const struct ld_field kaiqueue_top[] = TOP_FIELDS(f_spec_kaiqueue);
-static const struct ld_field kaipg_top[] = TOP_FIELDS(f_spec_kaipg);
+static const struct ld_field vcqueue_top[] = TOP_FIELDS(f_spec_vcqueue, f_status_vcqueue);
+static const struct ld_field podgroup_top[] = TOP_FIELDS(f_spec_podgroup, f_status_podgroup);
+static const struct ld_field kaiqueue_top[] = TOP_FIELDS(f_spec_kaiqueue, NULL);
+static const struct ld_field kaipg_top[] = TOP_FIELDS(f_spec_kaipg, NULL);
 
 /* An optional string: null means unset (out untouched). */
 static bool opt_str(struct ld *ld, const struct ynode *v, const char **out, struct carve_pos *pos)
@@ -129,6 +133,27 @@ static void res_not_above(struct ld *ld, const struct carve_reslist *lo, const c
 			 qty_text(a->name, a->milli, x, sizeof(x)), hiname,
 			 qty_text(b->name, b->milli, y, sizeof(y)));
 	}
+}
+
+/*
+ * One string of a status mapping (status.state, status.phase).  The
+ * controller writes status, so only that key is read: every other status
+ * field, and a status that is not a mapping, is accepted and ignored.
+ */
+static void status_str(struct ld *ld, const struct ynode *status, const char *key,
+		       const char **out)
+{
+	const struct ynode *v;
+	size_t old;
+
+	if (!status || status->kind != YN_MAP)
+		return;
+	v = ytree_get(status, key);
+	if (!v || ytree_is_null(v))
+		return;
+	old = ld_push(ld, ".%s", key);
+	ld_str(ld, v, out);
+	ld_pop(ld, old);
 }
 
 /* Validates (does not keep) a value carve accepts but ignores. */
@@ -250,6 +275,12 @@ static void f_spec_vcqueue(struct ld *ld, const struct ynode *v, void *o)
 	ld_fields(ld, v, vcq_spec_fields, o);
 }
 
+/* status.state: Open, Closed, Closing or Unknown (kept as written). */
+static void f_status_vcqueue(struct ld *ld, const struct ynode *v, void *o)
+{
+	status_str(ld, v, "state", &((struct carve_mf_vcqueue *)o)->state);
+}
+
 void load_vcqueue(struct ld *ld, const struct ynode *doc)
 {
 	struct carve_mf_vcqueue q;
@@ -354,6 +385,12 @@ static const struct ld_field pg_spec_fields[] = {
 static void f_spec_podgroup(struct ld *ld, const struct ynode *v, void *o)
 {
 	ld_fields(ld, v, pg_spec_fields, o);
+}
+
+/* status.phase: Pending, Inqueue, Running, Unknown, Completed (kept as written). */
+static void f_status_podgroup(struct ld *ld, const struct ynode *v, void *o)
+{
+	status_str(ld, v, "phase", &((struct carve_mf_podgroup *)o)->phase);
 }
 
 static void append_podgroup(struct ld *ld, const struct carve_mf_podgroup *pg)

@@ -222,5 +222,9 @@ usage "cycles without value" "$tmp/ok.yaml" --cycles
 "$carve" admit --help >/dev/null 2>&1
 check "help: exit 0" $?
 
+# The Volcano example (docs/volcano-kai.md): queues and PodGroups admit.
+"$carve" admit examples/volcano -o table >/dev/null 2>&1
+check "examples/volcano: exit 0" $?
+
 echo "admit.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

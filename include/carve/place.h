@@ -1,0 +1,136 @@
+/*
+ * place.h - placement: which node and which exact devices every pod of a
+ * workload gets, on top of the cluster model (cluster.h).
+ *
+ * A struct carve_placer keeps the free capacity of each node (cpu, memory,
+ * pods) and of each GPU according to its sharing mode:
+ *   exclusive  - free or taken whole;
+ *   mig        - each instance of the GPU's (static) layout free or taken;
+ *   timeslice  - how many of its replicas are taken;
+ *   fraction   - milli-GPU (0..1000) and memory MiB taken, bin-packed.
+ * A whole-GPU request may also take a fully free fractional GPU (1000 milli).
+ *
+ * carve_placer_place() places a gang atomically: every pod of every group
+ * gets a place, or nothing changes (a failed gang holds no device).  The
+ * policy (an ops table, src/core/policy.c) scores feasible nodes and may
+ * choose the GPUs inside a node; adding a policy means one file and one
+ * table entry.  Same cluster, same requests, same seed: same placements.
+ * The placer borrows the cluster (it must outlive the placer and not gain
+ * nodes meanwhile); placements are plain values owned by the caller.
+ */
+#ifndef CARVE_PLACE_H
+#define CARVE_PLACE_H
+
+#include "carve/admit.h"
+#include "carve/cluster.h"
+
+#define CARVE_POD_MAX_GPUS 16
+
+enum carve_gpu_req {
+	CARVE_GREQ_NONE = 0,  /* no GPU */
+	CARVE_GREQ_WHOLE,     /* count whole GPUs (exclusive, or fully free fractional) */
+	CARVE_GREQ_MIG,       /* count instances of mig_profile */
+	CARVE_GREQ_REPLICA,   /* count time-slice replicas (nvidia.com/gpu on a
+			       * time-sliced node, or nvidia.com/gpu.shared) */
+	CARVE_GREQ_FRACTION   /* milli of one GPU (1..999) and/or mem_mib of it */
+};
+
+/* What one pod needs.  Strings and arrays are borrowed for the call. */
+struct carve_pod_req {
+	int64_t cpu_milli;
+	int64_t memory_milli;          /* memory, in milli-bytes as quantities parse */
+	enum carve_gpu_req gpu;
+	int count;                     /* WHOLE, MIG, REPLICA: how many */
+	const char *mig_profile;       /* MIG: "3g.40gb" */
+	int milli;                     /* FRACTION: share of one GPU, 1..999 */
+	uint32_t mem_mib;              /* FRACTION: GPU memory wanted (0: by milli) */
+	size_t nmodels;                /* allowed GPU models (canonical or product */
+	const char *const *models;     /* names); 0 = any model */
+	size_t nselector;
+	const struct carve_label *selector;      /* node labels required */
+	size_t nterms;
+	const struct carve_match_term *terms;    /* required node affinity (OR) */
+	size_t ntolerations;
+	const struct carve_toleration_spec *tolerations;
+};
+
+/* One device a pod got. */
+struct carve_dev {
+	uint32_t gpu;      /* cluster-wide GPU id (carve_cluster_gpu) */
+	int16_t mig;       /* MIG: index of the instance in the GPU's layout, else -1 */
+	int16_t replica;   /* REPLICA: replica number on that GPU, else -1 */
+	int16_t milli;     /* FRACTION: milli taken, else 0 */
+};
+
+struct carve_pod_place {
+	uint32_t node;
+	int ndevs;
+	struct carve_dev devs[CARVE_POD_MAX_GPUS];
+	uint32_t mem_mib;          /* FRACTION: GPU memory taken */
+	int64_t cpu_milli, memory_milli; /* what the node gave (for release) */
+};
+
+/* A group of identical pods of one gang (a podSet). */
+struct carve_pod_group {
+	const struct carve_pod_req *req;
+	int count;
+};
+
+/* Topology preference for a gang: keep its pods within one value of these
+ * node labels, tried from the narrowest (host) to the widest (block). */
+struct carve_topology {
+	size_t nlevels;
+	const char *const *levels;  /* label keys, widest first, e.g. block, rack, host */
+	bool required;              /* refuse to spread beyond the widest level */
+};
+
+struct carve_placer;
+
+/* Names of the built-in policies: "binpack", "spread", "bestfit", "dotprod",
+ * "gpupacking", "gpuclustering", "random", "fgd". */
+int carve_policy_count(void);
+const char *carve_policy_name(int i);
+
+/*
+ * New placer over c with the named policy and RNG seed.  NULL on an unknown
+ * policy (err says which exist) or allocation failure.
+ */
+struct carve_placer *carve_placer_create(const struct carve_cluster *c, const char *policy,
+					 uint64_t seed, struct carve_error *err);
+void carve_placer_destroy(struct carve_placer *p);
+
+/*
+ * Target workload for fragmentation-aware policies (fgd): n task types with
+ * their probabilities (summing to about 1).  Copied.  Returns 0 or
+ * CARVE_ENOMEM / CARVE_EINVAL.
+ */
+int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *types,
+			 const double *prob, size_t n);
+
+/*
+ * Places every pod of every group, all or nothing.  out receives one
+ * carve_pod_place per pod, group by group (room for the sum of counts).
+ * topo may be NULL.  Returns 0 (placed and committed), CARVE_ENOFIT (nothing
+ * changed), CARVE_EINVAL (a malformed request), CARVE_ENOMEM.
+ */
+int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *groups,
+		       size_t ngroups, const struct carve_topology *topo,
+		       struct carve_pod_place *out);
+
+/* Gives back what placements took (they must come from this placer). */
+void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *pl, size_t n);
+
+/* Free state views, for reports and tests. */
+int64_t carve_placer_free_cpu(const struct carve_placer *p, uint32_t node);
+int carve_placer_gpu_free_milli(const struct carve_placer *p, uint32_t gpu);
+int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu);
+
+/*
+ * Checks every invariant (no device over-allocated, MIG instances within
+ * their legal layout, free counters equal to capacity minus what is held,
+ * cpu/memory/pods not negative).  Returns 0, or CARVE_EINVAL with err
+ * naming the first broken one.  For tests and debug builds.
+ */
+int carve_placer_check(const struct carve_placer *p, struct carve_error *err);
+
+#endif
