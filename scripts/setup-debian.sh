@@ -3,7 +3,7 @@
 # package already present is left as it is. Run as root (or through sudo).
 set -eu
 
-PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev valgrind"
+PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev valgrind python3"
 
 missing=""
 for p in $PKGS; do

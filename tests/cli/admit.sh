@@ -226,5 +226,22 @@ check "help: exit 0" $?
 "$carve" admit examples/volcano -o table >/dev/null 2>&1
 check "examples/volcano: exit 0" $?
 
+# The seed scenario: research borrows production's idle MIG slices and
+# production takes them back by preemption.
+seed=$("$carve" admit -o json examples/seed-scenario 2>/dev/null)
+check "seed: exit 0" $?
+printf '%s' "$seed" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+adm = {a["workload"]: a for a in r["admitted"]}
+pre = {p["workload"]: p for p in r["preempted"]}
+assert adm["team-research/ablation"]["borrowing"] is True
+assert adm["team-research/ablation"]["podSets"][0]["flavors"]["nvidia.com/mig-3g.40gb"] == "a100-mig"
+assert "team-production/serving-mistral" in adm
+p = pre["team-research/eval-sweep"]
+assert p["preemptor"] == "team-production/serving-mistral" and p["reason"] == "InCohortReclamation"
+'
+check "seed: research borrows production MIG, production reclaims it" $?
+
 echo "admit.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
