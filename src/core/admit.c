@@ -79,8 +79,10 @@ void carve_adm_destroy(struct carve_adm *a)
 		carve_free(a->wls[i].psr_res);
 		carve_free(a->wls[i].psr_flv);
 	}
-	for (i = 0; i < a->ncqs; i++)
+	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
+		carve_free(a->cqs[i].pend);
+	}
 	carve_free(a->wls);
 	carve_free(a->cqs);
 	carve_free(a->nodes);
@@ -544,23 +546,44 @@ void wl_charge(struct carve_adm *a, struct wl *w, int sign)
 			qt_add_usage(a, node, w->adm.use[i].fr, sign * w->adm.use[i].q);
 }
 
+/* A queue's id lists (admitted, pending): unordered, swap-remove. */
+static int list_add(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
+{
+	if (grow((void **)v, cap, *n, sizeof(**v)))
+		return CARVE_ENOMEM;
+	(*v)[(*n)++] = id;
+	return 0;
+}
+
+static void list_del(uint32_t *v, size_t *n, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (v[i] == id) {
+			v[i] = v[--*n];
+			return;
+		}
+}
+
 static int cq_add_wl(struct cq *q, uint32_t id)
 {
-	if (grow((void **)&q->wls, &q->capwls, q->nwls, sizeof(*q->wls)))
-		return CARVE_ENOMEM;
-	q->wls[q->nwls++] = id;
-	return 0;
+	return list_add(&q->wls, &q->nwls, &q->capwls, id);
 }
 
 static void cq_del_wl(struct cq *q, uint32_t id)
 {
-	size_t i;
+	list_del(q->wls, &q->nwls, id);
+}
 
-	for (i = 0; i < q->nwls; i++)
-		if (q->wls[i] == id) {
-			q->wls[i] = q->wls[--q->nwls];
-			return;
-		}
+static int cq_add_pending(struct cq *q, uint32_t id)
+{
+	return list_add(&q->pend, &q->npend, &q->cappend, id);
+}
+
+static void cq_del_pending(struct cq *q, uint32_t id)
+{
+	list_del(q->pend, &q->npend, id);
 }
 
 /* Usage of an existing admission: count x per-pod request per (flavor, resource). */
@@ -645,8 +668,14 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	if (cq < 0)
 		return carve_errorf(err, CARVE_ENOTFOUND, "workload %s: ClusterQueue %s does not exist",
 				    s->key, s->cq ? s->cq : "(none)");
-	if (grow((void **)&a->wls, &a->capwls, a->nwls, sizeof(*a->wls)))
+	if (grow((void **)&a->wls, &a->capwls, a->nwls, sizeof(*a->wls)) ||
+	    grow((void **)&a->cqs[cq].wls, &a->cqs[cq].capwls, a->cqs[cq].nall,
+		 sizeof(uint32_t)) ||
+	    grow((void **)&a->cqs[cq].pend, &a->cqs[cq].cappend, a->cqs[cq].nall,
+		 sizeof(uint32_t)))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	/* Both lists now have room for every workload of the queue, so moving
+	 * one between them later never allocates. */
 	id = (uint32_t)a->nwls;
 	w = &a->wls[id];
 	memset(w, 0, sizeof(*w));
@@ -673,8 +702,11 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
 		w->has_admitted_at = s->has_admitted_at || s->has_created;
 		wl_charge(a, w, +1);
+	} else if (cq_add_pending(&a->cqs[cq], id)) {
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
 	a->nwls++;
+	a->cqs[cq].nall++;
 	a->changed = true;
 	return (int)id;
 }
@@ -689,6 +721,8 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	if (w->state == CARVE_WL_ADMITTED) {
 		wl_charge(a, w, -1);
 		cq_del_wl(&a->cqs[w->cq], id);
+	} else {
+		cq_del_pending(&a->cqs[w->cq], id);
 	}
 	w->state = CARVE_WL_FINISHED;
 	w->marked = false;
@@ -783,18 +817,17 @@ static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, s
  * those set aside (BestEffortFIFO) until something changes. */
 static int head_of(const struct carve_adm *a, int q)
 {
+	const struct cq *c = &a->cqs[q];
 	int best = -1;
 	size_t i;
 
-	for (i = 0; i < a->nwls; i++) {
-		const struct wl *w = &a->wls[i];
+	for (i = 0; i < c->npend; i++) {
+		const struct wl *w = &a->wls[c->pend[i]];
 
-		if (w->cq != q || w->state != CARVE_WL_PENDING)
-			continue;
-		if (w->inadmissible && a->cqs[q].spec.strategy == CARVE_BEST_EFFORT_FIFO)
+		if (w->inadmissible && c->spec.strategy == CARVE_BEST_EFFORT_FIFO)
 			continue;
 		if (best < 0 || queue_cmp(w, &a->wls[best]) < 0)
-			best = (int)i;
+			best = (int)c->pend[i];
 	}
 	return best;
 }
@@ -867,6 +900,7 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 	w->admitted_at = (int64_t)a->cycle; /* overwritten by the caller's clock */
 	w->has_admitted_at = true;
 	w->inadmissible = false;
+	cq_del_pending(&a->cqs[w->cq], e->wl);
 	cq_add_wl(&a->cqs[w->cq], e->wl);
 	wl_charge(a, w, +1);
 }
@@ -1133,6 +1167,7 @@ int carve_adm_evict_marked(struct carve_adm *a)
 			continue;
 		wl_charge(a, w, -1);
 		cq_del_wl(&a->cqs[w->cq], (uint32_t)i);
+		cq_add_pending(&a->cqs[w->cq], (uint32_t)i);
 		assignment_free(&w->adm);
 		w->marked = false;
 		w->evicted = true;

@@ -61,6 +61,9 @@ struct cq {
 	int group_of[CARVE_RES_MAX]; /* resource id -> group index, -1 */
 	uint32_t *wls;   /* admitted workloads (ids), unordered */
 	size_t nwls, capwls;
+	uint32_t *pend;  /* pending workloads (ids), unordered */
+	size_t npend, cappend;
+	size_t nall;     /* workloads ever added; both lists have room for all */
 	bool held_by_nofit; /* BestEffortFIFO bookkeeping, see admit.c */
 };
 
