@@ -22,6 +22,10 @@ enum carve_sharing {
 	CARVE_SHARE_FRACTION       /* milli-GPU + memory bin-packing */
 };
 
+/* Most time-slice replicas per GPU carve accepts (the device plugin sets
+ * no maximum; beyond this a config is almost surely a typo). */
+#define CARVE_TIMESLICE_MAX_REPLICAS 1024
+
 /* "exclusive", "mig", "timeslice", "fraction". */
 const char *carve_sharing_name(enum carve_sharing s);
 
@@ -39,7 +43,7 @@ struct carve_gpu_spec {
 	enum carve_sharing sharing;
 	const struct carve_mig_model *mig_model; /* sharing == MIG */
 	struct carve_mig_layout mig;             /* sharing == MIG: legal layout */
-	uint16_t replicas;       /* sharing == TIMESLICE: >= 1 */
+	uint32_t replicas;       /* sharing == TIMESLICE: 1 .. CARVE_TIMESLICE_MAX_REPLICAS */
 	const char *uuid;        /* optional */
 };
 
@@ -62,7 +66,7 @@ struct carve_gpu {
 	uint32_t node;           /* owning node id */
 	uint16_t index;          /* index on the node */
 	enum carve_sharing sharing;
-	uint16_t replicas;
+	uint32_t replicas;
 	uint32_t memory_mib;
 	const char *model;
 	const char *uuid;
@@ -89,8 +93,9 @@ void carve_cluster_destroy(struct carve_cluster *c);
 /*
  * Copies spec in.  Returns the new node id (>= 0), or CARVE_EINVAL (err:
  * empty name, MIG GPU without a model or with an illegal layout, replicas
- * < 1 on a time-sliced GPU), CARVE_EEXISTS (a node of that name exists),
- * CARVE_ENOMEM.  Failure leaves the cluster unchanged.
+ * < 1 or > CARVE_TIMESLICE_MAX_REPLICAS on a time-sliced GPU), CARVE_EEXISTS
+ * (a node of that name exists), CARVE_ENOMEM.  Failure leaves the cluster
+ * unchanged.
  */
 int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec *spec,
 			   struct carve_error *err);
@@ -99,7 +104,7 @@ size_t carve_cluster_node_count(const struct carve_cluster *c);
 size_t carve_cluster_gpu_count(const struct carve_cluster *c);
 const struct carve_node *carve_cluster_node(const struct carve_cluster *c, uint32_t id);
 const struct carve_gpu *carve_cluster_gpu(const struct carve_cluster *c, uint32_t id);
-/* Node id by name, or CARVE_ENOTFOUND. */
+/* Node id by name, or CARVE_ENOTFOUND.  O(1) on average (hash index). */
 int carve_cluster_find_node(const struct carve_cluster *c, const char *name);
 /* Value of a node label, or NULL. */
 const char *carve_node_label(const struct carve_node *n, const char *key);

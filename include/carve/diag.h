@@ -5,7 +5,11 @@
  * A carve_diags list owns copies of its messages.  Adding never fails the
  * caller: on allocation failure the list counts the lost diagnostic in
  * `dropped` (and still counts an error as an error), so nothing a user must
- * see is silently lost.  Sorting is stable by (file, line, col).
+ * see is silently lost.  A list may keep at most `max` diagnostics (0: no
+ * limit): later ones are only counted in `suppressed`, so a file that
+ * repeats one mistake through YAML aliases cannot flood the output, and
+ * nerrors/nwarnings stay exact.  Sorting is stable by (file, line, col) and
+ * O(n log n).
  */
 #ifndef CARVE_DIAG_H
 #define CARVE_DIAG_H
@@ -26,8 +30,13 @@ struct carve_diags {
 	size_t n, cap;
 	struct carve_diag *v;
 	size_t nerrors, nwarnings;
-	size_t dropped; /* diagnostics lost to allocation failure */
+	size_t dropped;    /* diagnostics lost to allocation failure */
+	size_t max;        /* most diagnostics kept; 0 = no limit */
+	size_t suppressed; /* diagnostics counted but not kept (over max) */
 };
+
+/* The limit a manifest set puts on its list (carve_manifests_create). */
+#define CARVE_DIAGS_MAX 1000
 
 void carve_diags_init(struct carve_diags *d);
 void carve_diags_cleanup(struct carve_diags *d);
@@ -54,7 +63,9 @@ void carve_diag_warn(struct carve_diags *d, struct carve_pos pos, const char *fm
 void carve_diags_sort(struct carve_diags *d);
 
 /* Prints every diagnostic as "file:line:col: severity: message\n"; a
- * diagnostic without a position prints "carve: severity: message". */
+ * diagnostic without a position prints "carve: severity: message".  Then,
+ * when some were not kept, one line "carve: note: N further diagnostics not
+ * shown". */
 void carve_diags_print(const struct carve_diags *d, FILE *out);
 
 /* Index of the first diagnostic whose message contains needle, or -1

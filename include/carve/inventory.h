@@ -11,10 +11,13 @@
  * GPU sharing, as the openb trace's cluster uses).
  *
  * Every problem found while building (an illegal MIG layout, MIG on a card
- * without MIG, a config name that names nothing) is reported in the
- * manifests' diags at the position that caused it; the node is then kept
- * with its GPUs exclusive, or skipped when that is not possible, so one bad
- * node never hides the rest.  The inventory owns its cluster.
+ * without MIG, a config name that names nothing, a GFD label that is not a
+ * number) is reported in the manifests' diags at the position that caused
+ * it; the node is then kept with its GPUs exclusive (or the label ignored),
+ * or skipped when that is not possible, so one bad node never hides the
+ * rest.  A problem that many nodes share (a pool's mig-parted config, one
+ * bad config named by N Nodes' nvidia.com/mig.config) is reported once,
+ * naming how many nodes use it.  The inventory owns its cluster.
  */
 #ifndef CARVE_INVENTORY_H
 #define CARVE_INVENTORY_H

@@ -72,6 +72,7 @@ struct carve_meta {
 	const char *api_version; /* "kueue.x-k8s.io/v1beta2" */
 	const char *kind;        /* "ClusterQueue" */
 	const char *name;        /* never NULL once loaded */
+	bool generated;          /* Pod/Job with generateName only: name is "<generateName>*" */
 	const char *ns;          /* NULL for cluster-scoped objects */
 	struct carve_kvlist labels, annotations;
 	int64_t created;         /* creationTimestamp, seconds since the epoch */
@@ -404,8 +405,10 @@ void carve_manifests_destroy(struct carve_manifests *m);
 
 /*
  * Loads path: a YAML file (.yaml/.yml, any number of documents), a CSV node
- * list (.csv), or a directory (every .yaml/.yml/.csv in it, recursively,
- * in name order).  Problems go to m->diags; what loaded cleanly is kept.
+ * list (.csv), or a directory (every .yaml/.yml/.csv regular file in it,
+ * recursively, in name order; a directory reached again through a symlink
+ * and a FIFO or device are skipped with a warning).  Problems go to
+ * m->diags; what loaded cleanly is kept.
  * Returns 0 when the file(s) could be read (even with diagnostics), or
  * CARVE_EIO (reported in diags) / CARVE_ENOMEM.
  */

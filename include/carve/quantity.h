@@ -63,4 +63,9 @@ int carve_qty_format_bytes(int64_t milli, char *buf, size_t size);
  * carve_qty_value(-1500) == -1. */
 int64_t carve_qty_value(int64_t milli);
 
+/* Saturating arithmetic for sums and products of quantities: a result
+ * beyond the int64 range is clamped to INT64_MAX (or INT64_MIN). */
+int64_t carve_qty_sat_add(int64_t a, int64_t b);
+int64_t carve_qty_sat_mul(int64_t a, int64_t b);
+
 #endif

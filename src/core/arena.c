@@ -74,7 +74,8 @@ char *carve_arena_strndup(struct carve_arena *a, const char *s, size_t n)
 	char *p = carve_arena_alloc(a, n + 1);
 
 	if (p) {
-		memcpy(p, s, n);
+		if (n) /* s may be NULL when n is 0 */
+			memcpy(p, s, n);
 		p[n] = '\0';
 	}
 	return p;

@@ -5,7 +5,10 @@
  * label/taint array of a node is copied into the cluster's arena, so a
  * spec may be freed right after carve_cluster_add_node().  Adding is
  * all-or-nothing: everything is validated and copied before the counts move.
+ * Names are indexed by an open-addressing hash table (node id + 1; 0 is a
+ * free slot), at most half full, so lookups by name are O(1) on average.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "arena.h"
@@ -17,6 +20,8 @@ struct carve_cluster {
 	size_t nnodes, capnodes;
 	struct carve_gpu *gpus;
 	size_t ngpus, capgpus;
+	uint32_t *ht;   /* name index: node id + 1, 0 = free */
+	size_t htcap;   /* power of two, 0 before the first node */
 };
 
 const char *carve_sharing_name(enum carve_sharing s)
@@ -50,6 +55,7 @@ void carve_cluster_destroy(struct carve_cluster *c)
 	carve_arena_cleanup(&c->arena);
 	carve_free(c->nodes);
 	carve_free(c->gpus);
+	carve_free(c->ht);
 	carve_free(c);
 }
 
@@ -67,6 +73,46 @@ static int reserve(void **arr, size_t *cap, size_t need, size_t size)
 		return CARVE_ENOMEM;
 	*arr = p;
 	*cap = c;
+	return 0;
+}
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void ht_put(uint32_t *ht, size_t cap, const char *name, uint32_t id)
+{
+	size_t i;
+
+	for (i = name_hash(name) & (cap - 1); ht[i]; i = (i + 1) & (cap - 1))
+		;
+	ht[i] = id + 1;
+}
+
+/* Room in the index for `need` nodes; rehashing keeps the same contents, so
+ * a later failure of add_node leaves the cluster as it was. */
+static int ht_reserve(struct carve_cluster *c, size_t need)
+{
+	size_t cap = c->htcap ? c->htcap : 64, i;
+	uint32_t *ht;
+
+	while (need * 2 > cap)
+		cap *= 2;
+	if (cap == c->htcap)
+		return 0;
+	ht = carve_calloc(cap, sizeof(*ht));
+	if (!ht)
+		return CARVE_ENOMEM;
+	for (i = 0; i < c->nnodes; i++)
+		ht_put(ht, cap, c->nodes[i].name, (uint32_t)i);
+	carve_free(c->ht);
+	c->ht = ht;
+	c->htcap = cap;
 	return 0;
 }
 
@@ -90,6 +136,10 @@ static int check_gpu(const struct carve_node_spec *s, size_t i, struct carve_err
 			return carve_errorf(err, CARVE_EINVAL,
 					    "node %s GPU %zu: time-slicing needs at least 1 replica",
 					    s->name, i);
+		if (g->replicas > CARVE_TIMESLICE_MAX_REPLICAS)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %zu: time-slicing allows at most %d replicas",
+					    s->name, i, CARVE_TIMESLICE_MAX_REPLICAS);
 		break;
 	case CARVE_SHARE_EXCLUSIVE:
 	case CARVE_SHARE_FRACTION:
@@ -133,8 +183,11 @@ int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec
 	for (i = 0; i < s->ngpus; i++)
 		if ((rc = check_gpu(s, i, err)))
 			return rc;
+	if (c->nnodes >= INT_MAX)
+		return carve_errorf(err, CARVE_EINVAL, "too many nodes");
 	if (reserve((void **)&c->nodes, &c->capnodes, c->nnodes + 1, sizeof(*c->nodes)) ||
-	    reserve((void **)&c->gpus, &c->capgpus, c->ngpus + s->ngpus, sizeof(*c->gpus)))
+	    reserve((void **)&c->gpus, &c->capgpus, c->ngpus + s->ngpus, sizeof(*c->gpus)) ||
+	    ht_reserve(c, c->nnodes + 1))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	if (s->nlabels) {
 		labels = carve_arena_alloc(&c->arena, s->nlabels * sizeof(*labels));
@@ -189,6 +242,7 @@ int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec
 	}
 	if (oom)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	ht_put(c->ht, c->htcap, n->name, n->id);
 	c->ngpus += s->ngpus;
 	return (int)c->nnodes++;
 }
@@ -215,12 +269,13 @@ const struct carve_gpu *carve_cluster_gpu(const struct carve_cluster *c, uint32_
 
 int carve_cluster_find_node(const struct carve_cluster *c, const char *name)
 {
-	size_t i;
+	size_t i, mask = c->htcap - 1;
 
-	/* Linear: lookups by name happen while loading, not on hot paths. */
-	for (i = 0; i < c->nnodes; i++)
-		if (!strcmp(c->nodes[i].name, name))
-			return (int)i;
+	if (!c->htcap)
+		return CARVE_ENOTFOUND;
+	for (i = name_hash(name) & mask; c->ht[i]; i = (i + 1) & mask)
+		if (!strcmp(c->nodes[c->ht[i] - 1].name, name))
+			return (int)(c->ht[i] - 1);
 	return CARVE_ENOTFOUND;
 }
 

@@ -3,7 +3,9 @@
  * "sn,cpu_milli,memory_mib,gpu,model", one node a row, model empty for
  * CPU-only nodes.  No quoting: the trace has none.  A bad header skips the
  * file; a bad row is reported at the line and column of the bad field and
- * skipped, and the other rows are kept.  LF or CRLF line ends.
+ * skipped, and the other rows are kept.  LF or CRLF line ends.  memory_mib
+ * must fit the inventory's milli-byte count (int64); a row with GPUs but no
+ * model keeps them as model "unknown", with a warning.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +17,8 @@
 
 #define NCOLS 5
 #define MAXF (NCOLS + 1) /* one more, to see a long row */
+/* Largest memory_mib whose milli-byte count (MiB * 2^20 * 1000) fits int64. */
+#define MAX_MEMORY_MIB (INT64_MAX / (1024LL * 1024 * 1000))
 
 static const char *const columns[NCOLS] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
 
@@ -142,13 +146,19 @@ static void load_row(struct ld *ld, uint32_t line, const char *s, const char *en
 		ok = false;
 	}
 	ok &= field_int(ld, line, &f[1], 1, INT64_MAX / 1000, &cpu);
-	ok &= field_int(ld, line, &f[2], 2, INT64_MAX / 1000, &mem);
+	ok &= field_int(ld, line, &f[2], 2, MAX_MEMORY_MIB, &mem);
 	ok &= field_int(ld, line, &f[3], 3, INT_MAX, &gpus);
 	if (!ok)
 		return;
 	memset(&node, 0, sizeof(node));
 	node.name = carve_arena_strndup(ld->a, f[0].s, f[0].len);
-	node.model = carve_arena_strndup(ld->a, f[4].s, f[4].len);
+	if (gpus > 0 && !f[4].len) {
+		ld_warn(ld, at(ld, line, f[4].col), "gpu %lld but no model; GPUs kept as model "
+			"'unknown'", (long long)gpus);
+		node.model = "unknown";
+	} else {
+		node.model = carve_arena_strndup(ld->a, f[4].s, f[4].len);
+	}
 	if (!node.name || !node.model) {
 		carve_diag_error(ld->d, at(ld, line, 1), "out of memory");
 		return;

@@ -702,9 +702,12 @@ static const struct ld_field meta_fields[] = {
 	{NULL, NULL, 0},
 };
 
-void ld_metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta, bool namespaced)
+static void metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta,
+		     bool namespaced, bool generate)
 {
 	const struct ynode *md = ytree_get(doc, "metadata");
+	const struct ynode *nm = ytree_get(md, "name"), *gen = ytree_get(md, "generateName");
+	char *gname = NULL;
 	size_t old;
 
 	meta->pos = doc->pos;
@@ -714,9 +717,30 @@ void ld_metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta
 		ld_error(ld, doc->pos, "missing required field 'metadata'");
 		return;
 	}
+	if (generate && !nm && gen && gen->kind == YN_SCALAR && *gen->str) {
+		size_t n = strlen(gen->str);
+
+		gname = carve_arena_alloc(ld->a, n + 2);
+		if (!gname) {
+			carve_diag_error(ld->d, md->pos, "out of memory");
+			return;
+		}
+		memcpy(gname, gen->str, n);
+		gname[n] = '*';
+	}
+	/* Name the object in errors about its other metadata fields too. */
+	if (nm && nm->kind == YN_SCALAR && !ytree_is_null(nm) && *nm->str)
+		ld->name = nm->str;
+	else if (gname)
+		ld->name = gname;
 	old = ld_push(ld, "metadata");
 	ld_fields(ld, md, meta_fields, meta);
 	ld_pop(ld, old);
+	if (!meta->name && gname) {
+		meta->name = gname;
+		meta->name_pos = gen->pos;
+		meta->generated = true;
+	}
 	if (!meta->name) {
 		ld_error(ld, md->pos, "metadata: missing required field 'name'");
 		return;
@@ -728,4 +752,15 @@ void ld_metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta
 		ld_warn(ld, md->pos, "metadata.namespace is ignored: %s is cluster-scoped", ld->kind);
 		meta->ns = NULL;
 	}
+}
+
+void ld_metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta, bool namespaced)
+{
+	metadata(ld, doc, meta, namespaced, false);
+}
+
+void ld_metadata_gen(struct ld *ld, const struct ynode *doc, struct carve_meta *meta,
+		     bool namespaced)
+{
+	metadata(ld, doc, meta, namespaced, true);
 }

@@ -102,8 +102,14 @@ bool ld_tolerations(struct ld *ld, const struct ynode *v, struct carve_toleratio
 
 /* metadata: name (required), namespace (when namespaced), labels,
  * annotations, creationTimestamp; other Kubernetes metadata fields are
- * accepted and ignored. */
+ * accepted and ignored.  Once the name is known, ld->name is set (errors in
+ * the other metadata fields already name the object). */
 void ld_metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta, bool namespaced);
+/* The same for a Pod or Job, which may have only metadata.generateName (the
+ * API server then makes the name): meta->name becomes "<generateName>*"
+ * and meta->generated is set. */
+void ld_metadata_gen(struct ld *ld, const struct ynode *doc, struct carve_meta *meta,
+		     bool namespaced);
 
 /* Grows an arena array by one zeroed element; NULL (reported) on failure. */
 void *ld_append(struct ld *ld, void **arr, size_t *n, size_t *cap, size_t size);

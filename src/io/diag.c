@@ -2,7 +2,8 @@
  * diag.c - the diagnostics list (see include/carve/diag.h).
  *
  * Invariant: nerrors/nwarnings count every diagnostic ever added, including
- * those dropped for lack of memory, so exit codes stay right under OOM.
+ * those dropped for lack of memory or suppressed over the list's limit, so
+ * exit codes stay right.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -37,6 +38,10 @@ static void vdiag(struct carve_diags *d, enum carve_severity sev,
 		d->nerrors++;
 	else if (sev == CARVE_SEV_WARNING)
 		d->nwarnings++;
+	if (d->max && d->n >= d->max) {
+		d->suppressed++;
+		return;
+	}
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 16;
@@ -102,18 +107,46 @@ static int pos_cmp(const struct carve_diag *a, const struct carve_diag *b)
 	return 0;
 }
 
+/* Merges the sorted runs v[lo, mid) and v[mid, hi) through tmp; taking
+ * from the left run on ties keeps the sort stable. */
+static void merge(struct carve_diag *v, struct carve_diag *tmp, size_t lo, size_t mid,
+		  size_t hi)
+{
+	size_t i = lo, j = mid, k = lo;
+
+	while (i < mid && j < hi)
+		tmp[k++] = pos_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+	while (i < mid)
+		tmp[k++] = v[i++];
+	while (j < hi)
+		tmp[k++] = v[j++];
+	memcpy(v + lo, tmp + lo, (hi - lo) * sizeof(*v));
+}
+
 void carve_diags_sort(struct carve_diags *d)
 {
-	size_t i, j;
+	struct carve_diag *tmp;
+	size_t i, j, w;
 
-	/* Insertion sort: stable, and lists are short (and mostly sorted). */
-	for (i = 1; i < d->n; i++) {
-		struct carve_diag x = d->v[i];
+	if (d->n < 2)
+		return;
+	tmp = carve_malloc(d->n * sizeof(*tmp));
+	if (!tmp) {
+		/* No memory for the merge: insertion sort, stable too. */
+		for (i = 1; i < d->n; i++) {
+			struct carve_diag x = d->v[i];
 
-		for (j = i; j > 0 && pos_cmp(&d->v[j - 1], &x) > 0; j--)
-			d->v[j] = d->v[j - 1];
-		d->v[j] = x;
+			for (j = i; j > 0 && pos_cmp(&d->v[j - 1], &x) > 0; j--)
+				d->v[j] = d->v[j - 1];
+			d->v[j] = x;
+		}
+		return;
 	}
+	/* Bottom-up merge sort: O(n log n), stable. */
+	for (w = 1; w < d->n; w *= 2)
+		for (i = 0; i + w < d->n; i += 2 * w)
+			merge(d->v, tmp, i, i + w, i + 2 * w < d->n ? i + 2 * w : d->n);
+	carve_free(tmp);
 }
 
 static const char *sev_name(enum carve_severity s)
@@ -147,6 +180,8 @@ void carve_diags_print(const struct carve_diags *d, FILE *out)
 	if (d->dropped)
 		fprintf(out, "carve: error: %zu further diagnostics lost (out of memory)\n",
 			d->dropped);
+	if (d->suppressed)
+		fprintf(out, "carve: note: %zu further diagnostics not shown\n", d->suppressed);
 }
 
 long carve_diags_find(const struct carve_diags *d, const char *needle)

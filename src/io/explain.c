@@ -5,7 +5,8 @@
  *
  * Pure reporting: reads the inventory and the manifests, writes text.
  * Aggregation uses small fixed tables (struct tally); a pool with more
- * distinct names than fit is summarised as "(and more)".
+ * distinct names than fit is summarised as "(and more)".  Sums of quota
+ * saturate at the int64 maximum, printed as "unlimited".
  */
 #include <stdio.h>
 #include <string.h>
@@ -138,8 +139,8 @@ static int64_t lendable(const struct carve_mf_quota *q)
 
 /*
  * What the rest of the cohort tree can lend cq for (flavor, res): other
- * ClusterQueues' lendable quota plus the Cohort objects' own quota.  Usage
- * is ignored: this is the most it could ever borrow.
+ * ClusterQueues' lendable quota plus the Cohort objects' own quota
+ * (saturating).  Usage is ignored: this is the most it could ever borrow.
  */
 static int64_t cohort_lendable(const struct carve_manifests *m, const struct carve_mf_cq *cq,
 			       const char *flavor, const char *res)
@@ -155,7 +156,7 @@ static int64_t cohort_lendable(const struct carve_manifests *m, const struct car
 		if (o == cq || !o->cohort || strcmp(cohort_root(m, o->cohort), root))
 			continue;
 		if ((q = find_quota(o->groups, o->ngroups, flavor, res)))
-			sum += lendable(q);
+			sum = carve_qty_sat_add(sum, lendable(q));
 	}
 	for (i = 0; i < m->ncohorts; i++) {
 		const struct carve_mf_cohort *c = &m->cohorts[i];
@@ -163,14 +164,16 @@ static int64_t cohort_lendable(const struct carve_manifests *m, const struct car
 		if (strcmp(cohort_root(m, c->meta.name), root))
 			continue;
 		if ((q = find_quota(c->groups, c->ngroups, flavor, res)))
-			sum += lendable(q);
+			sum = carve_qty_sat_add(sum, lendable(q));
 	}
 	return sum;
 }
 
 static void fmt_res(const char *res, int64_t milli, char *buf, size_t size)
 {
-	if (!strcmp(res, "memory"))
+	if (milli == CARVE_QTY_MAX)
+		snprintf(buf, size, "unlimited"); /* a saturated sum */
+	else if (!strcmp(res, "memory"))
 		carve_qty_format_bytes(milli, buf, size);
 	else
 		carve_qty_format(milli, buf, size);
@@ -202,7 +205,8 @@ static void explain_cq(const struct carve_manifests *m, const struct carve_mf_cq
 					may = q->borrowing_limit;
 				fmt_res(q->resource, q->nominal, a, sizeof(a));
 				fmt_res(q->resource, may, b, sizeof(b));
-				fprintf(out, "    %-24s nominal %-8s may borrow %-8s", q->resource, a, b);
+				fprintf(out, "    %-24s nominal %-8s may borrow %-8s%s", q->resource, a,
+					b, strlen(b) >= 8 ? " " : "");
 				if (cq->cohort && q->has_borrowing_limit) {
 					fmt_res(q->resource, q->borrowing_limit, c, sizeof(c));
 					fprintf(out, "(borrowingLimit %s)", c);

@@ -7,7 +7,10 @@
  * files.  Nodes of one pool get consecutive ids.  A problem is reported at
  * the manifest position that caused it and the node falls back to a safe
  * shape (exclusive GPUs), so one mistake never hides the rest of the
- * cluster.  Scratch per node lives in struct nb, reset for every node.
+ * cluster.  Scratch per node lives in struct nb, reset for every node (its
+ * label and taint arrays grow as needed and are reused).  A mistake that
+ * many nodes share (one bad mig-parted config named by many Nodes, a pool's
+ * config) is reported once, naming how many nodes it affects.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,24 +23,38 @@
 #include "manifest_int.h"
 
 #define MAX_NODE_GPUS 64
-#define MAX_NODE_LABELS 96
 #define MAX_NODE_RES 24
+#define MAX_GPU_MEMORY_MIB (1LL << 31)
+
+/* A (mig.config value, model) whose config drew diagnostics on a Node:
+ * reported once, after every Node is built. */
+struct migbad {
+	const char *config;
+	const struct carve_mig_model *mm;
+	const char *first;       /* first Node that named it */
+	struct carve_pos pos;    /* its label */
+	size_t nodes;
+};
 
 struct carve_inventory_int {
 	struct carve_arena arena;
 	size_t cappools, capres, capnodes;
+	struct migbad *migbad;
+	size_t nmigbad, capmigbad;
 	bool oom; /* an allocation failed: the inventory is incomplete */
 };
 
 /* Scratch for the node being built. */
 struct nb {
 	struct carve_node_spec spec;
-	struct carve_label labels[MAX_NODE_LABELS];
-	struct carve_taint_spec taints[32];
+	struct carve_label *labels;        /* grown as needed: NFD nodes have 100+ */
+	struct carve_taint_spec *taints;
+	size_t caplabels, captaints;
+	bool *oom;                         /* the inventory's flag */
 	struct carve_gpu_spec gpus[MAX_NODE_GPUS];
 	struct carve_inv_resource res[MAX_NODE_RES];
 	size_t nres;
-	char name[256];
+	char name[256];                    /* a Kubernetes node name has at most 253 */
 	char numbuf[4][32];
 };
 
@@ -55,6 +72,37 @@ static const char *arena_fmt(struct carve_inventory *inv, const char *fmt, const
 	return s;
 }
 
+/* Room for n elements in *arr; false (and the inventory marked) on failure. */
+static bool nb_grow(struct nb *b, void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap : 32;
+	void *v;
+
+	if (n <= *cap)
+		return true;
+	while (c < n)
+		c *= 2;
+	v = carve_realloc(*arr, c * size);
+	if (!v) {
+		*b->oom = true;
+		return false;
+	}
+	*arr = v;
+	*cap = c;
+	return true;
+}
+
+/* Appends a label the node does not have yet. */
+static void add_label(struct nb *b, const char *key, const char *value)
+{
+	if (!nb_grow(b, (void **)&b->labels, &b->caplabels, b->spec.nlabels + 1,
+		     sizeof(*b->labels)))
+		return;
+	b->spec.labels = b->labels;
+	b->labels[b->spec.nlabels].key = key;
+	b->labels[b->spec.nlabels++].value = value;
+}
+
 static void set_label(struct nb *b, const char *key, const char *value)
 {
 	size_t i;
@@ -64,10 +112,22 @@ static void set_label(struct nb *b, const char *key, const char *value)
 			b->labels[i].value = value;
 			return;
 		}
-	if (b->spec.nlabels < MAX_NODE_LABELS) {
-		b->labels[b->spec.nlabels].key = key;
-		b->labels[b->spec.nlabels++].value = value;
+	add_label(b, key, value);
+}
+
+static void set_taints(struct nb *b, const struct carve_taint *t, size_t n)
+{
+	size_t i;
+
+	if (!nb_grow(b, (void **)&b->taints, &b->captaints, n, sizeof(*b->taints)))
+		return;
+	for (i = 0; i < n; i++) {
+		b->taints[i].key = t[i].key;
+		b->taints[i].value = t[i].value;
+		b->taints[i].effect = t[i].effect;
 	}
+	b->spec.taints = b->taints;
+	b->spec.ntaints = n;
 }
 
 static void add_res(struct nb *b, const char *name, int64_t count, int64_t max_per_pod,
@@ -96,6 +156,7 @@ static void nb_reset(struct nb *b)
 	b->spec.labels = b->labels;
 	b->spec.taints = b->taints;
 	b->spec.gpus = b->gpus;
+	/* keeps the label/taint arrays for the next node */
 	b->nres = 0;
 }
 
@@ -170,14 +231,28 @@ static int commit_node(struct carve_inventory *inv, struct carve_manifests *m, s
 		inv->res = r;
 		p->capres = c;
 	}
+	if (p->oom)
+		return CARVE_ENOMEM; /* a label or taint array could not grow */
 	id = carve_cluster_add_node(inv->cluster, &b->spec, &err);
 	if (id == CARVE_ENOMEM)
 		goto oom;
+	if (id == CARVE_EEXISTS) {
+		const struct carve_node *first = carve_cluster_node(
+			inv->cluster, (uint32_t)carve_cluster_find_node(inv->cluster, b->spec.name));
+
+		if (first && first->pos.file && first->pos.line)
+			carve_diag_error(&m->diags, b->spec.pos, "%s (first at %s:%u)", err.text,
+					 first->pos.file, (unsigned)first->pos.line);
+		else
+			carve_diag_error(&m->diags, b->spec.pos, "%s", err.text);
+		return id;
+	}
 	if (id < 0) {
 		carve_diag_error(&m->diags, b->spec.pos, "%s", err.text);
 		return id;
 	}
-	memcpy(inv->res + inv->nres, b->res, b->nres * sizeof(*b->res));
+	if (b->nres) /* a CPU-only node advertises nothing: inv->res may be NULL */
+		memcpy(inv->res + inv->nres, b->res, b->nres * sizeof(*b->res));
 	inv->node_res_first[id] = (uint32_t)inv->nres;
 	inv->node_nres[id] = (uint32_t)b->nres;
 	inv->nres += b->nres;
@@ -220,10 +295,10 @@ static struct carve_inv_pool *new_pool(struct carve_inventory *inv, const char *
 /* ---- MIG layouts from counts and from mig-parted configs ---- */
 
 /*
- * Layout for one GPU from mig-parted style counts.  Reports at pos and
+ * Layout for one GPU from mig-parted style counts.  Reports in d at pos and
  * returns false when a profile is unknown or no legal layout exists.
  */
-static bool layout_from_migcounts(struct carve_manifests *m, const struct carve_mig_model *mm,
+static bool layout_from_migcounts(struct carve_diags *d, const struct carve_mig_model *mm,
 				  const struct carve_migcount *c, size_t n, struct carve_pos pos,
 				  const char *who, struct carve_mig_layout *out)
 {
@@ -235,14 +310,14 @@ static bool layout_from_migcounts(struct carve_manifests *m, const struct carve_
 		int p = carve_mig_profile_find(mm, c[i].profile);
 
 		if (p < 0) {
-			carve_diag_error(&m->diags, c[i].pos, "%s: MIG profile %s does not exist on %s",
+			carve_diag_error(d, c[i].pos, "%s: MIG profile %s does not exist on %s",
 					 who, c[i].profile, mm->name);
 			return false;
 		}
 		counts[p] += c[i].count;
 	}
 	if (carve_mig_layout_from_counts(mm, counts, out, &err)) {
-		carve_diag_error(&m->diags, pos, "%s: illegal MIG layout for %s: %s", who,
+		carve_diag_error(d, pos, "%s: illegal MIG layout for %s: %s", who,
 				 mm->name, err.text);
 		return false;
 	}
@@ -356,23 +431,24 @@ static bool entry_fits_model(const struct carve_mf_migdevice *e, const struct ca
 }
 
 /*
- * Applies mig-parted config `name` to b's GPUs (all of model mm).  Returns
- * true when at least one GPU became MIG.  Entries with a device-filter are
- * applied only when their profiles exist on this model (that is what the
- * PCI-id filters of mig-parted's stock configs select).
+ * Applies mig-parted config `name` to b's GPUs (all of model mm), reporting
+ * in dg.  Returns true when at least one GPU became MIG.  Entries with a
+ * device-filter are applied only when their profiles exist on this model
+ * (that is what the PCI-id filters of mig-parted's stock configs select); a
+ * config none of whose entries is for the model is an error at pos.
  */
-static bool apply_migconfig(struct carve_manifests *m, struct nb *b,
+static bool apply_migconfig(struct carve_manifests *m, struct carve_diags *dg, struct nb *b,
 			    const struct carve_mig_model *mm, const char *name,
 			    struct carve_pos pos, const char *who)
 {
 	const struct carve_mf_migconfig *mc = carve_mf_find_migconfig(m, name);
 	struct carve_mig_layout l;
-	bool any = false, disabled;
+	bool any = false, disabled, for_model = false;
 	size_t i, e, d;
 
 	if (!mc) {
 		if (!builtin_migconfig(mm, name, &l, &disabled)) {
-			carve_diag_error(&m->diags, pos,
+			carve_diag_error(dg, pos,
 					 "%s: mig-parted config '%s' is not defined (and is not a "
 					 "built-in name such as all-balanced or all-<profile>)",
 					 who, name);
@@ -391,9 +467,10 @@ static bool apply_migconfig(struct carve_manifests *m, struct nb *b,
 
 		if (ent->nfilters && !entry_fits_model(ent, mm))
 			continue;
+		for_model = true;
 		if (!ent->mig_enabled)
 			continue;
-		if (!layout_from_migcounts(m, mm, ent->counts, ent->ncounts, ent->pos, who, &l))
+		if (!layout_from_migcounts(dg, mm, ent->counts, ent->ncounts, ent->pos, who, &l))
 			continue;
 		for (i = 0; i < b->spec.ngpus; i++) {
 			bool pick = ent->all_devices;
@@ -408,6 +485,10 @@ static bool apply_migconfig(struct carve_manifests *m, struct nb *b,
 			any = true;
 		}
 	}
+	if (!for_model)
+		carve_diag_error(dg, pos, "%s: mig-parted config %s has no entry for %s "
+				 "(every entry's device-filter is for another model)", who, name,
+				 mm->name);
 	return any;
 }
 
@@ -456,8 +537,8 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 		} else if (np->nplace) {
 			mig_ok = layout_from_placements(m, gm->mig, np->place, np->nplace, who, &l);
 		} else if (np->nmig) {
-			mig_ok = layout_from_migcounts(m, gm->mig, np->mig, np->nmig, np->mig_pos,
-						       who, &l);
+			mig_ok = layout_from_migcounts(&m->diags, gm->mig, np->mig, np->nmig,
+						       np->mig_pos, who, &l);
 		} else if (np->mig_config) {
 			mig_ok = true; /* applied per node below */
 		}
@@ -472,7 +553,14 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 		return;
 	for (i = 0; i < np->count; i++) {
 		nb_reset(b);
-		snprintf(b->name, sizeof(b->name), "%s%d", prefix ? prefix : "", i);
+		if ((size_t)snprintf(b->name, sizeof(b->name), "%s%d", prefix ? prefix : "", i) >=
+		    sizeof(b->name)) {
+			/* The loader refuses such prefixes; never build a cut name. */
+			carve_diag_error(&m->diags, np->meta.pos, "%s: node name %s%d is longer "
+					 "than %zu characters", who, prefix ? prefix : "", i,
+					 sizeof(b->name) - 1);
+			return;
+		}
 		b->spec.name = b->name;
 		b->spec.pool = np->meta.name;
 		b->spec.pos = np->meta.pos;
@@ -481,12 +569,7 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 		b->spec.pods = np->pods ? np->pods : 110;
 		b->spec.block = np->block;
 		b->spec.rack = np->rack;
-		for (k = 0; k < np->ntaints && k < 32; k++) {
-			b->taints[k].key = np->taints[k].key;
-			b->taints[k].value = np->taints[k].value;
-			b->taints[k].effect = np->taints[k].effect;
-		}
-		b->spec.ntaints = k;
+		set_taints(b, np->taints, np->ntaints);
 		set_label(b, "kubernetes.io/hostname", b->name);
 		set_label(b, "carve.dev/pool", np->meta.name);
 		if (np->block)
@@ -514,12 +597,18 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 				b->gpus[k].mig = l;
 			}
 		} else if (mig_ok && np->mig_config) {
-			if (!apply_migconfig(m, b, gm->mig, np->mig_config, np->mig_pos, who))
-				mig_ok = false; /* reported once; later nodes stay exclusive */
+			/* Every node gets the same result: report for the first only. */
+			struct carve_diags quiet;
+
+			carve_diags_init(&quiet);
+			if (!apply_migconfig(m, i ? &quiet : &m->diags, b, gm->mig, np->mig_config,
+					     np->mig_pos, who))
+				mig_ok = false; /* later nodes stay exclusive */
+			carve_diags_cleanup(&quiet);
 		} else if (np->sharing == CARVE_SHARE_TIMESLICE && np->timeslice.replicas >= 1) {
 			for (k = 0; k < (size_t)ngpus; k++) {
 				b->gpus[k].sharing = CARVE_SHARE_TIMESLICE;
-				b->gpus[k].replicas = (uint16_t)np->timeslice.replicas;
+				b->gpus[k].replicas = (uint32_t)np->timeslice.replicas;
 			}
 		} else if (np->sharing == CARVE_SHARE_FRACTION) {
 			for (k = 0; k < (size_t)ngpus; k++)
@@ -568,7 +657,8 @@ static int64_t res_get(const struct carve_reslist *l, const char *name, bool *fo
 }
 
 /* GPU product of a node: GFD label (minus -SHARED and a single-strategy
- * -MIG-<profile> suffix), else the openb card-model label. */
+ * -MIG-<profile> suffix), else the openb card-model label.  The profile
+ * points into buf, past the trimmed -SHARED. */
 static const char *node_product(const struct carve_mf_node *n, char *buf, size_t size,
 				const char **single_profile)
 {
@@ -584,7 +674,7 @@ static const char *node_product(const struct carve_mf_node *n, char *buf, size_t
 		*cut = '\0';
 	cut = strstr(buf, "-MIG-");
 	if (cut) {
-		*single_profile = p + (cut - buf) + 5;
+		*single_profile = cut + 5;
 		*cut = '\0';
 	}
 	return buf;
@@ -638,7 +728,7 @@ static void apply_dpconfig(struct carve_inventory *inv, struct carve_manifests *
 				if (b->gpus[k].sharing != CARVE_SHARE_EXCLUSIVE)
 					continue;
 				b->gpus[k].sharing = CARVE_SHARE_TIMESLICE;
-				b->gpus[k].replicas = (uint16_t)r->replicas;
+				b->gpus[k].replicas = (uint32_t)r->replicas;
 			}
 			if (r->rename)
 				*ts_name = r->rename;
@@ -728,6 +818,148 @@ static bool mig_from_resources(struct carve_manifests *m, struct nb *b,
 	return true;
 }
 
+/*
+ * A count in a node label: decimal digits only, at most max.  Absent: false.
+ * A bad value is a warning at the label, naming what is used instead, and
+ * false, so the caller falls back.
+ */
+static bool label_num(struct carve_manifests *m, const char *who, const struct carve_mf_node *n,
+		      const char *key, int64_t max, const char *fallback, int64_t *out)
+{
+	struct carve_pos pos;
+	const char *v = kv_get(&n->meta.labels, key, &pos), *s;
+	bool digits = v && *v;
+	int64_t x = 0;
+
+	if (!v)
+		return false;
+	for (s = v; *s && digits; s++) {
+		if (*s < '0' || *s > '9')
+			digits = false;
+		else if (x <= max)
+			x = x * 10 + (*s - '0');
+	}
+	if (!digits) {
+		carve_diag_warn(&m->diags, pos, "%s: %s: '%s' is not a number; using %s", who, key,
+				v, fallback);
+		return false;
+	}
+	if (x > max) {
+		carve_diag_warn(&m->diags, pos, "%s: %s: '%s' is out of range (0 to %lld); using %s",
+				who, key, v, (long long)max, fallback);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* nvidia.com/mig-* in status.allocatable of a card without MIG: an error at
+ * each such resource (the node keeps its GPUs whole). */
+static void mig_on_non_mig(struct carve_manifests *m, const char *who,
+			   const struct carve_reslist *rl, const struct carve_gpu_model *gm)
+{
+	size_t i;
+
+	for (i = 0; i < rl->n; i++)
+		if (carve_res_is_mig(rl->v[i].name, NULL) && rl->v[i].milli > 0)
+			carve_diag_error(&m->diags, rl->v[i].pos, "%s: %s: MIG is not available on %s",
+					 who, rl->v[i].name, gm->name);
+}
+
+/*
+ * After nvidia.com/mig.config gave the node its layout: when
+ * status.allocatable lists MIG resources too and they disagree with what
+ * the config gives, a warning at the label (the config is used).
+ */
+static void check_mig_alloc(struct carve_manifests *m, const char *who, const struct nb *b,
+			    const struct carve_reslist *rl, const char *cfg, struct carve_pos pos)
+{
+	const char *name = NULL;
+	int64_t from_cfg = 0, alloc = 0;
+	size_t i, k;
+	bool any = false;
+
+	for (i = 0; i < rl->n; i++)
+		any |= carve_res_is_mig(rl->v[i].name, NULL);
+	if (!any)
+		return; /* MIG resources not advertised (yet): nothing to compare */
+	for (k = 0; k < b->nres && !name; k++)
+		if (b->res[k].sharing == CARVE_SHARE_MIG &&
+		    carve_qty_value(res_get(rl, b->res[k].name, NULL)) != b->res[k].count) {
+			name = b->res[k].name;
+			from_cfg = b->res[k].count;
+			alloc = carve_qty_value(res_get(rl, name, NULL));
+		}
+	for (i = 0; i < rl->n && !name; i++) {
+		if (!carve_res_is_mig(rl->v[i].name, NULL) || rl->v[i].milli <= 0)
+			continue;
+		for (k = 0; k < b->nres; k++)
+			if (!strcmp(b->res[k].name, rl->v[i].name))
+				break;
+		if (k == b->nres) {
+			name = rl->v[i].name;
+			alloc = carve_qty_value(rl->v[i].milli);
+		}
+	}
+	if (name)
+		carve_diag_warn(&m->diags, pos, "%s: nvidia.com/mig.config=%s gives %lld %s but "
+				"status.allocatable has %lld; using the config", who, cfg,
+				(long long)from_cfg, name, (long long)alloc);
+}
+
+/*
+ * A Node's nvidia.com/mig.config, applied with its diagnostics set aside:
+ * a (config, model) that draws any is remembered and reported once by
+ * report_migbad(), so N Nodes naming one bad config give one error.
+ */
+static bool node_migconfig(struct carve_inventory *inv, struct carve_manifests *m,
+			   struct nb *b, const struct carve_mig_model *mm, const char *cfg,
+			   struct carve_pos pos, const char *node, const char *who)
+{
+	struct carve_inventory_int *p = inv->priv;
+	struct carve_diags quiet;
+	size_t i;
+	bool ok;
+
+	carve_diags_init(&quiet);
+	ok = apply_migconfig(m, &quiet, b, mm, cfg, pos, who);
+	if (quiet.nerrors || quiet.nwarnings) {
+		for (i = 0; i < p->nmigbad; i++)
+			if (p->migbad[i].mm == mm && !strcmp(p->migbad[i].config, cfg))
+				break;
+		if (i < p->nmigbad) {
+			p->migbad[i].nodes++;
+		} else if (nb_grow(b, (void **)&p->migbad, &p->capmigbad, p->nmigbad + 1,
+				   sizeof(*p->migbad))) {
+			p->migbad[p->nmigbad++] = (struct migbad){cfg, mm, node, pos, 1};
+		}
+	}
+	carve_diags_cleanup(&quiet);
+	return ok;
+}
+
+/* Reports each remembered (config, model) once, at its first Node's label
+ * and the config's own positions, with how many Nodes use it. */
+static void report_migbad(struct carve_inventory *inv, struct carve_manifests *m, struct nb *b)
+{
+	struct carve_inventory_int *p = inv->priv;
+	char who[400];
+	size_t i;
+
+	for (i = 0; i < p->nmigbad; i++) {
+		const struct migbad *e = &p->migbad[i];
+
+		if (e->nodes == 1)
+			snprintf(who, sizeof(who), "Node %s", e->first);
+		else
+			snprintf(who, sizeof(who), "Node %s (and %zu more Nodes with "
+				 "nvidia.com/mig.config=%s)", e->first, e->nodes - 1, e->config);
+		nb_reset(b);
+		init_gpus(b, 1, NULL, e->mm->name, 0);
+		apply_migconfig(m, &m->diags, b, e->mm, e->config, e->pos, who);
+	}
+}
+
 static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 		       const struct carve_mf_node *n, struct nb *b)
 {
@@ -736,8 +968,9 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	const char *single = NULL, *model, *v, *ts_name = NULL;
 	const struct carve_gpu_model *gm;
 	const struct carve_mf_dpconfig *dp = NULL;
-	struct carve_pos lpos;
-	int64_t ngpus = 0;
+	struct carve_pos lpos, cfg_pos = {0};
+	const char *cfg = NULL;
+	int64_t ngpus = 0, x;
 	uint32_t mem = 0;
 	bool found, fail_gt_one = false;
 	size_t i;
@@ -752,29 +985,28 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	b->spec.pods = carve_qty_value(res_get(rl, "pods", &found));
 	if (!found)
 		b->spec.pods = 110;
-	for (i = 0; i < n->meta.labels.n; i++)
-		set_label(b, n->meta.labels.v[i].key, n->meta.labels.v[i].value);
-	for (i = 0; i < n->ntaints && i < 32; i++) {
-		b->taints[i].key = n->taints[i].key;
-		b->taints[i].value = n->taints[i].value;
-		b->taints[i].effect = n->taints[i].effect;
-	}
-	b->spec.ntaints = i;
+	for (i = 0; i < n->meta.labels.n; i++) /* unique: duplicate keys are YAML errors */
+		add_label(b, n->meta.labels.v[i].key, n->meta.labels.v[i].value);
+	set_taints(b, n->taints, n->ntaints);
 	b->spec.block = kv_get(&n->meta.labels, "cloud.provider.com/topology-block", NULL);
 	b->spec.rack = kv_get(&n->meta.labels, "cloud.provider.com/topology-rack", NULL);
 
 	model = node_product(n, prod, sizeof(prod), &single);
 	gm = model ? carve_gpu_model_find(model) : NULL;
-	if ((v = kv_get(&n->meta.labels, "nvidia.com/gpu.count", NULL)) && !single)
-		ngpus = strtoll(v, NULL, 10);
-	else if ((v = kv_get(&n->meta.labels, "alibabacloud.com/gpu-count", NULL)))
-		ngpus = strtoll(v, NULL, 10);
+	/* A label that is not a count is reported and the next source used. */
+	if (!single && label_num(m, who, n, "nvidia.com/gpu.count", MAX_NODE_GPUS,
+				 "status.allocatable", &x))
+		ngpus = x;
+	else if (label_num(m, who, n, "alibabacloud.com/gpu-count", MAX_NODE_GPUS,
+			   "status.allocatable", &x))
+		ngpus = x;
 	else if (res_get(rl, "alibabacloud.com/gpu-count", &found), found)
 		ngpus = carve_qty_value(res_get(rl, "alibabacloud.com/gpu-count", NULL));
 	else if (!single)
 		ngpus = carve_qty_value(res_get(rl, "nvidia.com/gpu", NULL));
-	if ((v = kv_get(&n->meta.labels, "nvidia.com/gpu.memory", NULL)) && !single)
-		mem = (uint32_t)strtoul(v, NULL, 10);
+	if (!single && label_num(m, who, n, "nvidia.com/gpu.memory", MAX_GPU_MEMORY_MIB,
+				 "the model's memory", &x))
+		mem = (uint32_t)x;
 	if (single && gm && gm->mig) {
 		/* Single strategy: nvidia.com/gpu counts MIG devices of one profile. */
 		int p = carve_mig_profile_find(gm->mig, single);
@@ -826,11 +1058,15 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 			carve_diag_error(&m->diags, lpos, "%s: nvidia.com/mig.config=%s but MIG is "
 					 "not available on %s", who, v,
 					 model ? model : "an unknown GPU model");
-		else
-			apply_migconfig(m, b, gm->mig, v, lpos, who);
+		else if (node_migconfig(inv, m, b, gm->mig, v, lpos, n->meta.name, who)) {
+			cfg = v;
+			cfg_pos = lpos;
+		}
 	} else if (ngpus && gm && gm->mig) {
 		mig_from_resources(m, b, n, gm->mig);
 	}
+	if (gm && !gm->mig)
+		mig_on_non_mig(m, who, rl, gm);
 	if ((v = kv_get(&n->meta.labels, "nvidia.com/device-plugin.config", &lpos))) {
 		dp = carve_mf_find_dpconfig(m, v);
 		if (!dp)
@@ -845,42 +1081,75 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 			b->gpus[i].sharing = CARVE_SHARE_FRACTION;
 	advertise_gpus(inv, b, ts_name, fail_gt_one);
 	mark_mig_timesliced(b, dp);
+	if (cfg)
+		check_mig_alloc(m, who, b, rl, cfg, cfg_pos);
 commit:
 	if (commit_node(inv, m, b) >= 0)
 		inv->pools[inv->npools - 1].nnodes++;
 }
 
+static size_t key_hash(const char *s)
+{
+	size_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/*
+ * Groups Nodes by pool key, pools in order of each key's first Node and
+ * Nodes in file order within a pool.  Keys are looked up in a hash table
+ * (slot: first Node of the group + 1), so grouping is linear.
+ */
 static void build_nodes(struct carve_inventory *inv, struct carve_manifests *m, struct nb *b)
 {
 	struct nodeinfo *keys;
-	bool *done;
-	size_t i, j;
+	size_t *next, *last, *ht, cap = 16, i, j, h;
 
 	if (!m->nnodes)
 		return;
+	while (cap < 2 * m->nnodes)
+		cap *= 2;
 	keys = carve_calloc(m->nnodes, sizeof(*keys));
-	done = carve_calloc(m->nnodes, sizeof(*done));
-	if (!keys || !done) {
+	next = carve_calloc(m->nnodes, sizeof(*next)); /* next Node of the group + 1 */
+	last = carve_calloc(m->nnodes, sizeof(*last)); /* for a group's first: its last */
+	ht = carve_calloc(cap, sizeof(*ht));
+	if (!keys || !next || !last || !ht) {
 		inv->priv->oom = true;
 		goto out;
 	}
-	for (i = 0; i < m->nnodes; i++)
-		node_pool_key(&m->nodes[i], &keys[i]);
 	for (i = 0; i < m->nnodes; i++) {
-		if (done[i])
+		node_pool_key(&m->nodes[i], &keys[i]);
+		for (h = key_hash(keys[i].key) & (cap - 1); ht[h]; h = (h + 1) & (cap - 1))
+			if (!strcmp(keys[ht[h] - 1].key, keys[i].key))
+				break;
+		if (!ht[h]) {
+			ht[h] = i + 1;
+			last[i] = i;
 			continue;
+		}
+		j = ht[h] - 1;
+		next[last[j]] = i + 1;
+		last[j] = i;
+	}
+	for (i = 0; i < m->nnodes; i++) {
+		h = key_hash(keys[i].key) & (cap - 1);
+		while (strcmp(keys[ht[h] - 1].key, keys[i].key))
+			h = (h + 1) & (cap - 1);
+		if (ht[h] - 1 != i)
+			continue; /* not the first of its group: built with it */
 		if (!new_pool(inv, keys[i].key, "Node", m->nodes[i].meta.pos))
 			goto out;
-		for (j = i; j < m->nnodes; j++) {
-			if (done[j] || strcmp(keys[i].key, keys[j].key))
-				continue;
-			done[j] = true;
-			build_node(inv, m, &m->nodes[j], b);
-		}
+		for (j = i + 1; j; j = next[j - 1])
+			build_node(inv, m, &m->nodes[j - 1], b);
 	}
+	report_migbad(inv, m, b);
 out:
 	carve_free(keys);
-	carve_free(done);
+	carve_free(next);
+	carve_free(last);
+	carve_free(ht);
 }
 
 /* ---- openb CSV ---- */
@@ -905,7 +1174,8 @@ static void build_csv(struct carve_inventory *inv, struct carve_manifests *m, st
 		b->spec.pool = inv->pools[inv->npools - 1].name;
 		b->spec.pos = c->pos;
 		b->spec.cpu_milli = c->cpu_milli;
-		b->spec.memory_milli = c->memory_mib * 1024 * 1024 * 1000;
+		/* csv.c keeps memory_mib small enough; saturate all the same. */
+		b->spec.memory_milli = carve_qty_sat_mul(c->memory_mib, 1024LL * 1024 * 1000);
 		b->spec.pods = 110;
 		set_label(b, "kubernetes.io/hostname", c->name);
 		if (c->gpus > 0 && c->model && *c->model) {
@@ -926,10 +1196,19 @@ static void build_csv(struct carve_inventory *inv, struct carve_manifests *m, st
 	}
 }
 
+static void nb_free(struct nb *b)
+{
+	if (!b)
+		return;
+	carve_free(b->labels);
+	carve_free(b->taints);
+	carve_free(b);
+}
+
 struct carve_inventory *carve_inventory_build(struct carve_manifests *m)
 {
 	struct carve_inventory *inv = carve_calloc(1, sizeof(*inv));
-	struct nb *b = carve_malloc(sizeof(*b));
+	struct nb *b = carve_calloc(1, sizeof(*b));
 	size_t i;
 
 	if (!inv || !b)
@@ -939,17 +1218,18 @@ struct carve_inventory *carve_inventory_build(struct carve_manifests *m)
 	if (!inv->priv || !inv->cluster)
 		goto oom;
 	carve_arena_init(&inv->priv->arena);
+	b->oom = &inv->priv->oom;
 	for (i = 0; i < m->npools; i++)
 		build_pool(inv, m, &m->pools[i], b);
 	build_nodes(inv, m, b);
 	build_csv(inv, m, b);
 	if (inv->priv->oom)
 		goto oom;
-	carve_free(b);
+	nb_free(b);
 	return inv;
 oom:
 	carve_diag_error(&m->diags, (struct carve_pos){0}, "out of memory building the inventory");
-	carve_free(b);
+	nb_free(b);
 	carve_inventory_destroy(inv);
 	return NULL;
 }
@@ -959,8 +1239,10 @@ void carve_inventory_destroy(struct carve_inventory *inv)
 	if (!inv)
 		return;
 	carve_cluster_destroy(inv->cluster);
-	if (inv->priv)
+	if (inv->priv) {
 		carve_arena_cleanup(&inv->priv->arena);
+		carve_free(inv->priv->migbad);
+	}
 	carve_free(inv->priv);
 	carve_free(inv->pools);
 	carve_free(inv->res);

@@ -15,8 +15,9 @@
  *   kind: NodePool
  *   metadata: {name: h100}
  *   spec:
- *     count: 16                 # required, >= 1
- *     namePrefix: h100-         # default "<name>-": nodes h100-0 .. h100-15
+ *     count: 16                 # required, 1 .. 100000
+ *     namePrefix: h100-         # default "<name>-": nodes h100-0 .. h100-15;
+ *                               # prefix + digits at most 253 characters
  *     gpu:
  *       model: H100-80GB        # canonical or GFD name; required when count > 0
  *       count: 8                # GPUs per node, >= 0 (required in gpu)
@@ -29,7 +30,7 @@
  *         placements:                            # explicit, as nvidia-smi mig -cgi 9:4
  *         - {profile: 3g.40gb, start: 4}
  *       timeSlicing:            # only with mode: timeslice
- *         replicas: 4           # required, >= 1
+ *         replicas: 4           # required, 1 .. 1024
  *         renameByDefault: false
  *         failRequestsGreaterThanOne: false
  *     cpu: "96"                 # quantities, per node
@@ -51,6 +52,9 @@
 #include "carve/gpumodel.h"
 #include "carve/mig.h"
 #include "loaders.h"
+
+#define MAX_POOL_NODES 100000
+#define MAX_NODE_NAME 253 /* Kubernetes: a DNS subdomain */
 
 /* ---- shared ---- */
 
@@ -200,6 +204,7 @@ struct pool_ctx {
 	bool place_bad;
 	const struct ynode *spec, *gpu, *sharing, *mode, *mig, *layout, *config, *ts, *placements;
 	bool count_ok, replicas_seen;
+	struct carve_pos prefix_pos;
 };
 
 static void f_pool_count(struct ld *ld, const struct ynode *v, void *o)
@@ -213,6 +218,11 @@ static void f_pool_count(struct ld *ld, const struct ynode *v, void *o)
 		ld_error(ld, v->pos, "count must be at least 1, got %lld", (long long)x);
 		return;
 	}
+	if (x > MAX_POOL_NODES) {
+		ld_error(ld, v->pos, "count must be at most %d, got %lld", MAX_POOL_NODES,
+			 (long long)x);
+		return;
+	}
 	c->p.count = (int)x;
 	c->p.count_pos = v->pos;
 	c->count_ok = true;
@@ -220,7 +230,10 @@ static void f_pool_count(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_pool_prefix(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_str(ld, v, &((struct pool_ctx *)o)->p.name_prefix);
+	struct pool_ctx *c = o;
+
+	if (ld_str(ld, v, &c->p.name_prefix))
+		c->prefix_pos = v->pos;
 }
 
 static void f_gpu_model(struct ld *ld, const struct ynode *v, void *o)
@@ -417,6 +430,10 @@ static void f_ts_replicas(struct ld *ld, const struct ynode *v, void *o)
 		return;
 	if (x < 1) {
 		ld_error(ld, v->pos, "replicas must be at least 1");
+		return;
+	}
+	if (x > CARVE_TIMESLICE_MAX_REPLICAS) {
+		ld_error(ld, v->pos, "replicas must be at most %d", CARVE_TIMESLICE_MAX_REPLICAS);
 		return;
 	}
 	c->p.timeslice.replicas = (int)x;
@@ -686,6 +703,26 @@ static bool pool_check_sharing(struct ld *ld, struct pool_ctx *c)
 	return true;
 }
 
+/* Node names are <namePrefix><index>: the longest must be a valid node name. */
+static bool pool_check_prefix(struct ld *ld, struct pool_ctx *c)
+{
+	size_t len = strlen(c->p.name_prefix), digits = 1;
+	int last = c->p.count - 1;
+	size_t old;
+
+	while (last >= 10) {
+		last /= 10;
+		digits++;
+	}
+	if (len + digits <= MAX_NODE_NAME)
+		return true;
+	old = ld_push(ld, ytree_get(c->spec, "namePrefix") ? ".spec.namePrefix" : "metadata.name");
+	ld_error(ld, c->prefix_pos, "node names <namePrefix><index> would be %zu characters, "
+		 "above Kubernetes' %d", len + digits, MAX_NODE_NAME);
+	ld_pop(ld, old);
+	return false;
+}
+
 void load_nodepool(struct ld *ld, const struct ynode *doc)
 {
 	struct pool_ctx c;
@@ -726,7 +763,10 @@ void load_nodepool(struct ld *ld, const struct ynode *doc)
 		s[n] = '-';
 		s[n + 1] = '\0';
 		c.p.name_prefix = s;
+		c.prefix_pos = c.p.meta.name_pos;
 	}
+	if (!pool_check_prefix(ld, &c))
+		return;
 	if (!c.p.gpu_model_pos.line)
 		c.p.gpu_model_pos = c.gpu ? c.gpu->pos : c.spec->pos;
 	if (!c.p.mig_pos.line)

@@ -4,8 +4,9 @@
  *
  * Embedded YAML is parsed again with ytree_parse, offset so that every
  * position points at the real character of the outer file (exact for
- * literal block scalars `|`, the form the GPU operator documents; only the
- * first line is exact for folded or quoted values).
+ * literal block scalars `|`, the form the GPU operator documents).  In a
+ * quoted or plain value, escapes and folding move text around, so every
+ * problem inside it is reported at the value's own start.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -210,6 +211,10 @@ static void f_tsr_replicas(struct ld *ld, const struct ynode *v, void *o)
 		return;
 	if (x < 1) {
 		ld_error(ld, v->pos, "replicas must be at least 1");
+		return;
+	}
+	if (x > CARVE_TIMESLICE_MAX_REPLICAS) {
+		ld_error(ld, v->pos, "replicas must be at most %d", CARVE_TIMESLICE_MAX_REPLICAS);
 		return;
 	}
 	t->replicas = (int)x;
@@ -628,9 +633,10 @@ static const char *char_at(const struct ld *ld, struct carve_pos pos)
  * Offsets that map positions in the text of data value p->val back to the
  * outer file.  A block scalar's content starts on the line after its
  * header, indented by the explicit indicator or, without one, as deep as
- * its first non-blank line.  Other styles: the first line is exact.
+ * its first non-blank line.  Returns false for other styles, whose text
+ * does not map back line by line.
  */
-static void embed_offsets(const struct ld *ld, const struct ypair *p, uint32_t *line_off,
+static bool embed_offsets(const struct ld *ld, const struct ypair *p, uint32_t *line_off,
 			  uint32_t *col_off)
 {
 	const struct ynode *v = p->val;
@@ -640,17 +646,15 @@ static void embed_offsets(const struct ld *ld, const struct ypair *p, uint32_t *
 
 	*line_off = v->pos.line - 1;
 	*col_off = v->pos.col - 1;
-	if (s && (*s == '"' || *s == '\''))
-		*col_off = v->pos.col; /* the text starts after the quote */
 	if (!s || (*s != '|' && *s != '>'))
-		return;
+		return false;
 	for (s++; s < end && (*s == '+' || *s == '-' || (*s >= '1' && *s <= '9')); s++)
 		if (*s != '+' && *s != '-')
 			explicit = *s - '0';
 	*line_off = v->pos.line;
 	if (explicit) {
 		*col_off = p->key->pos.col - 1 + (uint32_t)explicit;
-		return;
+		return true;
 	}
 	s = memchr(s, '\n', (size_t)(end - s));
 	while (s && s < end) {
@@ -659,10 +663,31 @@ static void embed_offsets(const struct ld *ld, const struct ypair *p, uint32_t *
 			indent++;
 		if (s < end && *s != '\n' && *s != '\r') {
 			*col_off = indent;
-			return;
+			return true;
 		}
 		s = s < end ? memchr(s, '\n', (size_t)(end - s)) : NULL;
 	}
+	return true;
+}
+
+/* Marks the file of positions still to be moved by pin_pos. */
+static const char unpinned[] = "(embedded)";
+
+/* Moves every node under n (parsed with file `unpinned`) to pos; a node
+ * reached twice through an alias is already moved. */
+static void pin_pos(struct ynode *n, struct carve_pos pos)
+{
+	size_t i;
+
+	if (n->pos.file != unpinned)
+		return;
+	n->pos = pos;
+	for (i = 0; n->kind == YN_MAP && i < n->n; i++) {
+		pin_pos(n->pairs[i].key, pos);
+		pin_pos(n->pairs[i].val, pos);
+	}
+	for (i = 0; n->kind == YN_SEQ && i < n->n; i++)
+		pin_pos(n->items[i], pos);
 }
 
 enum embed_kind { EMBED_NONE, EMBED_DP, EMBED_MIG };
@@ -694,6 +719,7 @@ static void cm_entry(struct ld *ld, const struct ypair *p)
 	struct ydocs docs;
 	uint32_t line_off, col_off;
 	size_t i, nconfigs = 0;
+	bool exact;
 	int rc;
 
 	if (p->val->kind != YN_SCALAR) {
@@ -701,10 +727,10 @@ static void cm_entry(struct ld *ld, const struct ypair *p)
 			 ytree_kind_name(p->val));
 		return;
 	}
-	embed_offsets(ld, p, &line_off, &col_off);
+	exact = embed_offsets(ld, p, &line_off, &col_off);
 	carve_diags_init(&tmp);
-	rc = ytree_parse(ld->a, ld->file, p->val->str, strlen(p->val->str), line_off, col_off,
-			 &tmp, &docs);
+	rc = ytree_parse(ld->a, exact ? ld->file : unpinned, p->val->str, strlen(p->val->str),
+			 exact ? line_off : 0, exact ? col_off : 0, &tmp, &docs);
 	if (rc == CARVE_ENOMEM) {
 		carve_diag_error(ld->d, p->val->pos, "out of memory");
 		carve_diags_cleanup(&tmp);
@@ -719,8 +745,14 @@ static void cm_entry(struct ld *ld, const struct ypair *p)
 		carve_diags_cleanup(&tmp);
 		return;
 	}
+	for (i = 0; !exact && i < docs.n; i++) {
+		docs.v[i].pos = p->val->pos;
+		if (docs.v[i].root)
+			pin_pos(docs.v[i].root, p->val->pos);
+	}
 	for (i = 0; i < tmp.n; i++)
-		carve_diag(ld->d, tmp.v[i].sev, tmp.v[i].pos, "%s", tmp.v[i].msg);
+		carve_diag(ld->d, tmp.v[i].sev, exact ? tmp.v[i].pos : p->val->pos, "%s",
+			   tmp.v[i].msg);
 	carve_diags_cleanup(&tmp);
 	for (i = 0; i < docs.n; i++) {
 		const struct ynode *root = docs.v[i].root;

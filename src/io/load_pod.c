@@ -723,7 +723,7 @@ void load_pod(struct ld *ld, const struct ynode *doc)
 	struct carve_mf_pod pod, *e;
 
 	memset(&pod, 0, sizeof(pod));
-	ld_metadata(ld, doc, &pod.meta, true);
+	ld_metadata_gen(ld, doc, &pod.meta, true);
 	ld_fields(ld, doc, pod_fields, &pod);
 	if (!pod.meta.name || !ytree_get(doc, "spec") || ytree_is_null(ytree_get(doc, "spec")))
 		return;
@@ -838,7 +838,7 @@ void load_job(struct ld *ld, const struct ynode *doc)
 	struct job j;
 
 	memset(&j, 0, sizeof(j));
-	ld_metadata(ld, doc, &j.j.meta, true);
+	ld_metadata_gen(ld, doc, &j.j.meta, true);
 	ld_fields(ld, doc, job_fields, &j);
 	if (!j.j.meta.name || !j.has_template)
 		return;

@@ -33,6 +33,7 @@ struct carve_manifests *carve_manifests_create(void)
 	}
 	carve_arena_init(&m->priv->arena);
 	carve_diags_init(&m->diags);
+	m->diags.max = CARVE_DIAGS_MAX;
 	return m;
 }
 
@@ -329,7 +330,50 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int load_dir(struct carve_manifests *m, const char *path, int depth)
+/* Directories entered during one load_path, by (device, inode), so a
+ * symlink to ".", ".." or another directory already read is not followed
+ * again. */
+struct visited {
+	size_t n, cap;
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} *v;
+};
+
+/* Records st's directory; false when it was already there (or no memory,
+ * reported by the caller as ENOMEM through *oom). */
+static bool visit(struct visited *vs, const struct stat *st, bool *oom)
+{
+	size_t i;
+
+	for (i = 0; i < vs->n; i++)
+		if (vs->v[i].dev == st->st_dev && vs->v[i].ino == st->st_ino)
+			return false;
+	if (vs->n == vs->cap) {
+		size_t c = vs->cap ? vs->cap * 2 : 16;
+		void *nv = carve_realloc(vs->v, c * sizeof(*vs->v));
+
+		if (!nv) {
+			*oom = true;
+			return false;
+		}
+		vs->v = nv;
+		vs->cap = c;
+	}
+	vs->v[vs->n].dev = st->st_dev;
+	vs->v[vs->n++].ino = st->st_ino;
+	return true;
+}
+
+/* The set's own copy of s (positions keep file names for the set's life). */
+static struct carve_pos file_pos(struct carve_manifests *m, const char *s)
+{
+	return (struct carve_pos){carve_arena_strdup(&m->priv->arena, s), 0, 0};
+}
+
+static int load_dir(struct carve_manifests *m, const char *path, int depth,
+		    struct visited *vs)
 {
 	DIR *dir;
 	struct dirent *e;
@@ -371,14 +415,27 @@ static int load_dir(struct carve_manifests *m, const char *path, int depth)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n && rc != CARVE_ENOMEM; i++) {
 		struct stat st;
+		bool oom = false;
 
 		if (stat(names[i], &st))
 			continue;
-		if (S_ISDIR(st.st_mode))
-			rc = load_dir(m, names[i], depth + 1);
-		else if (has_ext(names[i], ".yaml") || has_ext(names[i], ".yml") ||
-			 has_ext(names[i], ".csv"))
-			rc = load_file(m, names[i]);
+		if (S_ISDIR(st.st_mode)) {
+			if (visit(vs, &st, &oom))
+				rc = load_dir(m, names[i], depth + 1, vs);
+			else if (oom)
+				rc = CARVE_ENOMEM;
+			else
+				carve_diag_warn(&m->diags, file_pos(m, names[i]),
+						"skipping directory already read via another path");
+		} else if (has_ext(names[i], ".yaml") || has_ext(names[i], ".yml") ||
+			   has_ext(names[i], ".csv")) {
+			/* A FIFO or device would block or never end: regular files only. */
+			if (S_ISREG(st.st_mode))
+				rc = load_file(m, names[i]);
+			else
+				carve_diag_warn(&m->diags, file_pos(m, names[i]),
+						"not a regular file; skipped");
+		}
 	}
 out:
 	for (i = 0; i < n; i++)
@@ -390,16 +447,23 @@ out:
 
 int carve_manifests_load_path(struct carve_manifests *m, const char *path)
 {
+	struct visited vs = {0, 0, NULL};
 	struct stat st;
+	bool oom = false;
+	int rc;
 
 	if (stat(path, &st)) {
 		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot open %s: %s", path,
 				 strerror(errno));
 		return CARVE_EIO;
 	}
-	if (S_ISDIR(st.st_mode))
-		return load_dir(m, path, 0);
-	return load_file(m, path);
+	if (!S_ISDIR(st.st_mode))
+		return load_file(m, path);
+	if (!visit(&vs, &st, &oom))
+		return CARVE_ENOMEM;
+	rc = load_dir(m, path, 0, &vs);
+	carve_free(vs.v);
+	return rc;
 }
 
 /* ---- lookups ---- */

@@ -41,27 +41,70 @@ static bool same_ns(const char *a, const char *b)
 
 /* ---- duplicates ---- */
 
+struct dent {
+	const struct carve_meta *m;
+	size_t i;
+};
+
+static int cmp_opt(const char *a, const char *b)
+{
+	if (a && b)
+		return strcmp(a, b);
+	return (a != NULL) - (b != NULL); /* NULL (cluster-scoped) first */
+}
+
+/* By (kind, namespace, name), then load order: a run of equal objects
+ * starts with the first one loaded. */
+static int dent_cmp(const void *pa, const void *pb)
+{
+	const struct dent *a = pa, *b = pb;
+	int c = strcmp(a->m->kind, b->m->kind);
+
+	if (!c)
+		c = cmp_opt(a->m->ns, b->m->ns);
+	if (!c)
+		c = strcmp(a->m->name, b->m->name);
+	if (!c)
+		c = a->i < b->i ? -1 : a->i > b->i;
+	return c;
+}
+
+/* Sorts, then reports every object equal to the one before it in its run:
+ * O(n log n).  Generated names (generateName) are never duplicates. */
 static void dup_check(struct carve_manifests *m, const struct carve_meta *(*get)(const void *, size_t),
 		      const void *arr, size_t n)
 {
-	size_t i, j;
+	struct dent *v;
+	size_t i, k = 0, first = 0;
 
-	for (i = 1; i < n; i++) {
-		const struct carve_meta *b = get(arr, i);
-
-		for (j = 0; j < i; j++) {
-			const struct carve_meta *a = get(arr, j);
-
-			if (strcmp(a->name, b->name) || !same_ns(a->ns, b->ns) ||
-			    strcmp(a->kind, b->kind))
-				continue;
-			carve_diag_error(&m->diags, b->name_pos.line ? b->name_pos : b->pos,
-					 "%s %s%s%s is defined twice (first at %s:%u)", b->kind,
-					 b->ns ? b->ns : "", b->ns ? "/" : "", b->name,
-					 a->pos.file ? a->pos.file : "?", (unsigned)a->pos.line);
-			break;
-		}
+	if (n < 2)
+		return;
+	v = carve_malloc(n * sizeof(*v));
+	if (!v) {
+		carve_diag_error(&m->diags, (struct carve_pos){0},
+				 "out of memory checking for duplicates");
+		return;
 	}
+	for (i = 0; i < n; i++) {
+		const struct carve_meta *mt = get(arr, i);
+
+		if (!mt->generated)
+			v[k++] = (struct dent){mt, i};
+	}
+	qsort(v, k, sizeof(*v), dent_cmp);
+	for (i = 1; i < k; i++) {
+		const struct carve_meta *a = v[first].m, *b = v[i].m;
+
+		if (strcmp(a->name, b->name) || cmp_opt(a->ns, b->ns) || strcmp(a->kind, b->kind)) {
+			first = i;
+			continue;
+		}
+		carve_diag_error(&m->diags, b->name_pos.line ? b->name_pos : b->pos,
+				 "%s %s%s%s is defined twice (first at %s:%u)", b->kind,
+				 b->ns ? b->ns : "", b->ns ? "/" : "", b->name,
+				 a->pos.file ? a->pos.file : "?", (unsigned)a->pos.line);
+	}
+	carve_free(v);
 }
 
 #define META_GETTER(fn, type)                                   \
@@ -256,6 +299,13 @@ static size_t parse_caps(struct carve_manifests *m, const struct carve_mf_cq *cq
 	return n;
 }
 
+/* Pods of a Job running at once, as Kueue counts them:
+ * min(parallelism, completions) (completions defaults to parallelism). */
+static int32_t job_pods(const struct carve_mf_job *j)
+{
+	return j->completions < j->parallelism ? j->completions : j->parallelism;
+}
+
 static int64_t podspec_res(const struct carve_podspec *ps, const char *name)
 {
 	const struct carve_reslist *rl = ps->requests.n ? &ps->requests : &ps->limits;
@@ -285,8 +335,10 @@ static void check_cap(struct carve_manifests *m, const char *what, const char *n
 	for (c = 0; c < nc; c++) {
 		int64_t total = 0;
 
+		/* Saturating: count 2^31 pods of 9P each must not wrap around. */
 		for (i = 0; i < n; i++)
-			total += counts[i] * podspec_res(specs[i], caps[c].res);
+			total = carve_qty_sat_add(total, carve_qty_sat_mul(counts[i],
+						podspec_res(specs[i], caps[c].res)));
 		if (total > caps[c].milli)
 			carve_diag_warn(&m->diags, pos,
 					"%s asks for %s %s in total, above ClusterQueue %s's "
@@ -317,7 +369,7 @@ static void check_caps(struct carve_manifests *m)
 		const struct carve_mf_job *j = &m->jobs[i];
 
 		specs[0] = &j->spec;
-		counts[0] = j->parallelism;
+		counts[0] = job_pods(j);
 		snprintf(what, sizeof(what), "Job %s/%s", j->meta.ns, j->meta.name);
 		check_cap(m, what, j->meta.ns, kv_get(&j->meta.labels, "kueue.x-k8s.io/queue-name"),
 			  specs, counts, 1, j->meta.pos);
@@ -669,35 +721,81 @@ static void lint_selector(struct carve_manifests *m, const struct tmpl *t)
 			"similar): it may land on any GPU, shared or not", t->what);
 }
 
+/* Per (GPU resource name, nodeSelector), the most any selected node lets
+ * one pod have, and whether any node is selected: computed once by a scan
+ * over every node, then shared by every template with the same pair. */
+#define FIT_CACHE 64
+
+struct fitcache {
+	size_t n;
+	struct {
+		const char *name;
+		const struct carve_kvlist *sel;
+		int64_t best;
+		bool any;
+	} v[FIT_CACHE];
+};
+
+static bool same_selector(const struct carve_kvlist *a, const struct carve_kvlist *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].key, b->v[i].key) || strcmp(a->v[i].value, b->v[i].value))
+			return false;
+	return true;
+}
+
+static void fit_best(struct fitcache *fc, const struct carve_inventory *inv, const char *name,
+		     const struct carve_kvlist *sel, int64_t *best, bool *any)
+{
+	size_t nn = carve_cluster_node_count(inv->cluster), i;
+	uint32_t id;
+
+	for (i = 0; i < fc->n; i++)
+		if (!strcmp(fc->v[i].name, name) && same_selector(fc->v[i].sel, sel)) {
+			*best = fc->v[i].best;
+			*any = fc->v[i].any;
+			return;
+		}
+	*best = 0;
+	*any = false;
+	for (id = 0; id < nn; id++) {
+		int64_t maxpp = 0;
+
+		if (!node_has_labels(carve_cluster_node(inv->cluster, id), sel))
+			continue;
+		*any = true;
+		carve_inventory_node_res(inv, id, name, &maxpp);
+		if (maxpp > *best)
+			*best = maxpp;
+	}
+	if (fc->n == FIT_CACHE)
+		return; /* full: later pairs are scanned each time */
+	fc->v[fc->n].name = name;
+	fc->v[fc->n].sel = sel;
+	fc->v[fc->n].best = *best;
+	fc->v[fc->n++].any = *any;
+}
+
 static void lint_fit(struct carve_manifests *m, const struct tmpl *t,
-		     const struct carve_inventory *inv)
+		     const struct carve_inventory *inv, struct fitcache *fc)
 {
 	const struct carve_podspec *ps = t->spec;
 	const struct carve_reslist *rl = ps->requests.n ? &ps->requests : &ps->limits;
-	size_t nn = carve_cluster_node_count(inv->cluster), i;
-	uint32_t id;
+	size_t i;
 	char a[QBUF], b[QBUF];
 
 	for (i = 0; i < rl->n; i++) {
 		const struct carve_resq *rq = &rl->v[i];
-		int64_t best = 0, want = carve_qty_value(rq->milli);
-		bool any_selected = false;
+		int64_t best, want = carve_qty_value(rq->milli);
+		bool any_selected;
 
 		if (!is_gpu_resource(rq->name) || want <= 0)
 			continue;
-		for (id = 0; id < nn; id++) {
-			const struct carve_node *n = carve_cluster_node(inv->cluster, id);
-			int64_t maxpp = 0;
-
-			if (!node_has_labels(n, &ps->node_selector))
-				continue;
-			any_selected = true;
-			carve_inventory_node_res(inv, id, rq->name, &maxpp);
-			if (maxpp > best)
-				best = maxpp;
-			if (best >= want)
-				break;
-		}
+		fit_best(fc, inv, rq->name, &ps->node_selector, &best, &any_selected);
 		if (best >= want)
 			continue;
 		if (!any_selected && ps->node_selector.n)
@@ -732,7 +830,7 @@ static void lint_gang(struct carve_manifests *m, const struct carve_mf_job *j)
 	const char *g;
 	bool only_mig;
 
-	if (j->parallelism <= 1 || !pod_wants_gpu(&j->spec, &only_mig))
+	if (job_pods(j) <= 1 || !pod_wants_gpu(&j->spec, &only_mig))
 		return;
 	if (kv_get(&j->meta.labels, "kueue.x-k8s.io/queue-name") ||
 	    kv_get(&j->spec.labels, "kueue.x-k8s.io/queue-name"))
@@ -747,20 +845,21 @@ static void lint_gang(struct carve_manifests *m, const struct carve_mf_job *j)
 	carve_diag_warn(&m->diags, j->parallelism_pos.line ? j->parallelism_pos : j->meta.pos,
 			"Job %s/%s: %d pods request GPUs but nothing gangs them (no Kueue "
 			"queue-name label, no PodGroup with minMember > 1): some may start and hold "
-			"GPUs idle while the rest wait", j->meta.ns, j->meta.name, j->parallelism);
+			"GPUs idle while the rest wait", j->meta.ns, j->meta.name, job_pods(j));
 }
 
 static void lint_template(struct carve_manifests *m, const struct tmpl *t,
-			  const struct carve_inventory *inv)
+			  const struct carve_inventory *inv, struct fitcache *fc)
 {
 	lint_limits(m, t);
 	lint_selector(m, t);
 	if (inv && carve_cluster_node_count(inv->cluster))
-		lint_fit(m, t, inv);
+		lint_fit(m, t, inv, fc);
 }
 
 static void lint_templates(struct carve_manifests *m, const struct carve_inventory *inv)
 {
+	struct fitcache fc = {0};
 	char what[512];
 	struct tmpl t;
 	size_t i, p;
@@ -771,15 +870,15 @@ static void lint_templates(struct carve_manifests *m, const struct carve_invento
 		snprintf(what, sizeof(what), "Pod %s/%s", pod->meta.ns, pod->meta.name);
 		t = (struct tmpl){what, pod->meta.ns,
 				  kv_get(&pod->meta.labels, "kueue.x-k8s.io/queue-name"), &pod->spec, 1};
-		lint_template(m, &t, inv);
+		lint_template(m, &t, inv, &fc);
 	}
 	for (i = 0; i < m->njobs; i++) {
 		const struct carve_mf_job *j = &m->jobs[i];
 		const char *q = kv_get(&j->meta.labels, "kueue.x-k8s.io/queue-name");
 
 		snprintf(what, sizeof(what), "Job %s/%s", j->meta.ns, j->meta.name);
-		t = (struct tmpl){what, j->meta.ns, q, &j->spec, j->parallelism};
-		lint_template(m, &t, inv);
+		t = (struct tmpl){what, j->meta.ns, q, &j->spec, job_pods(j)};
+		lint_template(m, &t, inv, &fc);
 		lint_gang(m, j);
 	}
 	for (i = 0; i < m->nworkloads; i++) {
@@ -790,7 +889,7 @@ static void lint_templates(struct carve_manifests *m, const struct carve_invento
 				 w->meta.name, w->podsets[p].name ? w->podsets[p].name : "?");
 			t = (struct tmpl){what, w->meta.ns, w->queue_name, &w->podsets[p].spec,
 					  w->podsets[p].count};
-			lint_template(m, &t, inv);
+			lint_template(m, &t, inv, &fc);
 		}
 	}
 }

@@ -3,7 +3,11 @@
  *
  * A small explicit stack holds the open collections; children are gathered
  * in growable arena arrays and fixed when the collection ends.  Anchors are
- * remembered per document, as YAML scopes them.
+ * remembered per document, as YAML scopes them.  Keys of a mapping with
+ * HASH_MIN pairs or more are found through an open-addressing table (arena),
+ * so duplicate checks and merges stay linear in the mapping's size.  Every
+ * node's weight is the size of its subtree with aliases expanded; a
+ * document's aliases may add at most YTREE_MAX_EXPANSION nodes in all.
  */
 #include <string.h>
 #include <yaml.h>
@@ -11,11 +15,16 @@
 #include "ytree.h"
 
 #define MAX_DEPTH 256
+#define HASH_MIN 32
 
 struct frame {
 	struct ynode *node;
 	size_t cap;
 	struct ynode *pending_key; /* map: key waiting for its value */
+	bool skip_value;           /* map: the key was refused; drop its value */
+	uint32_t *ht;              /* map with HASH_MIN+ pairs: pair index + 1, 0 = free */
+	size_t htcap;              /* power of two */
+	const struct ynode *merge_key, *merge; /* map: "<<" and its value */
 };
 
 struct anchor {
@@ -32,6 +41,7 @@ struct builder {
 	int depth;
 	struct anchor *anchors;
 	size_t nanchors, capanchors;
+	size_t expanded; /* nodes the document's aliases stand for */
 	struct ynode *root;
 };
 
@@ -72,11 +82,121 @@ static struct ynode *find_anchor(struct builder *b, const char *name)
 	return NULL;
 }
 
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Index of key among the pairs of f's open mapping, or -1. */
+static long map_find(const struct frame *f, const char *key)
+{
+	const struct ynode *p = f->node;
+	size_t i, mask;
+
+	if (!f->ht) {
+		for (i = 0; i < p->n; i++)
+			if (!strcmp(p->pairs[i].key->str, key))
+				return (long)i;
+		return -1;
+	}
+	mask = f->htcap - 1;
+	for (i = str_hash(key) & mask; f->ht[i]; i = (i + 1) & mask)
+		if (!strcmp(p->pairs[f->ht[i] - 1].key->str, key))
+			return (long)f->ht[i] - 1;
+	return -1;
+}
+
+static void ht_put(struct frame *f, size_t idx)
+{
+	size_t mask = f->htcap - 1, i;
+
+	for (i = str_hash(f->node->pairs[idx].key->str) & mask; f->ht[i]; i = (i + 1) & mask)
+		;
+	f->ht[i] = (uint32_t)idx + 1;
+}
+
+/* Appends (key, val) to f's open mapping (room already reserved), indexing
+ * it once the mapping has HASH_MIN pairs; the table stays at most half full. */
+static int map_add(struct builder *b, struct frame *f, struct ynode *key, struct ynode *val)
+{
+	struct ynode *p = f->node;
+	size_t i;
+
+	p->pairs[p->n].key = key;
+	p->pairs[p->n].val = val;
+	p->n++;
+	if (p->n < HASH_MIN)
+		return 0;
+	if (!f->ht || p->n * 2 > f->htcap) {
+		size_t cap = f->htcap ? f->htcap * 2 : 4 * HASH_MIN;
+
+		f->ht = carve_arena_alloc(b->a, cap * sizeof(*f->ht));
+		if (!f->ht)
+			return CARVE_ENOMEM;
+		f->htcap = cap;
+		for (i = 0; i < p->n; i++)
+			ht_put(f, i);
+		return 0;
+	}
+	ht_put(f, p->n - 1);
+	return 0;
+}
+
+static int reserve(struct builder *b, struct frame *f)
+{
+	struct ynode *p = f->node;
+	size_t cap = f->cap ? f->cap * 2 : 4;
+	void *v;
+
+	if (p->n < f->cap)
+		return 0;
+	if (p->kind == YN_MAP) {
+		v = carve_arena_grow(b->a, p->pairs, p->n, cap, sizeof(*p->pairs));
+		if (!v)
+			return CARVE_ENOMEM;
+		p->pairs = v;
+	} else {
+		v = carve_arena_grow(b->a, p->items, p->n, cap, sizeof(*p->items));
+		if (!v)
+			return CARVE_ENOMEM;
+		p->items = v;
+	}
+	f->cap = cap;
+	return 0;
+}
+
+/* True for a merge key: a plain "<<" (a quoted one is an ordinary key). */
+static bool is_merge_key(const struct ynode *k)
+{
+	return k->plain && !strcmp(k->str, "<<");
+}
+
+/* A merge value: a mapping, or a list of mappings. */
+static bool merge_ok(const struct ynode *v)
+{
+	size_t i;
+
+	if (v->kind == YN_MAP)
+		return true;
+	if (v->kind != YN_SEQ)
+		return false;
+	for (i = 0; i < v->n; i++)
+		if (v->items[i]->kind != YN_MAP)
+			return false;
+	return true;
+}
+
 /* Attaches a finished node to the open collection (or makes it the root). */
 static int attach(struct builder *b, struct ynode *n)
 {
 	struct frame *f;
 	struct ynode *p;
+	long i;
+	int rc;
 
 	if (b->depth == 0) {
 		b->root = n;
@@ -86,55 +206,120 @@ static int attach(struct builder *b, struct ynode *n)
 	p = f->node;
 	if (p->kind == YN_MAP && !f->pending_key) {
 		if (n->kind != YN_SCALAR) {
-			/* Report, then pair the value with an empty placeholder key. */
-			carve_diag_error(b->d, n->pos, "mapping keys must be plain strings");
+			/* Report, then drop the pair: its value is read and discarded,
+			 * so the key draws no second complaint ("unknown field"). */
+			struct carve_pos kpos = n->pos;
+
+			carve_diag_error(b->d, kpos, "mapping keys must be plain strings");
+			f->skip_value = true;
 			n = carve_arena_alloc(b->a, sizeof(*n));
 			if (!n)
 				return CARVE_ENOMEM;
 			n->kind = YN_SCALAR;
+			n->pos = kpos;
 			n->str = "";
 		}
 		f->pending_key = n;
 		return 0;
 	}
-	if (p->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 4;
-		void *v;
-
-		if (p->kind == YN_MAP) {
-			v = carve_arena_grow(b->a, p->pairs, p->n, cap, sizeof(*p->pairs));
-			if (!v)
-				return CARVE_ENOMEM;
-			p->pairs = v;
-		} else {
-			v = carve_arena_grow(b->a, p->items, p->n, cap, sizeof(*p->items));
-			if (!v)
-				return CARVE_ENOMEM;
-			p->items = v;
-		}
-		f->cap = cap;
+	if (p->kind == YN_SEQ) {
+		if ((rc = reserve(b, f)))
+			return rc;
+		p->items[p->n++] = n;
+		return 0;
 	}
-	if (p->kind == YN_MAP) {
-		size_t i;
-
-		for (i = 0; i < p->n; i++) {
-			if (!strcmp(p->pairs[i].key->str, f->pending_key->str)) {
-				carve_diag_error(b->d, f->pending_key->pos,
-						 "duplicate key '%s' (first at line %u)",
-						 f->pending_key->str,
-						 (unsigned)p->pairs[i].key->pos.line);
-				f->pending_key = NULL;
-				return 0;
-			}
-		}
-		p->pairs[p->n].key = f->pending_key;
-		p->pairs[p->n].val = n;
+	if (f->skip_value) {
+		f->skip_value = false;
 		f->pending_key = NULL;
-	} else {
-		p->items[p->n] = n;
+		return 0;
 	}
-	p->n++;
+	if (is_merge_key(f->pending_key)) {
+		if (f->merge_key) {
+			carve_diag_error(b->d, f->pending_key->pos,
+					 "duplicate key '<<' (first at line %u)",
+					 (unsigned)f->merge_key->pos.line);
+		} else if (!merge_ok(n)) {
+			carve_diag_error(b->d, n->pos, "merge key '<<' needs a mapping or a list "
+					 "of mappings, got %s", ytree_kind_name(n));
+		} else {
+			f->merge_key = f->pending_key;
+			f->merge = n;
+		}
+		f->pending_key = NULL;
+		return 0;
+	}
+	if ((i = map_find(f, f->pending_key->str)) >= 0) {
+		carve_diag_error(b->d, f->pending_key->pos, "duplicate key '%s' (first at line %u)",
+				 f->pending_key->str, (unsigned)p->pairs[i].key->pos.line);
+		f->pending_key = NULL;
+		return 0;
+	}
+	if ((rc = reserve(b, f)))
+		return rc;
+	rc = map_add(b, f, f->pending_key, n);
+	f->pending_key = NULL;
+	return rc;
+}
+
+/* Adds the pairs of one merged mapping whose keys the open mapping lacks
+ * (its own keys, and earlier merged mappings, take precedence). */
+static int merge_from(struct builder *b, struct frame *f, const struct ynode *src)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < src->n; i++) {
+		if (map_find(f, src->pairs[i].key->str) >= 0)
+			continue;
+		if ((rc = reserve(b, f)) ||
+		    (rc = map_add(b, f, src->pairs[i].key, src->pairs[i].val)))
+			return rc;
+	}
 	return 0;
+}
+
+static size_t sat_addz(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+/* Closes the top collection: applies a merge key, fixes its weight. */
+static int close_top(struct builder *b, struct ynode **out)
+{
+	struct frame *f = &b->stack[b->depth - 1];
+	struct ynode *n = f->node;
+	size_t i, w = 1;
+	int rc;
+
+	if (f->merge && f->merge->kind == YN_MAP) {
+		if ((rc = merge_from(b, f, f->merge)))
+			return rc;
+	} else if (f->merge) {
+		for (i = 0; i < f->merge->n; i++)
+			if ((rc = merge_from(b, f, f->merge->items[i])))
+				return rc;
+	}
+	if (n->kind == YN_MAP)
+		for (i = 0; i < n->n; i++)
+			w = sat_addz(w, sat_addz(n->pairs[i].key->weight, n->pairs[i].val->weight));
+	else
+		for (i = 0; i < n->n; i++)
+			w = sat_addz(w, n->items[i]->weight);
+	n->weight = w;
+	b->depth--;
+	*out = n;
+	return 0;
+}
+
+/* True when n is a collection still open (an alias to it would make a cycle). */
+static bool is_open(const struct builder *b, const struct ynode *n)
+{
+	int i;
+
+	for (i = 0; i < b->depth; i++)
+		if (b->stack[i].node == n)
+			return true;
+	return false;
 }
 
 static struct ynode *new_node(struct builder *b, enum ynode_kind k, yaml_mark_t m)
@@ -144,6 +329,7 @@ static struct ynode *new_node(struct builder *b, enum ynode_kind k, yaml_mark_t 
 	if (n) {
 		n->kind = k;
 		n->pos = mark_pos(b, m);
+		n->weight = 1;
 	}
 	return n;
 }
@@ -168,10 +354,28 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 		return attach(b, n);
 	case YAML_ALIAS_EVENT:
 		n = find_anchor(b, (const char *)ev->data.alias.anchor);
-		if (!n) {
+		if (!n || is_open(b, n)) {
+			if (!n)
+				carve_diag_error(b->d, mark_pos(b, ev->start_mark),
+						 "unknown alias '*%s'", ev->data.alias.anchor);
+			else
+				carve_diag_error(b->d, mark_pos(b, ev->start_mark),
+						 "alias '*%s' refers to a node that contains it",
+						 ev->data.alias.anchor);
+			/* Stand in a null, so the mapping keeps its key/value pairing. */
+			n = new_node(b, YN_SCALAR, ev->start_mark);
+			if (!n)
+				return CARVE_ENOMEM;
+			n->str = "";
+			n->plain = true;
+			return attach(b, n);
+		}
+		b->expanded = sat_addz(b->expanded, n->weight);
+		if (b->expanded > YTREE_MAX_EXPANSION) {
 			carve_diag_error(b->d, mark_pos(b, ev->start_mark),
-					 "unknown alias '*%s'", ev->data.alias.anchor);
-			return 0;
+					 "too many alias references: the document would expand to "
+					 "more than %d nodes", YTREE_MAX_EXPANSION);
+			return CARVE_EPARSE;
 		}
 		return attach(b, n);
 	case YAML_MAPPING_START_EVENT:
@@ -189,14 +393,14 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 					  ev->data.mapping_start.anchor :
 					  ev->data.sequence_start.anchor, n)))
 			return rc;
+		memset(&b->stack[b->depth], 0, sizeof(b->stack[b->depth]));
 		b->stack[b->depth].node = n;
-		b->stack[b->depth].cap = 0;
-		b->stack[b->depth].pending_key = NULL;
 		b->depth++;
 		return 0;
 	case YAML_MAPPING_END_EVENT:
 	case YAML_SEQUENCE_END_EVENT:
-		n = b->stack[--b->depth].node;
+		if ((rc = close_top(b, &n)))
+			return rc;
 		return attach(b, n);
 	default:
 		return 0;
@@ -261,6 +465,7 @@ int ytree_parse(struct carve_arena *a, const char *file, const char *buf,
 			b.root = NULL;
 			b.depth = 0;
 			b.nanchors = 0;
+			b.expanded = 0;
 			docpos = mark_pos(&b, ev.start_mark);
 		} else if (ev.type == YAML_DOCUMENT_END_EVENT) {
 			rc = add_doc(&b, out, &cap, docpos);

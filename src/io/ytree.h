@@ -7,12 +7,27 @@
  * anchored node (the tree is then a DAG; nothing is copied).  A syntax error
  * ends the file: documents completed before it are kept and the error is
  * reported with libyaml's position, so nothing accepted is lost.
+ *
+ * Beyond libyaml:
+ *   - Merge keys: a plain `<<` whose value is a mapping or a list of
+ *     mappings (`<<: *base`, `<<: [*a, *b]`) adds their pairs whose keys the
+ *     mapping lacks; its own keys win, then earlier mappings of the list.
+ *     The `<<` pair itself is not kept.
+ *   - Alias limits: an alias to a collection that contains it (a cycle) is
+ *     an error and reads as null.  A document whose aliases, expanded, would
+ *     stand for more than YTREE_MAX_EXPANSION nodes in all ("billion
+ *     laughs") is refused with "too many alias references": the error ends
+ *     the file like a syntax error.
+ *   - A key that is not a scalar is an error; the pair is dropped.
+ *   - Duplicate keys are errors; the first value is kept.
  */
 #ifndef CARVE_YTREE_H
 #define CARVE_YTREE_H
 
 #include "arena.h"
 #include "carve/diag.h"
+
+#define YTREE_MAX_EXPANSION 1000000
 
 enum ynode_kind { YN_SCALAR, YN_MAP, YN_SEQ };
 
@@ -29,6 +44,7 @@ struct ynode {
 	bool plain;      /* scalar written without quotes (so `null`, `~` mean null) */
 	const char *str; /* YN_SCALAR: the text; "" for an empty value */
 	size_t n;        /* YN_MAP: pairs; YN_SEQ: items */
+	size_t weight;   /* nodes in this subtree with aliases expanded (saturating) */
 	struct ypair *pairs;
 	struct ynode **items;
 };
@@ -48,8 +64,8 @@ struct ydocs {
  * by pointer: the caller keeps it alive as long as the tree).  line_off and
  * col_off are added to positions (for YAML embedded in another file's
  * block scalar; pass 0, 0 otherwise; col_off applies to every line).
- * Returns 0, CARVE_EPARSE after reporting a syntax error in d (documents
- * before it are in out), or CARVE_ENOMEM.
+ * Returns 0, CARVE_EPARSE after reporting a syntax error or too many alias
+ * references in d (documents before it are in out), or CARVE_ENOMEM.
  */
 int ytree_parse(struct carve_arena *a, const char *file, const char *buf,
 		size_t len, uint32_t line_off, uint32_t col_off,

@@ -1,6 +1,7 @@
 /*
  * test_cluster.c - the cluster model: adding nodes copies the spec, ids are
- * dense, bad GPUs are refused without side effects, units per sharing mode.
+ * dense, bad GPUs are refused without side effects, units per sharing mode,
+ * the time-slice replica cap, lookups by name through the hash index.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,6 +100,18 @@ static void bad_gpus_refused(void **state)
 	assert_int_equal(carve_cluster_add_node(c, &s, &err), CARVE_EINVAL);
 	assert_non_null(strstr(err.text, "at least 1 replica"));
 
+	/* Replicas are 32-bit now (no silent uint16 wrap): 65536 is refused by
+	 * the cap, not read as 0; the cap itself is fine. */
+	g.replicas = 65536;
+	assert_int_equal(carve_cluster_add_node(c, &s, &err), CARVE_EINVAL);
+	assert_non_null(strstr(err.text, "at most 1024 replicas"));
+	g.replicas = CARVE_TIMESLICE_MAX_REPLICAS;
+	s.name = "ts";
+	assert_int_equal(carve_cluster_add_node(c, &s, &err), 0);
+	assert_int_equal(carve_gpu_units(carve_cluster_gpu(c, 0)), 1024);
+	carve_cluster_destroy(c);
+	c = carve_cluster_create();
+
 	s.name = "";
 	assert_int_equal(carve_cluster_add_node(c, &s, &err), CARVE_EINVAL);
 	assert_int_equal(carve_cluster_node_count(c), 0);
@@ -133,12 +146,55 @@ static void many_nodes_dense_ids(void **state)
 	carve_cluster_destroy(c);
 }
 
+static void find_by_name_hashed(void **state)
+{
+	/* Enough nodes to grow the name index several times; every name is
+	 * found at its id, a duplicate is refused and leaves nothing behind,
+	 * and a failed add does not poison the index. */
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec g;
+	struct carve_node_spec s;
+	struct carve_error err;
+	char name[32];
+	int i;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	memset(&s, 0, sizeof(s));
+	s.name = name;
+	assert_int_equal(carve_cluster_find_node(c, "n0"), CARVE_ENOTFOUND);
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(carve_cluster_add_node(c, &s, NULL), i);
+	}
+	for (i = 0; i < 20000; i += 997) {
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(carve_cluster_find_node(c, name), i);
+	}
+	assert_int_equal(carve_cluster_find_node(c, "n20000"), CARVE_ENOTFOUND);
+	snprintf(name, sizeof(name), "n123");
+	assert_int_equal(carve_cluster_add_node(c, &s, &err), CARVE_EEXISTS);
+	assert_non_null(strstr(err.text, "node n123 is defined twice"));
+	s.name = "bad";
+	s.gpus = &g;
+	s.ngpus = 1;
+	g.sharing = CARVE_SHARE_TIMESLICE; /* 0 replicas: refused */
+	assert_int_equal(carve_cluster_add_node(c, &s, &err), CARVE_EINVAL);
+	assert_int_equal(carve_cluster_find_node(c, "bad"), CARVE_ENOTFOUND);
+	assert_int_equal(carve_cluster_node_count(c), 20000);
+	g.replicas = 2;
+	assert_int_equal(carve_cluster_add_node(c, &s, &err), 20000);
+	assert_int_equal(carve_cluster_find_node(c, "bad"), 20000);
+	carve_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(add_and_view),
 		cmocka_unit_test(bad_gpus_refused),
 		cmocka_unit_test(many_nodes_dense_ids),
+		cmocka_unit_test(find_by_name_hashed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

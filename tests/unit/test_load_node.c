@@ -655,6 +655,68 @@ static void csv_bad_rows(void **state)
 	carve_manifests_destroy(m);
 }
 
+static void pool_limits(void **state)
+{
+	/* count at most 100000; replicas at most 1024; node names at most 253. */
+	char prefix[260], text[2048];
+	struct carve_manifests *m;
+
+	(void)state;
+	memset(prefix, 'x', 250);
+	prefix[250] = '\0';
+	snprintf(text, sizeof(text),
+		 "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: big}\n"
+		 "spec: {count: 100001}\n"
+		 "---\n"
+		 "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: ts}\n"
+		 "spec:\n  count: 1\n  gpu: {model: L40S, count: 2}\n"
+		 "  sharing: {mode: timeslice, timeSlicing: {replicas: 65536}}\n"
+		 "---\n"
+		 "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: long}\n"
+		 "spec:\n  count: 10000\n  namePrefix: %s\n"
+		 "---\n"
+		 "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: fits}\n"
+		 "spec:\n  count: 1000\n  namePrefix: %.*s\n"
+		 "  sharing: {mode: timeslice, timeSlicing: {replicas: 1024}}\n"
+		 "  gpu: {model: L40S, count: 1}\n", prefix, 250, prefix);
+	m = tu_load(text);
+	tu_assert_error(m, 4, 15, "NodePool big: spec.count: count must be at most 100000, "
+			"got 100001");
+	tu_assert_error(m, 12, 54, "NodePool ts: spec.sharing.timeSlicing.replicas: replicas "
+			"must be at most 1024");
+	tu_assert_error(m, 19, 15, "NodePool long: spec.namePrefix: node names "
+			"<namePrefix><index> would be 254 characters, above Kubernetes' 253");
+	assert_int_equal(m->diags.n, 3);
+	/* 250 + 3 digits = 253: the longest legal name. */
+	assert_int_equal(m->npools, 1);
+	assert_string_equal(m->pools[0].meta.name, "fits");
+	assert_int_equal(m->pools[0].timeslice.replicas, 1024);
+	carve_manifests_destroy(m);
+}
+
+static void csv_memory_and_model(void **state)
+{
+	/* memory_mib * 2^20 * 1000 must fit int64; gpu > 0 without a model
+	 * keeps the GPUs as model "unknown". */
+	struct carve_manifests *m = load_csv("sn,cpu_milli,memory_mib,gpu,model\n"
+					     "n0,1000,8796093022,0,\n"
+					     "n1,1000,8796093023,0,\n"
+					     "n2,1000,1000,4,\n"
+					     "c1,1000,1000,0,\n");
+
+	(void)state;
+	tu_assert_error(m, 3, 9, "node CSV: memory_mib: 8796093023 is too large (at most "
+			"8796093022)");
+	tu_assert_warning(m, 4, 16, "node CSV: gpu 4 but no model; GPUs kept as model 'unknown'");
+	assert_int_equal(m->diags.n, 2);
+	assert_int_equal(m->ncsvnodes, 3);
+	assert_int_equal(m->csvnodes[0].memory_mib, 8796093022);
+	assert_string_equal(m->csvnodes[1].model, "unknown");
+	assert_int_equal(m->csvnodes[1].gpus, 4);
+	assert_string_equal(m->csvnodes[2].model, "");
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +739,8 @@ int main(void)
 		cmocka_unit_test(csv_good),
 		cmocka_unit_test(csv_bad_header),
 		cmocka_unit_test(csv_bad_rows),
+		cmocka_unit_test(csv_memory_and_model),
+		cmocka_unit_test(pool_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
  * test_load_nvidia.c - NVIDIA device-plugin configs and mig-parted configs,
  * bare and inside a ConfigMap: what is kept, and that a bad field inside a
  * block scalar is reported at its exact line and column in the outer file
- * (auto-detected and explicit indentation, CRLF).
+ * (auto-detected and explicit indentation, CRLF), and inside a quoted value
+ * at the value's start.
  */
 #include "testutil.h"
 
@@ -466,6 +467,32 @@ static void mp_version(void **state)
 	carve_manifests_destroy(m);
 }
 
+static void cm_quoted_values(void **state)
+{
+	/* Escapes move text around in quoted values: every problem inside one
+	 * is reported at the value's start, never past the end of the file. */
+	struct carve_manifests *m = tu_load(
+		"apiVersion: v1\nkind: ConfigMap\n"
+		"metadata: {name: cm, namespace: gpu-operator}\n"
+		"data:\n"
+		"  quoted: \"version: v1\\nsharing:\\n  timeSlicing:\\n    resources:\\n"
+		"    - name: nvidia.com/gpu\\n      replicas: 0\\n\"\n"
+		"  big: \"version: v1\\nsharing: {timeSlicing: {resources: "
+		"[{name: nvidia.com/gpu, replicas: 2000}]}}\"\n"
+		"  bad: 'version: v1\n\n    sharing: {timeSlicing: ['\n");
+
+	(void)state;
+	tu_assert_error(m, 5, 11, "device-plugin config quoted: sharing.timeSlicing.resources[0]."
+			"replicas: replicas must be at least 1");
+	tu_assert_error(m, 6, 8, "device-plugin config big: sharing.timeSlicing.resources[0]."
+			"replicas: replicas must be at most 1024");
+	tu_assert_error(m, 7, 8, "YAML syntax error");
+	assert_int_equal(m->diags.n, 3);
+	assert_int_equal(dp(m, "quoted")->pos.line, 5);
+	assert_int_equal(dp(m, "quoted")->pos.col, 11);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +507,7 @@ int main(void)
 		cmocka_unit_test(mp_bare),
 		cmocka_unit_test(mp_bad),
 		cmocka_unit_test(mp_version),
+		cmocka_unit_test(cm_quoted_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -422,6 +422,45 @@ static void test_job_bad_fields(void **state)
 	carve_manifests_destroy(m);
 }
 
+static void test_generate_name(void **state)
+{
+	/* Kueue's sample Job has only generateName; so may a Pod.  Kueue's own
+	 * objects still need a name.  Errors in metadata name the object. */
+	struct carve_manifests *m = tu_load(
+		"apiVersion: batch/v1\nkind: Job\n"                      /* 1 */
+		"metadata:\n  generateName: sample-job-\n  namespace: team\n"
+		"spec:\n  template:\n    spec:\n"                       /* 6 */
+		"      containers: [{name: c, image: x}]\n"
+		"---\n"
+		"apiVersion: v1\nkind: Pod\n"                            /* 11 */
+		"metadata: {generateName: p-, labelz: {}}\n"
+		"spec: {containers: [{name: c}]}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Pod\n"                            /* 16 */
+		"metadata: {name: named, labelz: {}}\n"
+		"spec: {containers: [{name: c}]}\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"  /* 21 */
+		"metadata: {generateName: lq-, namespace: team}\n"
+		"spec: {clusterQueue: cq}\n");
+
+	(void)state;
+	tu_assert_error(m, 13, 30, "Pod p-*: metadata: unknown field 'labelz' (did you mean "
+			"'labels'?)");
+	tu_assert_error(m, 18, 25, "Pod named: metadata: unknown field 'labelz'");
+	tu_assert_error(m, 23, 11, "LocalQueue: metadata: missing required field 'name'");
+	assert_int_equal(m->diags.n, 3);
+	assert_int_equal(m->njobs, 1);
+	assert_string_equal(m->jobs[0].meta.name, "sample-job-*");
+	assert_true(m->jobs[0].meta.generated);
+	assert_int_equal(m->jobs[0].meta.name_pos.line, 4);
+	assert_int_equal(m->npods, 2);
+	assert_string_equal(m->pods[0].meta.name, "p-*");
+	assert_false(m->pods[1].meta.generated);
+	assert_int_equal(m->nlqs, 0);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_pod_missing_spec),
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_job_bad_fields),
+		cmocka_unit_test(test_generate_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -539,6 +539,20 @@ static void test_value(void **state)
 	assert_int_equal(carve_qty_value(parse_ok("100m")), 1);
 }
 
+static void test_saturating(void **state)
+{
+	(void)state;
+	assert_int_equal(carve_qty_sat_add(1, 2), 3);
+	assert_int_equal(carve_qty_sat_add(INT64_MAX, 1), INT64_MAX);
+	assert_int_equal(carve_qty_sat_add(INT64_MIN, -1), INT64_MIN);
+	assert_int_equal(carve_qty_sat_add(INT64_MAX, INT64_MIN), -1);
+	assert_int_equal(carve_qty_sat_mul(3, -4), -12);
+	assert_int_equal(carve_qty_sat_mul(2147483647, 9000000000000000000LL), INT64_MAX);
+	assert_int_equal(carve_qty_sat_mul(-2, INT64_MAX), INT64_MIN);
+	assert_int_equal(carve_qty_sat_mul(INT64_MIN, -1), INT64_MAX);
+	assert_int_equal(carve_qty_sat_mul(0, INT64_MIN), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_value),
+		cmocka_unit_test(test_saturating),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,10 @@
 /*
  * test_validate.c - every cross-object error and lint warning of
  * `carve validate`, each fed a bad manifest and checked for its exact line,
- * column and message; plus the clean seed scenario.
+ * column and message; inventory regressions (CPU-only nodes, GFD labels,
+ * MIG resources against the card and its config, errors shared by many
+ * nodes reported once, many labels, pool grouping, saturating sums); plus
+ * the clean seed scenario.
  */
 #include "testutil.h"
 
@@ -344,6 +347,370 @@ static void per_workload_cap(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* ---- inventory: regressions ---- */
+
+/* Builds the inventory of m (kept for inspection); the caller destroys both. */
+static struct carve_inventory *build(struct carve_manifests *m)
+{
+	struct carve_inventory *inv = carve_inventory_build(m);
+
+	assert_non_null(inv);
+	carve_validate(m, inv);
+	return inv;
+}
+
+static void cpu_only_nodes(void **state)
+{
+	/* Nodes that advertise no GPU resource at all (UBSan: memcpy from NULL). */
+	const char *csv = "sn,cpu_milli,memory_mib,gpu,model\nc1,1000,1000,0,\n";
+	struct carve_manifests *m = tu_load(
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: cpu}\n"
+		"spec: {count: 2, cpu: \"8\"}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata: {name: c0}\n"
+		"status: {allocatable: {cpu: \"4\"}}\n"
+		"---\n"
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: z}\n"
+		"spec:\n  count: 1\n  gpu: {model: A100-80GB, count: 8}\n"
+		"  sharing: {mode: mig, mig: {layout: {\"1g.10gb\": 0}}}\n");
+	struct carve_inventory *inv;
+
+	(void)state;
+	assert_int_equal(carve_manifests_load_csv(m, "n.csv", csv, strlen(csv)), 0);
+	inv = build(m);
+	tu_assert_clean(m);
+	assert_int_equal(carve_cluster_node_count(inv->cluster), 5);
+	assert_int_equal(inv->nres, 0);
+	assert_int_equal(carve_inventory_node_res(inv, 4, "nvidia.com/gpu", NULL), 0);
+	assert_int_equal(carve_cluster_node(inv->cluster, 4)->memory_milli, 1000LL * 1048576000);
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+}
+
+static void csv_gpus_without_model(void **state)
+{
+	const char *csv = "sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1000,2,\n";
+	struct carve_manifests *m = carve_manifests_create();
+	struct carve_inventory *inv;
+	const struct carve_gpu *g;
+
+	(void)state;
+	assert_int_equal(carve_manifests_load_csv(m, "n.csv", csv, strlen(csv)), 0);
+	inv = build(m);
+	tu_assert_warning(m, 2, 16, "gpu 2 but no model; GPUs kept as model 'unknown'");
+	assert_int_equal(carve_cluster_gpu_count(inv->cluster), 2);
+	g = carve_cluster_gpu(inv->cluster, 0);
+	assert_string_equal(g->model, "unknown");
+	assert_int_equal(g->sharing, CARVE_SHARE_FRACTION);
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+}
+
+static void gfd_labels(void **state)
+{
+	struct carve_manifests *m = tu_load(
+		"apiVersion: v1\nkind: Node\nmetadata:\n  name: single-ts\n  labels:\n"  /* 1 */
+		"    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-1g.10gb-SHARED\n"   /* 6 */
+		"    nvidia.com/mig.strategy: single\n"
+		"status: {allocatable: {nvidia.com/gpu: \"14\"}}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata:\n  name: bad\n  labels:\n"         /* 10 */
+		"    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB\n"                      /* 15 */
+		"    nvidia.com/gpu.count: \"0x10\"\n"
+		"    nvidia.com/gpu.memory: \"-5\"\n"
+		"status: {allocatable: {nvidia.com/gpu: \"8\"}}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata:\n  name: big\n  labels:\n"         /* 20 */
+		"    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB\n"                      /* 25 */
+		"    nvidia.com/gpu.count: \"100\"\n"
+		"    nvidia.com/gpu.memory: \"40000\"\n"
+		"status: {allocatable: {nvidia.com/gpu: \"4\"}}\n");
+	struct carve_inventory *inv = build(m);
+	const struct carve_node *n;
+
+	(void)state;
+	/* -SHARED is trimmed before the single-strategy profile is read. */
+	assert_int_equal(carve_diags_find(&m->diags, "does not exist"), -1);
+	n = carve_cluster_node(inv->cluster, 0);
+	assert_string_equal(n->name, "single-ts");
+	assert_int_equal(n->ngpus, 2);
+	assert_int_equal(carve_cluster_gpu(inv->cluster, 0)->sharing, CARVE_SHARE_MIG);
+	assert_int_equal(carve_inventory_node_res(inv, 0, "nvidia.com/gpu", NULL), 14);
+	tu_assert_warning(m, 16, 5, "Node bad: nvidia.com/gpu.count: '0x10' is not a number; "
+			  "using status.allocatable");
+	tu_assert_warning(m, 17, 5, "Node bad: nvidia.com/gpu.memory: '-5' is not a number; "
+			  "using the model's memory");
+	tu_assert_warning(m, 26, 5, "Node big: nvidia.com/gpu.count: '100' is out of range "
+			  "(0 to 64); using status.allocatable");
+	assert_int_equal(m->diags.n, 3);
+	n = carve_cluster_node(inv->cluster, (uint32_t)carve_cluster_find_node(inv->cluster, "bad"));
+	assert_int_equal(n->ngpus, 8);
+	assert_int_equal(carve_cluster_gpu(inv->cluster, n->gpu_first)->memory_mib, 81920);
+	n = carve_cluster_node(inv->cluster, (uint32_t)carve_cluster_find_node(inv->cluster, "big"));
+	assert_int_equal(n->ngpus, 4);
+	assert_int_equal(carve_cluster_gpu(inv->cluster, n->gpu_first)->memory_mib, 40000);
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+}
+
+static void mig_resources_checked(void **state)
+{
+	struct carve_manifests *m = tu_load(
+		"apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"                     /* 1 */
+		"  labels: {nvidia.com/gpu.product: NVIDIA-L40S, nvidia.com/gpu.count: \"2\"}\n"
+		"status:\n  allocatable: {nvidia.com/mig-1g.10gb: \"4\", cpu: \"1\"}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata:\n  name: n2\n  labels:\n"          /* 9 */
+		"    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB\n"
+		"    nvidia.com/gpu.count: \"1\"\n"
+		"    nvidia.com/mig.config: all-3g.40gb\n"                                 /* 16 */
+		"status:\n  allocatable: {nvidia.com/mig-1g.10gb: \"7\"}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata:\n  name: n3\n  labels:\n"          /* 20 */
+		"    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB\n"
+		"    nvidia.com/gpu.count: \"1\"\n"
+		"    nvidia.com/mig.config: all-3g.40gb\n"
+		"status:\n  allocatable: {nvidia.com/mig-3g.40gb: \"2\"}\n");
+	struct carve_inventory *inv = build(m);
+
+	(void)state;
+	tu_assert_error(m, 7, 17, "Node n1: nvidia.com/mig-1g.10gb: MIG is not available on L40S");
+	tu_assert_warning(m, 16, 5, "Node n2: nvidia.com/mig.config=all-3g.40gb gives 2 "
+			  "nvidia.com/mig-3g.40gb but status.allocatable has 0; using the config");
+	assert_int_equal(m->diags.n, 2); /* n3 agrees with its allocatable */
+	assert_int_equal(carve_inventory_node_res(inv, 1, "nvidia.com/mig-3g.40gb", NULL), 2);
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+}
+
+static const char *const migparted_shared =
+	"version: v1\n"                                     /* 1 */
+	"mig-configs:\n"
+	"  bad:\n"
+	"    - devices: all\n"
+	"      mig-enabled: true\n"                         /* 5 */
+	"      mig-devices: {\"3g.40gb\": 3}\n"
+	"  only-a30:\n"
+	"    - device-filter: [\"0x20B710DE\"]\n"
+	"      devices: all\n"
+	"      mig-enabled: true\n"                         /* 10 */
+	"      mig-devices: {\"1g.6gb\": 4}\n"
+	"  half:\n"
+	"    - devices: [0]\n"                             /* 13 */
+	"      mig-enabled: true\n"
+	"      mig-devices: {\"3g.40gb\": 3}\n"
+	"    - devices: [1]\n"
+	"      mig-enabled: true\n"
+	"      mig-devices: {\"3g.40gb\": 2}\n"
+	"---\n"
+	"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: h}\n"  /* 20 */
+	"spec:\n  count: 2\n  gpu: {model: H100-80GB, count: 8}\n"
+	"  sharing: {mode: mig, mig: {config: only-a30}}\n"                      /* 26 */
+	"---\n"
+	"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: p}\n"  /* 28 */
+	"spec:\n  count: 3\n  gpu: {model: A100-80GB, count: 2}\n"
+	"  sharing: {mode: mig, mig: {config: half}}\n";
+
+static void migconfig_errors_once(void **state)
+{
+	struct carve_manifests *m = tu_load(migparted_shared);
+	struct carve_inventory *inv;
+	int i;
+
+	(void)state;
+	/* Three Nodes naming one bad config: one error, counting them. */
+	for (i = 1; i <= 3; i++) {
+		char node[512];
+
+		snprintf(node, sizeof(node),
+			 "apiVersion: v1\nkind: Node\nmetadata:\n  name: n%d\n  labels:\n"
+			 "    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB\n"
+			 "    nvidia.com/gpu.count: \"8\"\n    nvidia.com/mig.config: bad\n", i);
+		assert_int_equal(carve_manifests_load_yaml(m, "nodes.yaml", node, strlen(node)), 0);
+	}
+	inv = build(m);
+	tu_assert_error(m, 4, 7, "Node n1 (and 2 more Nodes with nvidia.com/mig.config=bad): "
+			"illegal MIG layout for A100-80GB: 3 instances of 3g.40gb exceed its "
+			"maximum of 2");
+	tu_assert_error(m, 26, 38, "NodePool h: mig-parted config only-a30 has no entry for "
+			"H100-80GB");
+	/* A pool of 3 whose config has one bad entry: reported once too. */
+	tu_assert_error(m, 13, 7, "NodePool p: illegal MIG layout for A100-80GB");
+	assert_int_equal(m->diags.nerrors, 3);
+	assert_int_equal(carve_inventory_node_res(inv, 2, "nvidia.com/mig-3g.40gb", NULL), 2);
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+}
+
+static void many_labels_and_taints(void **state)
+{
+	/* NFD nodes carry 100+ labels: none may be dropped. */
+	char *y = malloc(32768), key[32];
+	struct carve_manifests *m;
+	struct carve_inventory *inv;
+	const struct carve_node *n;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_non_null(y);
+	len += (size_t)sprintf(y + len, "apiVersion: v1\nkind: Node\nmetadata:\n  name: nfd\n"
+			       "  labels:\n");
+	for (i = 0; i < 200; i++)
+		len += (size_t)sprintf(y + len, "    feature.node.kubernetes.io/f%d: \"true\"\n", i);
+	len += (size_t)sprintf(y + len, "spec:\n  taints:\n");
+	for (i = 0; i < 40; i++)
+		len += (size_t)sprintf(y + len, "  - {key: t%d, effect: NoSchedule}\n", i);
+	m = tu_load(y);
+	inv = build(m);
+	tu_assert_clean(m);
+	n = carve_cluster_node(inv->cluster, 0);
+	assert_int_equal(n->nlabels, 200);
+	assert_int_equal(n->ntaints, 40);
+	snprintf(key, sizeof(key), "feature.node.kubernetes.io/f%d", 199);
+	assert_string_equal(carve_node_label(n, key), "true");
+	assert_string_equal(n->taints[39].key, "t39");
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+	free(y);
+}
+
+static void node_pools_grouped(void **state)
+{
+	/* Interleaved pools: grouped in order of first appearance, each pool's
+	 * Nodes consecutive and in file order; a duplicate names the first. */
+	struct carve_manifests *m = tu_load(
+		"apiVersion: v1\nkind: Node\nmetadata: {name: a0, labels: {carve.dev/pool: a}}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata: {name: b0, labels: {carve.dev/pool: b}}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata: {name: a1, labels: {carve.dev/pool: a}}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata: {name: b1, labels: {carve.dev/pool: b}}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Node\nmetadata: {name: a0, labels: {carve.dev/pool: a}}\n");
+	struct carve_inventory *inv = build(m);
+
+	(void)state;
+	assert_int_equal(inv->npools, 2);
+	assert_string_equal(inv->pools[0].name, "a");
+	assert_int_equal(inv->pools[0].nnodes, 2);
+	assert_string_equal(inv->pools[1].name, "b");
+	assert_int_equal(inv->pools[1].node_first, 2);
+	assert_string_equal(carve_cluster_node(inv->cluster, 1)->name, "a1");
+	assert_string_equal(carve_cluster_node(inv->cluster, 3)->name, "b1");
+	tu_assert_error(m, 17, 1, "node a0 is defined twice (first at t.yaml:1)");
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+}
+
+static void overflows_saturate(void **state)
+{
+	/* 2^31-1 pods of 9P each against a cap; three 9P quotas lendable in a
+	 * cohort: sums saturate instead of wrapping around (UBSan). */
+	struct carve_manifests *m = run(
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\n"
+		"metadata:\n  name: cq\n  annotations: {carve.dev/max-per-workload: \"nvidia.com/gpu=8\"}\n"
+		"spec:\n  cohort: c\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+		"    flavors: [{name: f, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: f}\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: lq, namespace: default}\nspec: {clusterQueue: cq}\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\n"
+		"metadata: {name: w, namespace: default}\n"
+		"spec:\n  queueName: lq\n  podSets:\n  - name: main\n    count: 2147483647\n"
+		"    template:\n      spec:\n        nodeSelector: {nvidia.com/gpu.product: X}\n"
+		"        containers:\n        - name: c\n"
+		"          resources: {limits: {nvidia.com/gpu: \"9P\"}}\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: a}\n"
+		"spec:\n  cohort: c\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+		"    flavors: [{name: f, resources: [{name: nvidia.com/gpu, nominalQuota: 9P}]}]\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: b}\n"
+		"spec:\n  cohort: c\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+		"    flavors: [{name: f, resources: [{name: nvidia.com/gpu, nominalQuota: 9P}]}]\n");
+	struct carve_inventory *inv = carve_inventory_build(m);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	tu_assert_warning(m, 21, 1, "Workload default/w asks for 9223372036854775807m "
+			  "nvidia.com/gpu in total, above ClusterQueue cq's per-workload cap of 8");
+	assert_non_null(f);
+	carve_inventory_explain(inv, m, f);
+	fclose(f);
+	assert_non_null(strstr(out, "nominal 8        may borrow unlimited (what the cohort "
+			       "can lend)"));
+	free(out);
+	carve_inventory_destroy(inv);
+	carve_manifests_destroy(m);
+}
+
+static void gang_and_generated_names(void **state)
+{
+	/* Pods at once = min(parallelism, completions); generateName Jobs are
+	 * never duplicates of each other. */
+	struct carve_manifests *m = run(
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: one}\n"              /* 1 */
+		"spec:\n  parallelism: 4\n  completions: 1\n  template:\n    spec:\n"
+		"      nodeSelector: {nvidia.com/gpu.product: Tesla-T4}\n"
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+		"---\n"
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: sample-job-}\n" /* 12 */
+		"spec:\n  parallelism: 4\n  completions: 2\n  template:\n    spec:\n"
+		"      nodeSelector: {nvidia.com/gpu.product: Tesla-T4}\n"
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+		"---\n"
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: sample-job-}\n" /* 23 */
+		"spec:\n  template:\n    spec:\n"
+		"      nodeSelector: {nvidia.com/gpu.product: Tesla-T4}\n"
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n");
+
+	(void)state;
+	tu_assert_warning(m, 16, 16, "Job default/sample-job-*: 2 pods request GPUs but nothing "
+			  "gangs them");
+	assert_int_equal(m->diags.nwarnings, 1);
+	assert_int_equal(m->diags.nerrors, 0);
+	carve_manifests_destroy(m);
+}
+
+static void fit_cache_by_selector(void **state)
+{
+	/* Templates share one scan per (resource, nodeSelector). */
+	struct carve_manifests *m = run(
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: t4}\n"  /* 1 */
+		"spec: {count: 3, gpu: {model: T4, count: 2}}\n"
+		"---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"                          /* 6 */
+		"spec:\n  nodeSelector: {carve.dev/pool: t4}\n"
+		"  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+		"---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"                          /* 13 */
+		"spec:\n  nodeSelector: {carve.dev/pool: t4}\n"
+		"  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 3}}}]\n"
+		"---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: c}\n"                          /* 20 */
+		"spec:\n  nodeSelector: {carve.dev/pool: h100}\n"
+		"  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+		"---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: d}\n"                          /* 27 */
+		"spec:\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 3}}}]\n");
+
+	(void)state;
+	tu_assert_warning(m, 18, 47, "Pod default/b: a pod requests 3 nvidia.com/gpu but no node "
+			  "can give one pod more than 2");
+	tu_assert_warning(m, 25, 47, "Pod default/c: no node matches its nodeSelector");
+	tu_assert_warning(m, 31, 47, "Pod default/d: a pod requests 3 nvidia.com/gpu but no node "
+			  "can give one pod more than 2");
+	assert_int_equal(carve_diags_find(&m->diags, "Pod default/a:"), -1);
+	carve_manifests_destroy(m);
+}
+
 static void seed_scenario_is_clean(void **state)
 {
 	char path[4096];
@@ -388,6 +755,16 @@ int main(void)
 		cmocka_unit_test(gang_and_selector_satisfied),
 		cmocka_unit_test(mig_timeslice_mix),
 		cmocka_unit_test(per_workload_cap),
+		cmocka_unit_test(cpu_only_nodes),
+		cmocka_unit_test(csv_gpus_without_model),
+		cmocka_unit_test(gfd_labels),
+		cmocka_unit_test(mig_resources_checked),
+		cmocka_unit_test(migconfig_errors_once),
+		cmocka_unit_test(many_labels_and_taints),
+		cmocka_unit_test(node_pools_grouped),
+		cmocka_unit_test(overflows_saturate),
+		cmocka_unit_test(gang_and_generated_names),
+		cmocka_unit_test(fit_cache_by_selector),
 		cmocka_unit_test(seed_scenario_is_clean),
 	};
 

@@ -1,8 +1,14 @@
 /*
  * test_ytree.c - the YAML tree, the decode helpers and the kind dispatcher:
- * positions, syntax errors that keep earlier documents, duplicate keys,
- * unknown kinds and apiVersions, documents without a kind.
+ * positions, syntax errors that keep earlier documents, duplicate keys
+ * (small and hashed maps), merge keys, alias cycles and the alias expansion
+ * limit, non-scalar keys, unknown kinds and apiVersions, documents without
+ * a kind; the diagnostics list (cap, stable sort); directories with symlink
+ * loops and FIFOs.
  */
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "testutil.h"
 
 #include "arena.h"
@@ -171,6 +177,272 @@ static void diags_sort_and_print(void **state)
 	carve_diags_cleanup(&d);
 }
 
+/* Parses y into a fresh arena; the caller cleans up a and d. */
+static int parse(const char *y, struct carve_arena *a, struct carve_diags *d, struct ydocs *docs)
+{
+	carve_arena_init(a);
+	carve_diags_init(d);
+	return ytree_parse(a, "f.yaml", y, strlen(y), 0, 0, d, docs);
+}
+
+static void merge_keys(void **state)
+{
+	const char *y =
+		"base: &b {name: c, image: x, port: 1}\n"   /* 1 */
+		"extra: &e {port: 2, tag: t}\n"
+		"m1:\n"
+		"  <<: *b\n"
+		"  name: d\n"                                /* 5 */
+		"m2:\n"
+		"  <<: [*e, *b]\n"
+		"m3: {\"<<\": 1}\n"
+		"m4:\n"
+		"  <<: 3\n"                                  /* 10 */
+		"  k: v\n";
+	struct carve_arena a;
+	struct carve_diags d;
+	struct ydocs docs;
+	const struct ynode *r, *m1, *m2;
+
+	(void)state;
+	assert_int_equal(parse(y, &a, &d, &docs), 0);
+	r = docs.v[0].root;
+	m1 = ytree_get(r, "m1");
+	assert_int_equal(m1->n, 3); /* name (own), image, port; no '<<' pair */
+	assert_string_equal(ytree_get(m1, "name")->str, "d");
+	assert_string_equal(ytree_get(m1, "image")->str, "x");
+	assert_null(ytree_get(m1, "<<"));
+	m2 = ytree_get(r, "m2");
+	assert_int_equal(m2->n, 4);
+	assert_string_equal(ytree_get(m2, "port")->str, "2"); /* earlier in the list wins */
+	assert_string_equal(ytree_get(m2, "name")->str, "c");
+	assert_string_equal(ytree_get(ytree_get(r, "m3"), "<<")->str, "1"); /* quoted: a key */
+	assert_int_equal(d.nerrors, 1);
+	assert_non_null(strstr(d.v[0].msg, "merge key '<<' needs a mapping or a list of "
+				"mappings, got a string"));
+	assert_int_equal(d.v[0].pos.line, 10);
+	assert_int_equal(ytree_get(r, "m4")->n, 1);
+	carve_diags_cleanup(&d);
+	carve_arena_cleanup(&a);
+}
+
+static void merge_key_in_manifest(void **state)
+{
+	/* A container built from an anchored one: no "unknown field '<<'". */
+	struct carve_manifests *m = tu_load(
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+		"  - &base\n    name: c\n    image: x\n"
+		"    resources: {limits: {nvidia.com/gpu: 1}}\n"
+		"  - <<: *base\n    name: d\n");
+
+	(void)state;
+	tu_assert_clean(m);
+	assert_int_equal(m->npods, 1);
+	assert_int_equal(m->pods[0].spec.ncontainers, 2);
+	assert_string_equal(m->pods[0].spec.containers[1].name, "d");
+	assert_int_equal(m->pods[0].spec.limits.v[0].milli, 2000);
+	carve_manifests_destroy(m);
+}
+
+static void alias_cycle_and_expansion(void **state)
+{
+	struct carve_arena a;
+	struct carve_diags d;
+	struct ydocs docs;
+	char *y = malloc(8192);
+	size_t len = 0;
+	int lvl, i;
+
+	(void)state;
+	/* An alias inside its own anchor: an error, read as null. */
+	assert_int_equal(parse("a: &x [1, *x]\nb: 2\n", &a, &d, &docs), 0);
+	assert_int_equal(d.nerrors, 1);
+	assert_non_null(strstr(d.v[0].msg, "alias '*x' refers to a node that contains it"));
+	assert_int_equal(d.v[0].pos.col, 11);
+	assert_true(ytree_is_null(ytree_get(docs.v[0].root, "a")->items[1]));
+	assert_string_equal(ytree_get(docs.v[0].root, "b")->str, "2"); /* pairing kept */
+	carve_diags_cleanup(&d);
+	carve_arena_cleanup(&a);
+
+	/* "Billion laughs": 10 aliases per level, 7 levels = 10^7 nodes. */
+	assert_non_null(y);
+	len += (size_t)sprintf(y + len, "ok: 1\n---\nl0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (lvl = 1; lvl <= 7; lvl++) {
+		len += (size_t)sprintf(y + len, "l%d: &a%d [", lvl, lvl);
+		for (i = 0; i < 10; i++)
+			len += (size_t)sprintf(y + len, "%s*a%d", i ? ", " : "", lvl - 1);
+		len += (size_t)sprintf(y + len, "]\n");
+	}
+	assert_int_equal(parse(y, &a, &d, &docs), CARVE_EPARSE);
+	assert_int_equal(docs.n, 1); /* the document before it is kept */
+	assert_int_equal(d.nerrors, 1);
+	assert_non_null(strstr(d.v[0].msg, "too many alias references: the document would "
+				"expand to more than 1000000 nodes"));
+	assert_int_equal(d.v[0].pos.line, 8); /* l5: 10 x 111111 nodes */
+	carve_diags_cleanup(&d);
+	carve_arena_cleanup(&a);
+	free(y);
+}
+
+static void non_scalar_key_dropped(void **state)
+{
+	struct carve_manifests *m = tu_load("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+					    "  ? [a, b]\n  : 1\nspec:\n  containers: [{name: c}]\n");
+
+	(void)state;
+	tu_assert_error(m, 5, 5, "mapping keys must be plain strings");
+	assert_int_equal(m->diags.n, 1); /* and no "unknown field ''" without a position */
+	carve_manifests_destroy(m);
+}
+
+static void big_map_duplicates(void **state)
+{
+	/* 100 keys (hashed), a duplicate, and a merge into the big mapping. */
+	char *y = malloc(4096);
+	size_t len = 0;
+	struct carve_arena a;
+	struct carve_diags d;
+	struct ydocs docs;
+	const struct ynode *big, *use;
+	int i;
+
+	(void)state;
+	assert_non_null(y);
+	len += (size_t)sprintf(y + len, "big: &b\n");
+	for (i = 0; i < 100; i++)
+		len += (size_t)sprintf(y + len, "  k%d: v%d\n", i, i);
+	len += (size_t)sprintf(y + len, "  k50: again\nuse:\n  k7: own\n  <<: *b\n");
+	assert_int_equal(parse(y, &a, &d, &docs), 0);
+	assert_int_equal(d.nerrors, 1);
+	assert_non_null(strstr(d.v[0].msg, "duplicate key 'k50' (first at line 52)"));
+	assert_int_equal(d.v[0].pos.line, 102);
+	big = ytree_get(docs.v[0].root, "big");
+	assert_int_equal(big->n, 100);
+	assert_string_equal(ytree_get(big, "k50")->str, "v50");
+	assert_string_equal(ytree_get(big, "k99")->str, "v99");
+	use = ytree_get(docs.v[0].root, "use");
+	assert_int_equal(use->n, 100);
+	assert_string_equal(ytree_get(use, "k7")->str, "own");
+	assert_string_equal(ytree_get(use, "k98")->str, "v98");
+	carve_diags_cleanup(&d);
+	carve_arena_cleanup(&a);
+	free(y);
+}
+
+static void diags_cap_and_big_sort(void **state)
+{
+	struct carve_diags d;
+	char buf[512] = {0};
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	carve_diags_init(&d);
+	d.max = 3;
+	carve_diag_warn(&d, (struct carve_pos){"a.yaml", 3, 1}, "w1");
+	carve_diag_error(&d, (struct carve_pos){"a.yaml", 2, 1}, "e1");
+	carve_diag_warn(&d, (struct carve_pos){"a.yaml", 1, 1}, "w2");
+	carve_diag_error(&d, (struct carve_pos){"a.yaml", 1, 1}, "e2");
+	carve_diag_error(&d, (struct carve_pos){"a.yaml", 1, 1}, "e3");
+	assert_int_equal(d.n, 3);
+	assert_int_equal(d.suppressed, 2);
+	assert_int_equal(d.nerrors, 3); /* counts stay exact: exit codes stay right */
+	assert_int_equal(d.nwarnings, 2);
+	carve_diags_sort(&d);
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(f);
+	carve_diags_print(&d, f);
+	fclose(f);
+	assert_string_equal(buf, "a.yaml:1:1: warning: w2\na.yaml:2:1: error: e1\n"
+				 "a.yaml:3:1: warning: w1\n"
+				 "carve: note: 2 further diagnostics not shown\n");
+	carve_diags_cleanup(&d);
+
+	/* Many diagnostics, lines descending, two per position: sorted by
+	 * line, and stable (insertion order kept within a position). */
+	carve_diags_init(&d);
+	for (i = 0; i < 20000; i++)
+		carve_diag_error(&d, (struct carve_pos){"b.yaml", (uint32_t)(10000 - i / 2), 1},
+				 "%zu", i % 2);
+	carve_diags_sort(&d);
+	for (i = 0; i < d.n; i++) {
+		assert_int_equal(d.v[i].pos.line, 1 + i / 2);
+		assert_string_equal(d.v[i].msg, i % 2 ? "1" : "0");
+	}
+	carve_diags_cleanup(&d);
+}
+
+static void manifest_set_caps_diagnostics(void **state)
+{
+	/* 1200 aliases of a container with an unknown field: 1200 errors
+	 * counted, the first 1000 kept. */
+	char *y = malloc(16384);
+	struct carve_manifests *m;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_non_null(y);
+	len += (size_t)sprintf(y + len, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+			       "spec:\n  containers:\n  - &c {name: c, bogus: 1}\n");
+	for (i = 1; i < 1200; i++)
+		len += (size_t)sprintf(y + len, "  - *c\n");
+	m = tu_load(y);
+	assert_int_equal(m->diags.nerrors, 1200);
+	assert_int_equal(m->diags.n, CARVE_DIAGS_MAX);
+	assert_int_equal(m->diags.suppressed, 200);
+	carve_manifests_destroy(m);
+	free(y);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void dir_symlink_loops_and_fifo(void **state)
+{
+	char root[] = "/tmp/carve-test-XXXXXX", p[4][256];
+	struct carve_manifests *m;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(p[0], sizeof(p[0]), "%s/sub", root);
+	assert_int_equal(mkdir(p[0], 0755), 0);
+	snprintf(p[1], sizeof(p[1]), "%s/sub/a.yaml", root);
+	write_text(p[1], "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+			 "spec: {containers: [{name: c}]}\n");
+	snprintf(p[2], sizeof(p[2]), "%s/sub/up", root);
+	assert_int_equal(symlink("..", p[2]), 0);   /* back to root: read already */
+	snprintf(p[3], sizeof(p[3]), "%s/sub/self", root);
+	assert_int_equal(symlink(".", p[3]), 0);    /* sub itself */
+	{
+		char fifo[300];
+
+		snprintf(fifo, sizeof(fifo), "%s/x.yaml", root);
+		assert_int_equal(mkfifo(fifo, 0644), 0); /* reading it would block */
+		m = carve_manifests_create();
+		assert_int_equal(carve_manifests_load_path(m, root), 0);
+		assert_int_equal(m->ndocs, 1);
+		assert_int_equal(m->diags.nerrors, 0); /* no "defined twice" */
+		assert_int_equal(m->diags.nwarnings, 3);
+		assert_true(carve_diags_find(&m->diags, "not a regular file; skipped") >= 0);
+		assert_true(carve_diags_find(&m->diags, "skipping directory already read via "
+					     "another path") >= 0);
+		carve_manifests_destroy(m);
+		unlink(fifo);
+	}
+	unlink(p[3]);
+	unlink(p[2]);
+	unlink(p[1]);
+	rmdir(p[0]);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +456,14 @@ int main(void)
 		cmocka_unit_test(kindless_document),
 		cmocka_unit_test(suggest),
 		cmocka_unit_test(diags_sort_and_print),
+		cmocka_unit_test(merge_keys),
+		cmocka_unit_test(merge_key_in_manifest),
+		cmocka_unit_test(alias_cycle_and_expansion),
+		cmocka_unit_test(non_scalar_key_dropped),
+		cmocka_unit_test(big_map_duplicates),
+		cmocka_unit_test(diags_cap_and_big_sort),
+		cmocka_unit_test(manifest_set_caps_diagnostics),
+		cmocka_unit_test(dir_symlink_loops_and_fifo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
