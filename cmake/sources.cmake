@@ -12,6 +12,10 @@ set(CARVE_CORE_SOURCES
   src/core/flavor.c
   src/core/preempt.c
   src/core/admit.c
+  src/core/place.c
+  src/core/policy.c
+  src/core/policy_fgd.c
+  src/core/frag.c
 )
 
 set(CARVE_IO_SOURCES
@@ -29,10 +33,16 @@ set(CARVE_IO_SOURCES
   src/io/validate.c
   src/io/explain.c
   src/io/admission.c
+  src/io/trace_openb.c
+)
+
+set(CARVE_SIM_SOURCES
+  src/sim/fill.c
 )
 
 set(CARVE_CLI_SOURCES
   src/cli/main.c
   src/cli/cmd_validate.c
   src/cli/cmd_admit.c
+  src/cli/cmd_simulate.c
 )

@@ -59,7 +59,8 @@ struct carve_dev {
 	uint32_t gpu;      /* cluster-wide GPU id (carve_cluster_gpu) */
 	int16_t mig;       /* MIG: index of the instance in the GPU's layout, else -1 */
 	int16_t replica;   /* REPLICA: replica number on that GPU, else -1 */
-	int16_t milli;     /* FRACTION: milli taken, else 0 */
+	int16_t milli;     /* milli taken on a fractional GPU (1000: a WHOLE
+			    * request took it), else 0 */
 };
 
 struct carve_pod_place {
@@ -120,7 +121,11 @@ int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *gro
 /* Gives back what placements took (they must come from this placer). */
 void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *pl, size_t n);
 
-/* Free state views, for reports and tests. */
+/* Free state views, for reports and tests.  free_cpu is INT64_MAX on a node
+ * whose allocatable cpu is 0 (unknown: not constrained).  gpu_free_milli is
+ * 0..1000 in every sharing mode (time-slice and MIG: the share of replicas or
+ * instance memory slices still free); gpu_free_units counts carve_gpu_units()
+ * still free (a fractional GPU: 1 only when nothing of it is taken). */
 int64_t carve_placer_free_cpu(const struct carve_placer *p, uint32_t node);
 int carve_placer_gpu_free_milli(const struct carve_placer *p, uint32_t gpu);
 int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu);

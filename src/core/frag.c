@@ -1,0 +1,264 @@
+/*
+ * frag.c - the FGD fragmentation measure (../shared/reference/fgd.md
+ * section 3) on the placer's state, and the "typical task types" it is
+ * measured against (section 2).
+ *
+ * Fragmentation of node n for task type m, in GPU milli, with U = the free
+ * milli summed over n's GPUs (place.c's view: exclusive 0/1000, fraction
+ * 1000 - used, time-slice and MIG by the share still free):
+ *   - m is CPU-only                          -> U (whether or not its cpu fits);
+ *   - no GPU of n may serve m (model, mode)  -> U ("no access");
+ *   - m fits (cpu and enough GPUs each with
+ *     free >= m's per-GPU milli)             -> the free milli of the GPUs that
+ *                                               cannot serve m (too small, or
+ *                                               of a mode/model m cannot use);
+ *   - otherwise (cpu or GPUs short)          -> U.
+ * F_n = sum_m p_m frag(n, m) over the mix of carve_placer_set_mix(); the
+ * cluster's F = sum_n F_n.  Per-GPU milli of a type: FRACTION max(milli, 1),
+ * WHOLE 1000 (only a fully free GPU serves it).  MIG and REPLICA types have
+ * no per-GPU milli in this model: every node is "no access" for them.  An
+ * unknown allocatable cpu (0) always fits.  Memory plays no part.
+ *
+ * A node view (struct carve__fview) holds the node's free cpu and one word
+ * per GPU: free milli in the low bits and which request kinds the GPU can
+ * serve.  The words live in the placer's per-node scratch p->gorder, so a
+ * view is valid until the next placement call or view load; evaluating one
+ * allocates nothing.  Callers describe a hypothetical state by changing the
+ * view's words and cpu, as policy_fgd.c does.
+ *
+ * carve__typical_types() allocates its sort scratch and frees it before it
+ * returns; nothing here keeps memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "place_int.h"
+
+/* ---- node views ------------------------------------------------------------- */
+
+static int gpu_bits(const struct carve_gpu *v)
+{
+	switch (v->sharing) {
+	case CARVE_SHARE_EXCLUSIVE:
+		return CARVE__FV_WHOLE;
+	case CARVE_SHARE_FRACTION:
+		return CARVE__FV_WHOLE | CARVE__FV_FRACTION;
+	default:
+		return 0;
+	}
+}
+
+void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve__fview *fv)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+	int64_t cap = carve__node_cpu_cap(p, node);
+	uint32_t k;
+
+	fv->node = node;
+	fv->first = n->gpu_first;
+	fv->n = n->ngpus;
+	fv->cpu_free = cap ? cap - p->nodes[node].cpu_used : INT64_MAX;
+	fv->v = p->gorder;
+	for (k = 0; k < fv->n; k++) {
+		uint32_t g = fv->first + k;
+
+		fv->v[k] = (uint32_t)carve__gpu_free_milli_in(p, g, &p->gpus[g]) |
+			   (uint32_t)gpu_bits(carve_cluster_gpu(p->c, g));
+	}
+}
+
+/* GPU k of the view may serve type t: its mode and model. */
+static bool gpu_serves(const struct carve_placer *p, const struct carve__fview *fv, uint32_t k,
+		       size_t t, uint32_t bit)
+{
+	const struct carve_pod_req *m = &p->mix.types[t];
+	int model;
+
+	if (!(fv->v[k] & bit))
+		return false;
+	if (!m->nmodels)
+		return true;
+	model = p->ginfo[fv->first + k].model;
+	return model >= 0 && p->mix.model_ok[t * p->nmodels + (size_t)model];
+}
+
+/* frag(n, t) given U, the view's free milli summed. */
+static double frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t,
+			int64_t u)
+{
+	const struct carve_pod_req *m = &p->mix.types[t];
+	int64_t small = 0, need, fit = 0, want;
+	uint32_t k, bit;
+	bool access = false;
+
+	switch (m->gpu) {
+	case CARVE_GREQ_WHOLE:
+		need = 1000;
+		want = m->count;
+		bit = CARVE__FV_WHOLE;
+		break;
+	case CARVE_GREQ_FRACTION:
+		need = m->milli > 0 ? m->milli : 1;
+		want = 1;
+		bit = CARVE__FV_FRACTION;
+		break;
+	default: /* CPU-only, and MIG/REPLICA (no access) */
+		return (double)u;
+	}
+	for (k = 0; k < fv->n; k++) {
+		int64_t f = fv->v[k] & CARVE__FV_FREE;
+
+		if (!gpu_serves(p, fv, k, t, bit)) {
+			small += f;
+			continue;
+		}
+		access = true;
+		if (f >= need)
+			fit++;
+		else
+			small += f;
+	}
+	if (!access || fit < want || fv->cpu_free < m->cpu_milli)
+		return (double)u;
+	return (double)small;
+}
+
+static int64_t view_free(const struct carve__fview *fv)
+{
+	int64_t u = 0;
+	uint32_t k;
+
+	for (k = 0; k < fv->n; k++)
+		u += fv->v[k] & CARVE__FV_FREE;
+	return u;
+}
+
+double carve__fview_frag(const struct carve_placer *p, const struct carve__fview *fv)
+{
+	int64_t u = view_free(fv);
+	double f = 0;
+	size_t t;
+
+	if (!u) /* nothing free: nothing to fragment */
+		return 0;
+	for (t = 0; t < p->mix.n; t++)
+		if (p->mix.prob[t] > 0)
+			f += p->mix.prob[t] * frag_type(p, fv, t, u);
+	return f;
+}
+
+double carve__fview_frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t)
+{
+	return t < p->mix.n ? frag_type(p, fv, t, view_free(fv)) : 0;
+}
+
+double carve__frag_node(const struct carve_placer *p, uint32_t node)
+{
+	struct carve__fview fv;
+
+	if (!p->mix.n)
+		return 0;
+	carve__fview_load(p, node, &fv);
+	return carve__fview_frag(p, &fv);
+}
+
+double carve__frag_cluster(const struct carve_placer *p)
+{
+	double f = 0;
+	size_t i;
+
+	for (i = 0; i < p->nnodes; i++)
+		f += carve__frag_node(p, (uint32_t)i);
+	return f;
+}
+
+/* ---- typical task types ------------------------------------------------------ */
+
+struct kent {
+	struct carve__task_key k;
+	size_t idx;
+};
+
+static int cmp_key(const struct carve__task_key *a, const struct carve__task_key *b)
+{
+	if (a->cpu_milli != b->cpu_milli)
+		return a->cpu_milli < b->cpu_milli ? -1 : 1;
+	if (a->gpu_milli != b->gpu_milli)
+		return a->gpu_milli < b->gpu_milli ? -1 : 1;
+	if (a->num_gpu != b->num_gpu)
+		return a->num_gpu < b->num_gpu ? -1 : 1;
+	return strcmp(a->spec ? a->spec : "", b->spec ? b->spec : "");
+}
+
+/* By key, then by position (so a group's first entry is its first task). */
+static int cmp_kent(const void *a, const void *b)
+{
+	const struct kent *x = a, *y = b;
+	int r = cmp_key(&x->k, &y->k);
+
+	if (r)
+		return r;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+struct group {
+	const struct carve__task_key *k;
+	size_t first, count;
+};
+
+/* Count descending, then the larger key first (the simulator's order). */
+static int cmp_grp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return -cmp_key(x->k, y->k);
+}
+
+long carve__typical_types(const struct carve__task_key *tasks, size_t n, double pct,
+			  struct carve__typical *out)
+{
+	struct kent *e;
+	struct group *g;
+	size_t i, ng = 0, kept = 0;
+	double expected, cum = 0;
+
+	if (!n)
+		return 0;
+	e = carve_calloc(n, sizeof(*e));
+	g = carve_calloc(n, sizeof(*g));
+	if (!e || !g) {
+		carve_free(e);
+		carve_free(g);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		e[i].k = tasks[i];
+		e[i].idx = i;
+	}
+	qsort(e, n, sizeof(*e), cmp_kent);
+	for (i = 0; i < n; i++) {
+		if (!ng || cmp_key(g[ng - 1].k, &e[i].k)) {
+			g[ng].k = &tasks[e[i].idx];
+			g[ng].first = e[i].idx;
+			g[ng].count = 0;
+			ng++;
+		}
+		g[ng - 1].count++;
+	}
+	qsort(g, ng, sizeof(*g), cmp_grp);
+	/* Keys one at a time until their tasks reach pct % of all (as the
+	 * simulator computes it), then renormalise over the kept ones. */
+	expected = pct * (double)n / 100.0;
+	while (kept < ng && cum < expected)
+		cum += (double)g[kept++].count;
+	for (i = 0; i < kept; i++) {
+		out[i].task = g[i].first;
+		out[i].count = g[i].count;
+		out[i].prob = (double)g[i].count / cum;
+	}
+	carve_free(e);
+	carve_free(g);
+	return (long)kept;
+}

@@ -1,0 +1,1368 @@
+/*
+ * place.c - placement (include/carve/place.h): free state per node and per
+ * GPU, feasibility of a pod on a node, the default GPU choice, atomic gangs
+ * and topology domains.  Policies (policy.c) only score candidates.
+ *
+ * A gang is placed pod by pod straight into the live state; the caller's
+ * out[] array is the undo log: on any failure the pods placed so far are
+ * released in reverse, and release is the exact inverse of apply on
+ * integers, so a failed gang leaves the state bit-identical (the RNG is
+ * restored too).  Layout and invariants: place_int.h; the model:
+ * docs/internals/PLACEMENT.md.  Libc only; no allocation after create.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "carve/gpumodel.h"
+#include "place_int.h"
+
+/* ---- RNG: xoshiro256**, seeded by splitmix64 ----------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t carve__rng_next(struct carve_placer *p)
+{
+	uint64_t *s = p->rng;
+	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return r;
+}
+
+uint64_t carve__rng_below(struct carve_placer *p, uint64_t n)
+{
+	uint64_t lim = UINT64_MAX - UINT64_MAX % n, x;
+
+	do
+		x = carve__rng_next(p);
+	while (x >= lim);
+	return x % n;
+}
+
+double carve__rng_double(struct carve_placer *p)
+{
+	return (double)(carve__rng_next(p) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ---- create / destroy ---------------------------------------------------- */
+
+/* Normalised canonical name of a GPU model: the table's name when known. */
+static int model_key(const char *name, char *out)
+{
+	const struct carve_gpu_model *m;
+
+	if (!name)
+		return -1;
+	m = carve_gpu_model_find(name);
+	return carve__gpu_name_normalize(m ? m->name : name, out, CARVE__GPU_NAME_MAX);
+}
+
+static int find_model(const struct carve_placer *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmodels; i++)
+		if (!strcmp(p->model_key[i], key))
+			return (int)i;
+	return -1;
+}
+
+/* Fills ginfo (models, replica bit offsets, MIG coverage). */
+static int scan_gpus(struct carve_placer *p)
+{
+	char key[CARVE__GPU_NAME_MAX];
+	size_t g, words = 0;
+
+	for (g = 0; g < p->ngpus; g++) {
+		const struct carve_gpu *v = carve_cluster_gpu(p->c, (uint32_t)g);
+		struct carve__gpu_info *gi = &p->ginfo[g];
+		int m = -1;
+
+		if (model_key(v->model, key) == 0) {
+			m = find_model(p, key);
+			if (m < 0) {
+				void *n = carve_realloc(p->model_key,
+							(p->nmodels + 1) * sizeof(*p->model_key));
+
+				if (!n)
+					return CARVE_ENOMEM;
+				p->model_key = n;
+				memcpy(p->model_key[p->nmodels], key, sizeof(key));
+				m = (int)p->nmodels++;
+			}
+		}
+		gi->model = m;
+		if (v->sharing == CARVE_SHARE_TIMESLICE) {
+			gi->rcap = v->replicas > CARVE__MAX_REPLICAS ? CARVE__MAX_REPLICAS
+								     : v->replicas;
+			gi->rbits = (uint32_t)words;
+			words += (gi->rcap + 63u) / 64u;
+		} else if (v->sharing == CARVE_SHARE_MIG && v->mig_model) {
+			unsigned i, s = 0;
+
+			for (i = 0; i < v->mig.n; i++)
+				s += v->mig_model->profiles[v->mig.inst[i].profile].mem_slices;
+			gi->mig_slices = (uint8_t)s;
+		}
+	}
+	p->nrbits = words;
+	p->rbits = carve_calloc(words ? words : 1, sizeof(*p->rbits));
+	p->model_ok = carve_calloc(p->nmodels ? p->nmodels : 1, sizeof(*p->model_ok));
+	return p->rbits && p->model_ok ? 0 : CARVE_ENOMEM;
+}
+
+static const struct carve__policy *find_policy(const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < carve__npolicies; i++)
+		if (!strcmp(carve__policies[i].name, name))
+			return &carve__policies[i];
+	return NULL;
+}
+
+struct carve_placer *carve_placer_create(const struct carve_cluster *c, const char *policy,
+					 uint64_t seed, struct carve_error *err)
+{
+	const struct carve__policy *pol = find_policy(policy);
+	struct carve_placer *p;
+	size_t n, i;
+
+	if (!c) {
+		carve_errorf(err, CARVE_EINVAL, "no cluster");
+		return NULL;
+	}
+	if (!pol) {
+		carve_errorf(err, CARVE_EINVAL,
+			     "unknown placement policy '%s' (binpack, spread, bestfit, dotprod, "
+			     "gpupacking, gpuclustering, random, fgd)",
+			     policy ? policy : "(null)");
+		return NULL;
+	}
+	p = carve_calloc(1, sizeof(*p));
+	if (!p)
+		goto out_nomem;
+	p->c = c;
+	p->pol = pol;
+	p->nnodes = n = carve_cluster_node_count(c);
+	p->ngpus = carve_cluster_gpu_count(c);
+	for (i = 0; i < n; i++) {
+		const struct carve_node *v = carve_cluster_node(c, (uint32_t)i);
+
+		if (v->cpu_milli > p->max_cpu)
+			p->max_cpu = v->cpu_milli;
+		if (v->ngpus > p->max_node_gpus)
+			p->max_node_gpus = v->ngpus;
+	}
+	p->max_gpu_milli = (int64_t)p->max_node_gpus * 1000;
+	/* +1 keeps every calloc non-zero for an empty cluster. */
+	p->nodes = carve_calloc(n + 1, sizeof(*p->nodes));
+	p->gpus = carve_calloc(p->ngpus + 1, sizeof(*p->gpus));
+	p->ginfo = carve_calloc(p->ngpus + 1, sizeof(*p->ginfo));
+	p->rank = carve_calloc(n + 1, sizeof(*p->rank));
+	p->all = carve_calloc(n + 1, sizeof(*p->all));
+	p->fit = carve_calloc(n + 1, sizeof(*p->fit));
+	p->tsort = carve_calloc(n + 1, sizeof(*p->tsort));
+	p->doms = carve_calloc(n + 1, sizeof(*p->doms));
+	p->dnodes = carve_calloc(n + 1, sizeof(*p->dnodes));
+	p->gorder = carve_calloc(p->max_node_gpus + 1, sizeof(*p->gorder));
+	if (!p->nodes || !p->gpus || !p->ginfo || !p->rank || !p->all || !p->fit ||
+	    !p->tsort || !p->doms || !p->dnodes || !p->gorder || scan_gpus(p))
+		goto out_nomem;
+	p->rng[0] = splitmix64(&seed);
+	p->rng[1] = splitmix64(&seed);
+	p->rng[2] = splitmix64(&seed);
+	p->rng[3] = splitmix64(&seed);
+	/* Seeded permutation of node ids (Fisher-Yates); rank = position. */
+	for (i = 0; i < n; i++)
+		p->all[i] = (uint32_t)i;
+	for (i = n; i > 1; i--) {
+		size_t j = (size_t)carve__rng_below(p, i);
+		uint32_t t = p->all[i - 1];
+
+		p->all[i - 1] = p->all[j];
+		p->all[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		p->rank[p->all[i]] = (uint32_t)i;
+		p->all[i] = (uint32_t)i;
+	}
+	return p;
+
+out_nomem:
+	carve_placer_destroy(p);
+	carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	return NULL;
+}
+
+static void mix_free(struct carve__mix *m)
+{
+	carve_free(m->types);
+	carve_free(m->prob);
+	carve_free(m->model_ok);
+	carve_free(m->strings);
+	carve_free(m->names);
+	memset(m, 0, sizeof(*m));
+}
+
+void carve_placer_destroy(struct carve_placer *p)
+{
+	if (!p)
+		return;
+	mix_free(&p->mix);
+	carve_free(p->nodes);
+	carve_free(p->gpus);
+	carve_free(p->ginfo);
+	carve_free(p->rbits);
+	carve_free(p->rank);
+	carve_free(p->model_key);
+	carve_free(p->model_ok);
+	carve_free(p->all);
+	carve_free(p->fit);
+	carve_free(p->tsort);
+	carve_free(p->doms);
+	carve_free(p->dnodes);
+	carve_free(p->gorder);
+	carve_free(p);
+}
+
+/* ---- the request's GPU models ---------------------------------------------- */
+
+/* Which distinct cluster models the names allow, into ok[nmodels]. */
+static void models_allowed(const struct carve_placer *p, size_t nnames,
+			   const char *const *names, bool *ok)
+{
+	char key[CARVE__GPU_NAME_MAX];
+	size_t i;
+	int m;
+
+	memset(ok, 0, p->nmodels * sizeof(*ok));
+	for (i = 0; i < nnames; i++)
+		if (model_key(names[i], key) == 0 && (m = find_model(p, key)) >= 0)
+			ok[m] = true;
+}
+
+/* ---- the target mix (for fgd) ------------------------------------------------ */
+
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+static const char *scopy(char **at, const char *s)
+{
+	char *r = *at;
+	size_t n = slen(s);
+
+	if (!s)
+		return NULL;
+	memcpy(r, s, n);
+	*at += n;
+	return r;
+}
+
+int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *types,
+			 const double *prob, size_t n)
+{
+	struct carve__mix m;
+	size_t t, k, chars = 0, nnames = 0, nn = 0;
+	char *at;
+
+	if (n && (!types || !prob))
+		return CARVE_EINVAL;
+	for (t = 0; t < n; t++) {
+		if (!(prob[t] >= 0) || (types[t].nmodels && !types[t].models))
+			return CARVE_EINVAL;
+		chars += slen(types[t].mig_profile);
+		for (k = 0; k < types[t].nmodels; k++)
+			chars += slen(types[t].models[k]);
+		nnames += types[t].nmodels;
+	}
+	memset(&m, 0, sizeof(m));
+	m.n = n;
+	m.types = carve_calloc(n + 1, sizeof(*m.types));
+	m.prob = carve_calloc(n + 1, sizeof(*m.prob));
+	m.model_ok = carve_calloc(n * p->nmodels + 1, sizeof(*m.model_ok));
+	m.strings = carve_malloc(chars + 1);
+	m.names = carve_calloc(nnames + 1, sizeof(*m.names));
+	if (!m.types || !m.prob || !m.model_ok || !m.strings || !m.names) {
+		mix_free(&m);
+		return CARVE_ENOMEM;
+	}
+	at = m.strings;
+	for (t = 0; t < n; t++) {
+		struct carve_pod_req *d = &m.types[t];
+		const struct carve_pod_req *s = &types[t];
+
+		d->cpu_milli = s->cpu_milli;
+		d->memory_milli = s->memory_milli;
+		d->gpu = s->gpu;
+		d->count = s->count;
+		d->milli = s->milli;
+		d->mem_mib = s->mem_mib;
+		d->mig_profile = scopy(&at, s->mig_profile);
+		d->nmodels = s->nmodels;
+		d->models = s->nmodels ? &m.names[nn] : NULL;
+		for (k = 0; k < s->nmodels; k++)
+			m.names[nn++] = scopy(&at, s->models[k]);
+		m.prob[t] = prob[t];
+		if (s->nmodels)
+			models_allowed(p, s->nmodels, s->models, &m.model_ok[t * p->nmodels]);
+		else
+			for (k = 0; k < p->nmodels; k++)
+				m.model_ok[t * p->nmodels + k] = true;
+	}
+	mix_free(&p->mix);
+	p->mix = m;
+	return 0;
+}
+
+/* ---- GPU views ------------------------------------------------------------------ */
+
+static bool gpu_busy(const struct carve__gpu_state *s)
+{
+	return s->taken || s->mig_taken || s->rtaken || s->milli_used || s->mem_used;
+}
+
+int carve__gpu_cap_milli(const struct carve_placer *p, uint32_t g)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+
+	return v->sharing == CARVE_SHARE_MIG && !p->ginfo[g].mig_slices ? 0 : 1000;
+}
+
+int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
+			     const struct carve__gpu_state *s)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve__gpu_info *gi = &p->ginfo[g];
+	unsigned i, fs = 0;
+
+	switch (v->sharing) {
+	case CARVE_SHARE_EXCLUSIVE:
+		return s->taken ? 0 : 1000;
+	case CARVE_SHARE_FRACTION:
+		return 1000 - s->milli_used;
+	case CARVE_SHARE_TIMESLICE:
+		return gi->rcap ? (int)(1000L * (gi->rcap - s->rtaken) / gi->rcap) : 0;
+	case CARVE_SHARE_MIG:
+		if (!gi->mig_slices)
+			return 0;
+		for (i = 0; i < v->mig.n; i++)
+			if (!(s->mig_taken & (1u << i)))
+				fs += v->mig_model->profiles[v->mig.inst[i].profile].mem_slices;
+		return (int)(1000u * fs / gi->mig_slices);
+	}
+	return 0;
+}
+
+/* s with the devices of c that sit on g applied. */
+static void gpu_apply_devs(const struct carve_placer *p, uint32_t g, struct carve__gpu_state *s,
+			   const struct carve__cand *c)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	int i;
+
+	for (i = 0; i < c->ndevs; i++) {
+		const struct carve_dev *d = &c->devs[i];
+
+		if (d->gpu != g)
+			continue;
+		switch (v->sharing) {
+		case CARVE_SHARE_EXCLUSIVE:
+			s->taken = true;
+			break;
+		case CARVE_SHARE_MIG:
+			s->mig_taken |= (uint8_t)(1u << d->mig);
+			break;
+		case CARVE_SHARE_TIMESLICE:
+			s->rtaken++;
+			break;
+		case CARVE_SHARE_FRACTION:
+			s->milli_used = (uint16_t)(s->milli_used + d->milli);
+			if (i == 0)
+				s->mem_used += c->mem_mib;
+			break;
+		}
+	}
+}
+
+int carve__gpu_free_milli_after(const struct carve_placer *p, uint32_t g,
+				const struct carve__cand *c)
+{
+	struct carve__gpu_state s = p->gpus[g];
+
+	gpu_apply_devs(p, g, &s, c);
+	return carve__gpu_free_milli_in(p, g, &s);
+}
+
+int64_t carve__node_gpu_free(const struct carve_placer *p, uint32_t node)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+	int64_t sum = 0;
+	uint32_t g;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+		sum += carve__gpu_free_milli_in(p, g, &p->gpus[g]);
+	return sum;
+}
+
+static bool cand_has_gpu(const struct carve__cand *c, uint32_t g)
+{
+	int i;
+
+	for (i = 0; i < c->ndevs; i++)
+		if (c->devs[i].gpu == g)
+			return true;
+	return false;
+}
+
+int64_t carve__node_gpu_free_after(const struct carve_placer *p, const struct carve__cand *c)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	int64_t sum = 0;
+	uint32_t g;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+		sum += cand_has_gpu(c, g) ? carve__gpu_free_milli_after(p, g, c)
+					  : carve__gpu_free_milli_in(p, g, &p->gpus[g]);
+	return sum;
+}
+
+int64_t carve__node_gpu_cap(const struct carve_placer *p, uint32_t node)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+	int64_t sum = 0;
+	uint32_t g;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+		sum += carve__gpu_cap_milli(p, g);
+	return sum;
+}
+
+int carve__node_fully_free_gpus(const struct carve_placer *p, uint32_t node)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+	uint32_t g;
+	int k = 0;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+		k += carve__gpu_free_milli_in(p, g, &p->gpus[g]) == 1000;
+	return k;
+}
+
+int64_t carve__node_cpu_cap(const struct carve_placer *p, uint32_t node)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+
+	return n->cpu_milli > 0 ? n->cpu_milli : 0;
+}
+
+int carve__req_class(const struct carve_pod_req *req)
+{
+	switch (req->gpu) {
+	case CARVE_GREQ_NONE:
+		return -1;
+	case CARVE_GREQ_WHOLE:
+		return req->count;
+	default:
+		return 0;
+	}
+}
+
+/* ---- static feasibility: labels, affinity, taints, models ------------------------ */
+
+static bool in_values(const struct carve_match_expr *e, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < e->nvalues; i++)
+		if (e->values[i] && !strcmp(e->values[i], v))
+			return true;
+	return false;
+}
+
+/* A decimal integer, whole string; false when it is not one. */
+static bool parse_int(const char *s, long long *out)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	*out = strtoll(s, &end, 10);
+	return *end == '\0';
+}
+
+/* One node-affinity expression against a node (Kubernetes semantics; an
+ * unknown operator matches nothing). */
+static bool expr_ok(const struct carve_node *n, const struct carve_match_expr *e)
+{
+	const char *v = e->key ? carve_node_label(n, e->key) : NULL;
+	long long x, y;
+
+	if (!e->op)
+		return false;
+	if (!strcmp(e->op, "In"))
+		return v && in_values(e, v);
+	if (!strcmp(e->op, "NotIn"))
+		return !v || !in_values(e, v);
+	if (!strcmp(e->op, "Exists"))
+		return v != NULL;
+	if (!strcmp(e->op, "DoesNotExist"))
+		return v == NULL;
+	if (!strcmp(e->op, "Gt") || !strcmp(e->op, "Lt")) {
+		if (!v || e->nvalues != 1 || !parse_int(v, &x) || !parse_int(e->values[0], &y))
+			return false;
+		return e->op[0] == 'G' ? x > y : x < y;
+	}
+	return false;
+}
+
+static bool affinity_ok(const struct carve_node *n, const struct carve_pod_req *req)
+{
+	size_t t, i;
+
+	if (!req->nterms)
+		return true;
+	for (t = 0; t < req->nterms; t++) {
+		const struct carve_match_term *term = &req->terms[t];
+		bool all = term->n > 0; /* an empty term matches no node */
+
+		for (i = 0; i < term->n && all; i++)
+			all = expr_ok(n, &term->exprs[i]);
+		if (all)
+			return true;
+	}
+	return false;
+}
+
+static bool streq0(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Kubernetes ToleratesTaint: an empty effect matches every effect, an empty
+ * key every key (with Exists); Equal (or no operator) compares values. */
+static bool tolerates(const struct carve_toleration_spec *t, const struct carve_taint_spec *taint)
+{
+	if (t->effect && *t->effect && !streq0(t->effect, taint->effect))
+		return false;
+	if (t->key && *t->key && !streq0(t->key, taint->key))
+		return false;
+	if (!t->op || !*t->op || !strcmp(t->op, "Equal"))
+		return streq0(t->value, taint->value);
+	return !strcmp(t->op, "Exists");
+}
+
+static bool taints_ok(const struct carve_node *n, const struct carve_pod_req *req)
+{
+	size_t i, j;
+
+	for (i = 0; i < n->ntaints; i++) {
+		const struct carve_taint_spec *taint = &n->taints[i];
+		bool ok = false;
+
+		/* PreferNoSchedule never blocks; a taint without an effect does. */
+		if (taint->effect && !strcmp(taint->effect, "PreferNoSchedule"))
+			continue;
+		for (j = 0; j < req->ntolerations && !ok; j++)
+			ok = tolerates(&req->tolerations[j], taint);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	int m = p->ginfo[g].model;
+
+	switch (req->gpu) {
+	case CARVE_GREQ_WHOLE:
+		if (v->sharing != CARVE_SHARE_EXCLUSIVE && v->sharing != CARVE_SHARE_FRACTION)
+			return false;
+		break;
+	case CARVE_GREQ_MIG:
+		if (v->sharing != CARVE_SHARE_MIG || !v->mig_model)
+			return false;
+		break;
+	case CARVE_GREQ_REPLICA:
+		if (v->sharing != CARVE_SHARE_TIMESLICE)
+			return false;
+		break;
+	case CARVE_GREQ_FRACTION:
+		if (v->sharing != CARVE_SHARE_FRACTION)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return p->any_model || (m >= 0 && p->model_ok[m]);
+}
+
+/* Everything about node n that placements do not change. */
+static bool node_static_ok(const struct carve_placer *p, uint32_t node,
+			   const struct carve_pod_req *req)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+	size_t i;
+	uint32_t g;
+
+	for (i = 0; i < req->nselector; i++) {
+		const char *v = carve_node_label(n, req->selector[i].key);
+
+		if (!v || !streq0(v, req->selector[i].value))
+			return false;
+	}
+	if (!affinity_ok(n, req) || !taints_ok(n, req))
+		return false;
+	if (req->gpu == CARVE_GREQ_NONE)
+		return true;
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+		if (carve__gpu_usable(p, g, req))
+			return true;
+	return false;
+}
+
+/* cpu, memory and pods: allocatable 0 does not constrain. */
+static bool room_ok(const struct carve_placer *p, uint32_t node, const struct carve_pod_req *req)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve__node_state *s = &p->nodes[node];
+
+	if (n->cpu_milli > 0 && n->cpu_milli - s->cpu_used < req->cpu_milli)
+		return false;
+	if (n->memory_milli > 0 && n->memory_milli - s->mem_used < req->memory_milli)
+		return false;
+	if (n->pods > 0 && n->pods - s->pods_used < 1)
+		return false;
+	return true;
+}
+
+/* ---- the default GPU choice --------------------------------------------------------- */
+
+static void add_dev(struct carve__cand *c, uint32_t g, int mig, int replica, int milli)
+{
+	struct carve_dev *d = &c->devs[c->ndevs++];
+
+	d->gpu = g;
+	d->mig = (int16_t)mig;
+	d->replica = (int16_t)replica;
+	d->milli = (int16_t)milli;
+}
+
+/* WHOLE: lowest-index free exclusive GPUs or fully free fractional GPUs. */
+static int choose_whole(struct carve_placer *p, const struct carve_node *n,
+			const struct carve_pod_req *req, struct carve__cand *c)
+{
+	uint32_t g;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus && c->ndevs < req->count; g++) {
+		const struct carve__gpu_state *s = &p->gpus[g];
+
+		if (!carve__gpu_usable(p, g, req) || gpu_busy(s))
+			continue;
+		add_dev(c, g, -1, -1,
+			carve_cluster_gpu(p->c, g)->sharing == CARVE_SHARE_FRACTION ? 1000 : 0);
+	}
+	return c->ndevs == req->count ? 0 : CARVE_ENOFIT;
+}
+
+/* MIG: free instances of the profile, GPUs by index, instances in layout order. */
+static int choose_mig(struct carve_placer *p, const struct carve_node *n,
+		      const struct carve_pod_req *req, struct carve__cand *c)
+{
+	uint32_t g;
+	unsigned i;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus && c->ndevs < req->count; g++) {
+		const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+		int prof;
+
+		if (!carve__gpu_usable(p, g, req))
+			continue;
+		prof = carve_mig_profile_find(v->mig_model, req->mig_profile);
+		if (prof < 0)
+			continue;
+		for (i = 0; i < v->mig.n && c->ndevs < req->count; i++)
+			if (v->mig.inst[i].profile == prof && !(p->gpus[g].mig_taken & (1u << i)))
+				add_dev(c, g, (int)i, -1, 0);
+	}
+	return c->ndevs == req->count ? 0 : CARVE_ENOFIT;
+}
+
+static bool rbit(const struct carve_placer *p, uint32_t g, unsigned r)
+{
+	return (p->rbits[p->ginfo[g].rbits + r / 64] >> (r % 64)) & 1u;
+}
+
+/* Takes k free replica numbers of g, lowest first. */
+static void take_replicas(struct carve_placer *p, uint32_t g, int k, struct carve__cand *c)
+{
+	unsigned r;
+
+	for (r = 0; r < p->ginfo[g].rcap && k > 0; r++)
+		if (!rbit(p, g, r)) {
+			add_dev(c, g, -1, (int)r, 0);
+			k--;
+		}
+}
+
+/*
+ * REPLICA: fewest GPUs first.  When one GPU can hold every replica, the one
+ * with most replicas already taken (packing; lowest index on ties);
+ * otherwise the GPUs with most free replicas first (lowest index on ties),
+ * which uses the fewest GPUs.
+ */
+static int choose_replica(struct carve_placer *p, const struct carve_node *n,
+			  const struct carve_pod_req *req, struct carve__cand *c)
+{
+	uint32_t g, *ord = p->gorder, m = 0, i, j, best = UINT32_MAX;
+	int need = req->count, total = 0;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
+		const struct carve__gpu_state *s = &p->gpus[g];
+		int f;
+
+		if (!carve__gpu_usable(p, g, req))
+			continue;
+		f = p->ginfo[g].rcap - s->rtaken;
+		if (f <= 0)
+			continue;
+		total += f;
+		ord[m++] = g;
+		if (f >= need && (best == UINT32_MAX || s->rtaken > p->gpus[best].rtaken))
+			best = g;
+	}
+	if (total < need)
+		return CARVE_ENOFIT;
+	if (best != UINT32_MAX) {
+		take_replicas(p, best, need, c);
+		return 0;
+	}
+	/* Insertion sort by free replicas descending, index ascending (stable). */
+	for (i = 1; i < m; i++) {
+		uint32_t x = ord[i];
+		int fx = p->ginfo[x].rcap - p->gpus[x].rtaken;
+
+		for (j = i; j > 0 && p->ginfo[ord[j - 1]].rcap - p->gpus[ord[j - 1]].rtaken < fx; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = x;
+	}
+	for (i = 0; i < m && need > 0; i++) {
+		int f = p->ginfo[ord[i]].rcap - p->gpus[ord[i]].rtaken;
+		int k = f < need ? f : need;
+
+		take_replicas(p, ord[i], k, c);
+		need -= k;
+	}
+	return 0;
+}
+
+bool carve__fraction_fits(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve__gpu_state *s = &p->gpus[g];
+	int need = req->milli > 0 ? req->milli : 1;
+
+	if (1000 - s->milli_used < need)
+		return false;
+	return !req->mem_mib || !v->memory_mib || v->memory_mib - s->mem_used >= req->mem_mib;
+}
+
+void carve__take_fraction(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req,
+			  struct carve__cand *c)
+{
+	add_dev(c, g, -1, -1, req->milli);
+	c->mem_mib = carve_cluster_gpu(p->c, g)->memory_mib ? req->mem_mib : 0;
+}
+
+/* FRACTION: best fit, the GPU with least free milli (then least free
+ * memory) that fits; lowest index on ties. */
+static int choose_fraction(struct carve_placer *p, const struct carve_node *n,
+			   const struct carve_pod_req *req, struct carve__cand *c)
+{
+	uint32_t g, best = UINT32_MAX;
+	int bm = 0;
+	uint32_t bmem = 0;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
+		const struct carve_gpu *v;
+		int fm;
+		uint32_t fmem;
+
+		if (!carve__gpu_usable(p, g, req) || !carve__fraction_fits(p, g, req))
+			continue;
+		v = carve_cluster_gpu(p->c, g);
+		fm = 1000 - p->gpus[g].milli_used;
+		fmem = v->memory_mib - p->gpus[g].mem_used;
+		if (best == UINT32_MAX || fm < bm || (fm == bm && fmem < bmem)) {
+			best = g;
+			bm = fm;
+			bmem = fmem;
+		}
+	}
+	if (best == UINT32_MAX)
+		return CARVE_ENOFIT;
+	carve__take_fraction(p, best, req, c);
+	return 0;
+}
+
+int carve__choose_default(struct carve_placer *p, const struct carve_pod_req *req,
+			  struct carve__cand *c)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+
+	switch (req->gpu) {
+	case CARVE_GREQ_NONE:
+		return 0;
+	case CARVE_GREQ_WHOLE:
+		return choose_whole(p, n, req, c);
+	case CARVE_GREQ_MIG:
+		return choose_mig(p, n, req, c);
+	case CARVE_GREQ_REPLICA:
+		return choose_replica(p, n, req, c);
+	case CARVE_GREQ_FRACTION:
+		return choose_fraction(p, n, req, c);
+	}
+	return CARVE_ENOFIT;
+}
+
+/* ---- apply / release ------------------------------------------------------------------- */
+
+/* Class of a placement, from its devices: whole GPUs (exclusive, or a
+ * fractional GPU taken at 1000 milli) give their count, anything else 0. */
+static int place_class(const struct carve_placer *p, const struct carve_pod_place *pl)
+{
+	int i;
+
+	for (i = 0; i < pl->ndevs; i++) {
+		const struct carve_gpu *v = carve_cluster_gpu(p->c, pl->devs[i].gpu);
+
+		if (v->sharing == CARVE_SHARE_EXCLUSIVE)
+			continue;
+		if (v->sharing == CARVE_SHARE_FRACTION && pl->devs[i].milli == 1000)
+			continue;
+		return 0;
+	}
+	return pl->ndevs;
+}
+
+static void set_rbit(struct carve_placer *p, uint32_t g, unsigned r, bool on)
+{
+	uint64_t *w = &p->rbits[p->ginfo[g].rbits + r / 64];
+
+	if (on)
+		*w |= 1ULL << (r % 64);
+	else
+		*w &= ~(1ULL << (r % 64));
+}
+
+/* Takes (sign 1) or gives back (sign -1) what pl holds. */
+static void account(struct carve_placer *p, const struct carve_pod_place *pl, int sign)
+{
+	struct carve__node_state *ns = &p->nodes[pl->node];
+	int i, cls;
+
+	ns->cpu_used += sign * pl->cpu_milli;
+	ns->mem_used += sign * pl->memory_milli;
+	ns->pods_used += sign;
+	for (i = 0; i < pl->ndevs; i++) {
+		const struct carve_dev *d = &pl->devs[i];
+		struct carve__gpu_state *s = &p->gpus[d->gpu];
+		bool was = gpu_busy(s);
+
+		switch (carve_cluster_gpu(p->c, d->gpu)->sharing) {
+		case CARVE_SHARE_EXCLUSIVE:
+			s->taken = sign > 0;
+			break;
+		case CARVE_SHARE_MIG:
+			if (sign > 0)
+				s->mig_taken |= (uint8_t)(1u << d->mig);
+			else
+				s->mig_taken &= (uint8_t)~(1u << d->mig);
+			break;
+		case CARVE_SHARE_TIMESLICE:
+			set_rbit(p, d->gpu, (unsigned)d->replica, sign > 0);
+			s->rtaken = (uint16_t)(s->rtaken + sign);
+			break;
+		case CARVE_SHARE_FRACTION:
+			s->milli_used = (uint16_t)(s->milli_used + sign * d->milli);
+			if (i == 0)
+				s->mem_used = (uint32_t)((int64_t)s->mem_used + sign * (int64_t)pl->mem_mib);
+			break;
+		}
+		if (was != gpu_busy(s))
+			ns->gpus_busy = (uint32_t)(ns->gpus_busy + (was ? -1 : 1));
+	}
+	if (pl->ndevs > 0) {
+		cls = place_class(p, pl);
+		ns->gpu_pods = (uint32_t)(ns->gpu_pods + sign);
+		ns->klass[cls] = (uint32_t)(ns->klass[cls] + sign);
+	}
+}
+
+static void apply(struct carve_placer *p, const struct carve_pod_req *req,
+		  const struct carve__cand *c, struct carve_pod_place *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->node = c->node;
+	out->ndevs = c->ndevs;
+	memcpy(out->devs, c->devs, (size_t)c->ndevs * sizeof(c->devs[0]));
+	out->mem_mib = c->mem_mib;
+	out->cpu_milli = req->cpu_milli;
+	out->memory_milli = req->memory_milli;
+	account(p, out, 1);
+}
+
+static bool place_sane(const struct carve_placer *p, const struct carve_pod_place *pl)
+{
+	int i;
+
+	if (pl->node >= p->nnodes || pl->ndevs < 0 || pl->ndevs > CARVE_POD_MAX_GPUS)
+		return false;
+	for (i = 0; i < pl->ndevs; i++)
+		if (pl->devs[i].gpu >= p->ngpus)
+			return false;
+	return true;
+}
+
+void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *pl, size_t n)
+{
+	size_t i;
+
+	if (!p || !pl)
+		return;
+	for (i = n; i-- > 0;)
+		if (place_sane(p, &pl[i]))
+			account(p, &pl[i], -1);
+}
+
+/* ---- placing one pod, a gang, topology --------------------------------------------------- */
+
+/* Sets up model_ok for req; fit[] for the candidates. */
+static void prepare_group(struct carve_placer *p, const struct carve_pod_req *req,
+			  const uint32_t *cands, size_t ncands)
+{
+	size_t i;
+
+	p->any_model = req->nmodels == 0;
+	if (!p->any_model)
+		models_allowed(p, req->nmodels, req->models, p->model_ok);
+	for (i = 0; i < ncands; i++)
+		p->fit[cands[i]] = node_static_ok(p, cands[i], req);
+}
+
+static int place_pod(struct carve_placer *p, const struct carve_pod_req *req,
+		     const uint32_t *cands, size_t ncands, struct carve_pod_place *out)
+{
+	struct carve__cand c, best;
+	double s, bs = 0;
+	bool have = false;
+	size_t i;
+
+	memset(&best, 0, sizeof(best));
+
+	for (i = 0; i < ncands; i++) {
+		uint32_t n = cands[i];
+
+		if (!p->fit[n] || !room_ok(p, n, req))
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.node = n;
+		if (p->pol->choose_gpus ? p->pol->choose_gpus(p, req, &c)
+					: carve__choose_default(p, req, &c))
+			continue;
+		s = p->pol->score(p, req, &c);
+		if (s != s) /* NaN: never chosen */
+			continue;
+		if (!have || s > bs || (s == bs && p->rank[n] < p->rank[best.node])) {
+			best = c;
+			bs = s;
+			have = true;
+		}
+	}
+	if (!have)
+		return CARVE_ENOFIT;
+	apply(p, req, &best, out);
+	return 0;
+}
+
+/* Every pod of every group on cands, or nothing (state unchanged). */
+static int place_gang(struct carve_placer *p, const struct carve_pod_group *groups,
+		      size_t ngroups, const uint32_t *cands, size_t ncands,
+		      struct carve_pod_place *out)
+{
+	size_t g, done = 0;
+	int k, rc;
+
+	for (g = 0; g < ngroups; g++) {
+		if (groups[g].count <= 0)
+			continue;
+		prepare_group(p, groups[g].req, cands, ncands);
+		for (k = 0; k < groups[g].count; k++) {
+			rc = place_pod(p, groups[g].req, cands, ncands, &out[done]);
+			if (rc) {
+				carve_placer_release(p, out, done);
+				return rc;
+			}
+			done++;
+		}
+	}
+	return 0;
+}
+
+static const char *topo_value(const struct carve_node *n, const char *key)
+{
+	const char *v = carve_node_label(n, key);
+
+	if (!v && !strcmp(key, "kubernetes.io/hostname"))
+		v = n->name;
+	return v;
+}
+
+static int cmp_tent(const void *a, const void *b)
+{
+	const struct carve__tent *x = a, *y = b;
+	int r = strcmp(x->val, y->val);
+
+	return r ? r : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Least free first (the tightest domain that holds the gang), then value. */
+static int cmp_dom(const void *a, const void *b)
+{
+	const struct carve__dom *x = a, *y = b;
+
+	if (x->free_gpu != y->free_gpu)
+		return x->free_gpu < y->free_gpu ? -1 : 1;
+	if (x->free_cpu != y->free_cpu)
+		return x->free_cpu < y->free_cpu ? -1 : 1;
+	return strcmp(x->val, y->val);
+}
+
+/*
+ * Groups the nodes by their value at level lvl into p->doms; returns how
+ * many domains.  Only nodes with a value at every level take part, so each
+ * domain lies inside one domain of every wider level.
+ */
+static size_t build_domains(struct carve_placer *p, const struct carve_topology *topo, size_t lvl)
+{
+	size_t i, l, m = 0, nd = 0;
+
+	for (i = 0; i < p->nnodes; i++) {
+		const struct carve_node *n = carve_cluster_node(p->c, (uint32_t)i);
+		const char *v = topo_value(n, topo->levels[lvl]);
+
+		for (l = 0; v && l < topo->nlevels; l++)
+			if (!topo_value(n, topo->levels[l]))
+				v = NULL;
+		if (v) {
+			p->tsort[m].val = v;
+			p->tsort[m++].node = (uint32_t)i;
+		}
+	}
+	qsort(p->tsort, m, sizeof(*p->tsort), cmp_tent);
+	for (i = 0; i < m; i++) {
+		uint32_t node = p->tsort[i].node;
+		int64_t cap = carve__node_cpu_cap(p, node), fc;
+		struct carve__dom *d;
+
+		p->dnodes[i] = node;
+		if (!nd || strcmp(p->doms[nd - 1].val, p->tsort[i].val)) {
+			d = &p->doms[nd++];
+			memset(d, 0, sizeof(*d));
+			d->val = p->tsort[i].val;
+			d->first = (uint32_t)i;
+		}
+		d = &p->doms[nd - 1];
+		d->n++;
+		d->free_gpu += carve__node_gpu_free(p, node);
+		fc = cap ? cap - p->nodes[node].cpu_used : 0;
+		d->free_cpu = d->free_cpu > INT64_MAX - fc ? INT64_MAX : d->free_cpu + fc;
+	}
+	qsort(p->doms, nd, sizeof(*p->doms), cmp_dom);
+	return nd;
+}
+
+/* A lower bound of the GPU milli the gang takes (whole and fraction only). */
+static int64_t gang_milli(const struct carve_pod_group *groups, size_t ngroups)
+{
+	int64_t sum = 0;
+	size_t g;
+
+	for (g = 0; g < ngroups; g++) {
+		const struct carve_pod_req *r = groups[g].req;
+
+		if (r->gpu == CARVE_GREQ_WHOLE)
+			sum += (int64_t)groups[g].count * r->count * 1000;
+		else if (r->gpu == CARVE_GREQ_FRACTION)
+			sum += (int64_t)groups[g].count * r->milli;
+	}
+	return sum;
+}
+
+static int place_topo(struct carve_placer *p, const struct carve_pod_group *groups,
+		      size_t ngroups, const struct carve_topology *topo,
+		      struct carve_pod_place *out)
+{
+	int64_t need = gang_milli(groups, ngroups);
+	size_t lvl, d, nd;
+
+	for (lvl = topo->nlevels; lvl-- > 0;) {
+		nd = build_domains(p, topo, lvl);
+		for (d = 0; d < nd; d++) {
+			const struct carve__dom *dom = &p->doms[d];
+
+			if (dom->free_gpu < need)
+				continue;
+			if (!place_gang(p, groups, ngroups, &p->dnodes[dom->first], dom->n, out))
+				return 0;
+		}
+	}
+	if (topo->required)
+		return CARVE_ENOFIT;
+	return place_gang(p, groups, ngroups, p->all, p->nnodes, out);
+}
+
+static bool req_valid(const struct carve_pod_req *r)
+{
+	if (!r || r->cpu_milli < 0 || r->memory_milli < 0)
+		return false;
+	if ((r->nmodels && !r->models) || (r->nselector && !r->selector) ||
+	    (r->nterms && !r->terms) || (r->ntolerations && !r->tolerations))
+		return false;
+	switch (r->gpu) {
+	case CARVE_GREQ_NONE:
+		return true;
+	case CARVE_GREQ_MIG:
+		if (!r->mig_profile || !*r->mig_profile)
+			return false;
+		/* fall through */
+	case CARVE_GREQ_WHOLE:
+	case CARVE_GREQ_REPLICA:
+		return r->count >= 1 && r->count <= CARVE_POD_MAX_GPUS;
+	case CARVE_GREQ_FRACTION:
+		return r->milli >= 0 && r->milli <= 999 && (r->milli > 0 || r->mem_mib > 0);
+	}
+	return false;
+}
+
+int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *groups,
+		       size_t ngroups, const struct carve_topology *topo,
+		       struct carve_pod_place *out)
+{
+	uint64_t rng[4];
+	size_t g, total = 0, l;
+	int rc;
+
+	if (!p || (ngroups && !groups))
+		return CARVE_EINVAL;
+	for (g = 0; g < ngroups; g++) {
+		if (groups[g].count < 0 || (groups[g].count && !req_valid(groups[g].req)))
+			return CARVE_EINVAL;
+		total += (size_t)groups[g].count;
+	}
+	if (!total)
+		return 0;
+	if (!out)
+		return CARVE_EINVAL;
+	if (topo && topo->nlevels) {
+		if (!topo->levels)
+			return CARVE_EINVAL;
+		for (l = 0; l < topo->nlevels; l++)
+			if (!topo->levels[l])
+				return CARVE_EINVAL;
+	}
+	memcpy(rng, p->rng, sizeof(rng));
+	if (topo && topo->nlevels)
+		rc = place_topo(p, groups, ngroups, topo, out);
+	else
+		rc = place_gang(p, groups, ngroups, p->all, p->nnodes, out);
+	if (rc)
+		memcpy(p->rng, rng, sizeof(rng));
+	return rc;
+}
+
+/* ---- views and the invariant check -------------------------------------------------------- */
+
+int64_t carve_placer_free_cpu(const struct carve_placer *p, uint32_t node)
+{
+	int64_t cap;
+
+	if (!p || node >= p->nnodes)
+		return 0;
+	cap = carve__node_cpu_cap(p, node);
+	return cap ? cap - p->nodes[node].cpu_used : INT64_MAX;
+}
+
+int carve_placer_gpu_free_milli(const struct carve_placer *p, uint32_t gpu)
+{
+	if (!p || gpu >= p->ngpus)
+		return 0;
+	return carve__gpu_free_milli_in(p, gpu, &p->gpus[gpu]);
+}
+
+static int popcount64(uint64_t x)
+{
+	int n = 0;
+
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu)
+{
+	const struct carve__gpu_state *s;
+	const struct carve_gpu *v;
+
+	if (!p || gpu >= p->ngpus)
+		return 0;
+	s = &p->gpus[gpu];
+	v = carve_cluster_gpu(p->c, gpu);
+	switch (v->sharing) {
+	case CARVE_SHARE_EXCLUSIVE:
+		return !s->taken;
+	case CARVE_SHARE_MIG:
+		return v->mig.n - popcount64(s->mig_taken);
+	case CARVE_SHARE_TIMESLICE:
+		return p->ginfo[gpu].rcap - s->rtaken;
+	case CARVE_SHARE_FRACTION:
+		return !gpu_busy(s);
+	}
+	return 0;
+}
+
+static int check_gpu(const struct carve_placer *p, uint32_t g, struct carve_error *err)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve__gpu_state *s = &p->gpus[g];
+	const struct carve__gpu_info *gi = &p->ginfo[g];
+	const char *name = carve_cluster_node(p->c, v->node)->name;
+	struct carve_error e;
+	unsigned w, words, r;
+	int bits = 0;
+
+	if (v->sharing != CARVE_SHARE_EXCLUSIVE && s->taken)
+		goto out_mode;
+	if (v->sharing != CARVE_SHARE_MIG && s->mig_taken)
+		goto out_mode;
+	if (v->sharing != CARVE_SHARE_TIMESLICE && s->rtaken)
+		goto out_mode;
+	if (v->sharing != CARVE_SHARE_FRACTION && (s->milli_used || s->mem_used))
+		goto out_mode;
+	switch (v->sharing) {
+	case CARVE_SHARE_MIG:
+		if (s->mig_taken >> v->mig.n)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %u: MIG instance taken beyond the layout's %u",
+					    name, v->index, v->mig.n);
+		if (carve_mig_layout_check(v->mig_model, &v->mig, &e))
+			return carve_errorf(err, CARVE_EINVAL, "node %s GPU %u: %s", name,
+					    v->index, e.text);
+		break;
+	case CARVE_SHARE_TIMESLICE:
+		words = (gi->rcap + 63u) / 64u;
+		for (w = 0; w < words; w++)
+			bits += popcount64(p->rbits[gi->rbits + w]);
+		for (r = gi->rcap; r < words * 64; r++)
+			if (rbit(p, g, r))
+				return carve_errorf(err, CARVE_EINVAL,
+						    "node %s GPU %u: replica %u taken beyond %u",
+						    name, v->index, r, gi->rcap);
+		if (bits != s->rtaken || s->rtaken > gi->rcap)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %u: %u replicas counted, %d marked, %u exist",
+					    name, v->index, s->rtaken, bits, gi->rcap);
+		break;
+	case CARVE_SHARE_FRACTION:
+		if (s->milli_used > 1000)
+			return carve_errorf(err, CARVE_EINVAL, "node %s GPU %u: %u milli used",
+					    name, v->index, s->milli_used);
+		if (s->mem_used > v->memory_mib)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %u: %u MiB used of %u", name, v->index,
+					    s->mem_used, v->memory_mib);
+		break;
+	case CARVE_SHARE_EXCLUSIVE:
+		break;
+	}
+	return 0;
+out_mode:
+	return carve_errorf(err, CARVE_EINVAL, "node %s GPU %u: state of another sharing mode than %s",
+			    name, v->index, carve_sharing_name(v->sharing));
+}
+
+static int check_used(const char *node, const char *what, int64_t used, int64_t cap,
+		      struct carve_error *err)
+{
+	if (used < 0)
+		return carve_errorf(err, CARVE_EINVAL, "node %s: %s used is negative (%lld)", node,
+				    what, (long long)used);
+	if (cap > 0 && used > cap)
+		return carve_errorf(err, CARVE_EINVAL, "node %s: %s used %lld exceeds allocatable %lld",
+				    node, what, (long long)used, (long long)cap);
+	return 0;
+}
+
+static int check_node(const struct carve_placer *p, uint32_t node, struct carve_error *err)
+{
+	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve__node_state *s = &p->nodes[node];
+	uint32_t g, busy = 0, sum = 0;
+	int rc, k;
+
+	if ((rc = check_used(n->name, "cpu", s->cpu_used, n->cpu_milli, err)) ||
+	    (rc = check_used(n->name, "memory", s->mem_used, n->memory_milli, err)) ||
+	    (rc = check_used(n->name, "pods", s->pods_used, n->pods, err)))
+		return rc;
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
+		if ((rc = check_gpu(p, g, err)))
+			return rc;
+		busy += gpu_busy(&p->gpus[g]);
+	}
+	if (busy != s->gpus_busy)
+		return carve_errorf(err, CARVE_EINVAL, "node %s: %u busy GPUs counted, %u found",
+				    n->name, s->gpus_busy, busy);
+	for (k = 0; k < CARVE__NCLASS; k++)
+		sum += s->klass[k];
+	if (sum != s->gpu_pods || s->gpu_pods > (uint64_t)s->pods_used)
+		return carve_errorf(err, CARVE_EINVAL,
+				    "node %s: GPU pods %u, by class %u, pods %lld", n->name,
+				    s->gpu_pods, sum, (long long)s->pods_used);
+	return 0;
+}
+
+int carve_placer_check(const struct carve_placer *p, struct carve_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (!p)
+		return carve_errorf(err, CARVE_EINVAL, "no placer");
+	if (carve_cluster_node_count(p->c) != p->nnodes || carve_cluster_gpu_count(p->c) != p->ngpus)
+		return carve_errorf(err, CARVE_EINVAL, "the cluster changed under the placer");
+	for (i = 0; i < p->nnodes; i++)
+		if ((rc = check_node(p, (uint32_t)i, err)))
+			return rc;
+	return 0;
+}

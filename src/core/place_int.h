@@ -1,0 +1,271 @@
+/*
+ * place_int.h - private to libcarve-core: the layout of struct carve_placer
+ * (include/carve/place.h), shared by place.c (state, feasibility, gangs,
+ * topology), policy.c (the built-in policies) and policy_<name>.c files.
+ *
+ * State.  Per node: cpu, memory and pods *used* (free = allocatable - used;
+ * an allocatable of 0 means "unknown" and does not constrain), the number of
+ * its GPUs with anything taken, and its GPU pods by clustering class.  Per
+ * GPU, by sharing mode (only that mode's fields are ever non-zero):
+ *   exclusive  taken                (bool)
+ *   mig        mig_taken            (bit i: instance i of the GPU's layout)
+ *   timeslice  rtaken + bits at p->rbits[info.rbits ..] (bit r: replica r)
+ *   fraction   milli_used (0..1000; 1000 also when a whole request took it)
+ *              and mem_used (MiB, only when the GPU's memory is known)
+ *
+ * Invariants (carve_placer_check() verifies every one):
+ *   - 0 <= used <= allocatable for cpu, memory and pods (used >= 0 alone
+ *     when allocatable is 0);
+ *   - mig_taken has no bit at or above the layout's instance count, and the
+ *     layout itself is legal (instances never overlap);
+ *   - rtaken == popcount(replica bits) <= info.rcap, no bit >= rcap;
+ *   - milli_used <= 1000; mem_used <= memory_mib (0 when memory unknown);
+ *   - gpus_busy == number of the node's GPUs with anything taken;
+ *   - sum(klass) == gpu_pods <= pods_used.
+ *
+ * Ownership: the placer borrows the cluster; everything else (state, the
+ * scratch arrays used by placement, the mix) is allocated once at create
+ * (set_mix: at that call) and freed by destroy.  Placement itself allocates
+ * nothing.  Nothing here reads a clock; the only randomness is the seeded
+ * xoshiro256** in rng[] (seeded through splitmix64).
+ */
+#ifndef CARVE_PLACE_INT_H
+#define CARVE_PLACE_INT_H
+
+#include "carve/place.h"
+#include "mig_int.h"
+
+/* GPU-pod classes for gpuclustering: 0 = shares a GPU (fraction, MIG,
+ * replica), k = k whole GPUs. */
+#define CARVE__NCLASS (CARVE_POD_MAX_GPUS + 1)
+
+/* Most replicas of one time-sliced GPU the placer hands out (carve_dev
+ * numbers replicas with an int16_t). */
+#define CARVE__MAX_REPLICAS INT16_MAX
+
+struct carve__node_state {
+	int64_t cpu_used, mem_used, pods_used;
+	uint32_t gpus_busy;               /* GPUs with anything taken */
+	uint32_t gpu_pods;                /* pods holding devices here */
+	uint32_t klass[CARVE__NCLASS];    /* gpu_pods by class */
+};
+
+struct carve__gpu_state {
+	bool taken;          /* exclusive */
+	uint8_t mig_taken;   /* mig */
+	uint16_t rtaken;     /* timeslice */
+	uint16_t milli_used; /* fraction */
+	uint32_t mem_used;   /* fraction */
+};
+
+/* Static facts about a GPU, computed at create. */
+struct carve__gpu_info {
+	int32_t model;       /* index into p->model_key, -1: no/unknown name */
+	uint16_t rcap;       /* timeslice: usable replicas */
+	uint8_t mig_slices;  /* mig: memory slices the layout's instances cover */
+	uint32_t rbits;      /* timeslice: first word of its bits in p->rbits */
+};
+
+/* A candidate placement of one pod on one node (not yet applied). */
+struct carve__cand {
+	uint32_t node;
+	int ndevs;
+	struct carve_dev devs[CARVE_POD_MAX_GPUS];
+	uint32_t mem_mib;    /* fraction memory taken on devs[0] */
+	double aux;          /* policy scratch: a chooser may leave a value
+			      * here for its score function */
+};
+
+struct carve_placer;
+
+/*
+ * A policy.  score() rates a feasible candidate, higher is better; equal
+ * scores go to the node with the lowest p->rank.  choose_gpus() (optional,
+ * NULL = carve__choose_default) fills c->devs (and c->mem_mib) for req on
+ * node c->node and returns 0, or CARVE_ENOFIT when the node cannot hold it.
+ * Both may read any state and use the RNG; neither may change the state.
+ */
+struct carve__policy {
+	const char *name;
+	double (*score)(struct carve_placer *p, const struct carve_pod_req *req,
+			const struct carve__cand *c);
+	int (*choose_gpus)(struct carve_placer *p, const struct carve_pod_req *req,
+			   struct carve__cand *c);
+};
+
+extern const struct carve__policy carve__policies[];
+extern const int carve__npolicies;
+
+/* Target workload for fragmentation-aware policies (carve_placer_set_mix):
+ * task shapes (cpu, memory, gpu kind, count, mig_profile, milli, mem_mib,
+ * models; selectors, affinity and tolerations are not kept), their
+ * probabilities, and per type which of the cluster's GPU models it may use
+ * (model_ok[t * p->nmodels + m]; all true for a type without models). */
+struct carve__mix {
+	size_t n;
+	struct carve_pod_req *types;
+	double *prob;
+	bool *model_ok;
+	char *strings;       /* one block holding every copied string */
+	const char **names;  /* one block holding every models[] array */
+};
+
+/* Topology scratch. */
+struct carve__tent {
+	const char *val;
+	uint32_t node;
+};
+
+struct carve__dom {
+	const char *val;
+	uint32_t first, n;   /* nodes p->dnodes[first .. first + n) */
+	int64_t free_gpu, free_cpu;
+};
+
+struct carve_placer {
+	const struct carve_cluster *c;
+	const struct carve__policy *pol;
+	size_t nnodes, ngpus;
+	struct carve__node_state *nodes;
+	struct carve__gpu_state *gpus;
+	struct carve__gpu_info *ginfo;
+	uint64_t *rbits;
+	size_t nrbits;
+	uint32_t *rank;          /* tie-break: position in a seeded permutation */
+	uint64_t rng[4];
+	int64_t max_cpu;         /* largest allocatable cpu of a node (0: none known) */
+	int64_t max_gpu_milli;   /* largest GPU count of a node x 1000 */
+	uint32_t max_node_gpus;
+	/* Distinct GPU models, by normalised canonical name. */
+	size_t nmodels;
+	char (*model_key)[CARVE__GPU_NAME_MAX];
+	bool *model_ok;          /* per distinct model, for the request being placed */
+	bool any_model;          /* the request names no model */
+	/* Placement scratch (sized at create). */
+	uint32_t *all;           /* 0 .. nnodes-1 */
+	uint8_t *fit;            /* static feasibility of a node for the current group */
+	struct carve__tent *tsort;
+	struct carve__dom *doms;
+	uint32_t *dnodes;
+	uint32_t *gorder;        /* max_node_gpus entries: a GPU order during one
+				  * choice, or frag.c's node view (carve__fview) */
+	struct carve__mix mix;
+};
+
+/* ---- helpers for policies (place.c) ---- */
+
+uint64_t carve__rng_next(struct carve_placer *p);
+/* Uniform in [0, n); n > 0. */
+uint64_t carve__rng_below(struct carve_placer *p, uint64_t n);
+/* Uniform in [0, 1). */
+double carve__rng_double(struct carve_placer *p);
+
+/* GPU g may serve req: its sharing mode fits req->gpu and its model is one
+ * the request being placed allows (p->any_model / p->model_ok, set per
+ * group before its pods are placed). */
+bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req);
+
+/* Free milli-GPU of one GPU in state s (0..1000): exclusive 0/1000;
+ * fraction 1000 - milli_used; timeslice 1000 * free replicas / rcap; MIG
+ * 1000 * memory slices of free instances / slices of the layout.  A MIG GPU
+ * with an empty layout has capacity 0. */
+int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
+			     const struct carve__gpu_state *s);
+/* Capacity in milli of one GPU: 1000, or 0 for MIG with an empty layout. */
+int carve__gpu_cap_milli(const struct carve_placer *p, uint32_t g);
+/* Free milli of g after candidate c is applied (state unchanged). */
+int carve__gpu_free_milli_after(const struct carve_placer *p, uint32_t g,
+				const struct carve__cand *c);
+/* Sums over a node's GPUs: free milli now, after c, and capacity. */
+int64_t carve__node_gpu_free(const struct carve_placer *p, uint32_t node);
+int64_t carve__node_gpu_free_after(const struct carve_placer *p, const struct carve__cand *c);
+int64_t carve__node_gpu_cap(const struct carve_placer *p, uint32_t node);
+/* GPUs of the node with free milli == 1000. */
+int carve__node_fully_free_gpus(const struct carve_placer *p, uint32_t node);
+/* Allocatable cpu of a node (0: unknown) and its free cpu (INT64_MAX when
+ * unknown). */
+int64_t carve__node_cpu_cap(const struct carve_placer *p, uint32_t node);
+/* Class of a request for gpuclustering: -1 no GPU, 0 shared, k whole GPUs. */
+int carve__req_class(const struct carve_pod_req *req);
+
+/* Fractional GPU g has room for FRACTION req (milli, and memory when both
+ * sides know it); taking it adds the device to c. */
+bool carve__fraction_fits(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req);
+void carve__take_fraction(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req,
+			  struct carve__cand *c);
+
+/* The default GPU choice (best fit); see docs/internals/PLACEMENT.md. */
+int carve__choose_default(struct carve_placer *p, const struct carve_pod_req *req,
+			  struct carve__cand *c);
+
+/* ---- policy scores shared between policy files ---- */
+
+double carve__bestfit_score(struct carve_placer *p, const struct carve_pod_req *req,
+			    const struct carve__cand *c);
+/* FGD (src/core/policy_fgd.c): the chooser computes the node's score (the
+ * quantised fragmentation decrease of the GPU it picks) into c->aux, the
+ * score returns it.  With no mix set both behave as bestfit. */
+double carve__fgd_score(struct carve_placer *p, const struct carve_pod_req *req,
+			const struct carve__cand *c);
+int carve__fgd_choose(struct carve_placer *p, const struct carve_pod_req *req,
+		      struct carve__cand *c);
+/* floor(100 * sigmoid(delta / 1000)), delta in GPU milli (fgd.md section 4). */
+int carve__fgd_quantise(double delta);
+
+/* ---- fragmentation (src/core/frag.c, fgd.md sections 2-3) ---- */
+
+/* A view of one node for fragmentation: free cpu (INT64_MAX when not
+ * constrained) and per GPU k of the node a word v[k]: free milli
+ * (CARVE__FV_FREE bits) | CARVE__FV_WHOLE when a WHOLE request may use it |
+ * CARVE__FV_FRACTION when a FRACTION request may.  v is p->gorder: valid
+ * until the next placement call or view load.  A caller may change words
+ * and cpu_free to describe a hypothetical state (bits above the three
+ * masks are free for its own marks). */
+#define CARVE__FV_FREE 0xffffu
+#define CARVE__FV_WHOLE 0x10000u
+#define CARVE__FV_FRACTION 0x20000u
+
+struct carve__fview {
+	uint32_t node, first, n;
+	int64_t cpu_free;
+	uint32_t *v;
+};
+
+void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve__fview *fv);
+/* F_n of the view for the mix: sum over types of p_m frag(n, m), GPU milli. */
+double carve__fview_frag(const struct carve_placer *p, const struct carve__fview *fv);
+/* frag(n, m) of the view for mix type t alone (unweighted). */
+double carve__fview_frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t);
+/* F_n of a node in the current state; 0 without a mix. */
+double carve__frag_node(const struct carve_placer *p, uint32_t node);
+/* F = sum of F_n over the cluster. */
+double carve__frag_cluster(const struct carve_placer *p);
+
+/* Key of a task for typical types: cpu, per-GPU milli, GPU count and the
+ * model constraint as written ("" or NULL: any). */
+struct carve__task_key {
+	int64_t cpu_milli;
+	int64_t gpu_milli;
+	int64_t num_gpu;
+	const char *spec;
+};
+
+/* One typical type: the first task (index) with its key, how many tasks
+ * share the key, and its renormalised probability. */
+struct carve__typical {
+	size_t task;
+	size_t count;
+	double prob;
+};
+
+/*
+ * Typical task types of tasks[0..n) (fgd.md section 2): distinct keys by
+ * count descending (ties: the larger key first by cpu, GPU milli, count,
+ * model string), taken one at a time until they cover pct % of the tasks,
+ * probabilities renormalised over the kept keys.  out needs room for n
+ * entries.  Returns how many were kept, or CARVE_ENOMEM.
+ */
+long carve__typical_types(const struct carve__task_key *tasks, size_t n, double pct,
+			  struct carve__typical *out);
+
+#endif

@@ -1,0 +1,414 @@
+/*
+ * trace_openb.c - the openb pod list (include/carve/trace.h) into plain
+ * task structs.
+ *
+ * Ownership: every string a task points to, its models array and the file
+ * names its positions use live in the trace's arena; the task array itself
+ * is one carve_realloc'd block.  Both go with carve_trace_destroy().
+ * Invariant: a row lands in the trace only when every field parsed; a bad
+ * field is reported at its column and the row is skipped, so a kept task
+ * always has 0 <= num_gpu <= CARVE_TASK_MAX_GPUS, gpu_milli in 1..1000 when
+ * num_gpu > 0 and 0 when num_gpu == 0, and a memory_mib whose milli-byte
+ * count fits int64.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "carve/trace.h"
+
+#define NCOLS 11
+#define MAXF (NCOLS + 1) /* one more, to see a long row */
+#define MAX_FILE_BYTES (1024u << 20)
+/* Largest memory_mib whose milli-byte count (MiB * 2^20 * 1000) fits int64. */
+#define MAX_MEMORY_MIB (INT64_MAX / (1024LL * 1024 * 1000))
+
+enum col {
+	C_NAME, C_CPU, C_MEM, C_NGPU, C_GMILLI, C_SPEC, C_QOS, C_PHASE, C_CTIME, C_DTIME, C_STIME
+};
+
+static const char *const columns[NCOLS] = {
+	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
+	"qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time",
+};
+
+#define HEADER "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase," \
+	       "creation_time,deletion_time,scheduled_time"
+
+struct carve_trace_int {
+	struct carve_arena arena;
+	size_t cap;
+};
+
+struct field {
+	const char *s;
+	size_t len;
+	uint32_t col;
+};
+
+/* One file being loaded. */
+struct rd {
+	struct carve_trace *t;
+	struct carve_diags *d;
+	const char *file;
+	bool oom;
+};
+
+struct carve_trace *carve_trace_create(void)
+{
+	struct carve_trace *t = carve_calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->priv = carve_calloc(1, sizeof(*t->priv));
+	if (!t->priv) {
+		carve_free(t);
+		return NULL;
+	}
+	carve_arena_init(&t->priv->arena);
+	return t;
+}
+
+void carve_trace_destroy(struct carve_trace *t)
+{
+	if (!t)
+		return;
+	if (t->priv)
+		carve_arena_cleanup(&t->priv->arena);
+	carve_free(t->priv);
+	carve_free(t->tasks);
+	carve_free(t);
+}
+
+int64_t carve_task_gpu_milli(const struct carve_task *task)
+{
+	return (int64_t)task->num_gpu * task->gpu_milli;
+}
+
+static struct carve_pos at(const struct rd *r, uint32_t line, uint32_t col)
+{
+	return (struct carve_pos){r->file, line, col};
+}
+
+/* Splits [s, end) at commas; returns the number of fields (up to MAXF kept). */
+static size_t split(const char *s, const char *end, struct field *f)
+{
+	const char *start = s;
+	size_t n = 0;
+
+	for (;;) {
+		const char *c = memchr(s, ',', (size_t)(end - s));
+		const char *e = c ? c : end;
+
+		if (n < MAXF) {
+			f[n].s = s;
+			f[n].len = (size_t)(e - s);
+			f[n].col = (uint32_t)(s - start) + 1;
+		}
+		n++;
+		if (!c)
+			return n;
+		s = c + 1;
+	}
+}
+
+static bool check_header(struct rd *r, const char *s, const char *end)
+{
+	struct field f[MAXF];
+	size_t n = split(s, end, f), i;
+
+	for (i = 0; i < NCOLS; i++) {
+		if (i >= n) {
+			carve_diag_error(r->d, at(r, 1, (uint32_t)(end - s) + 1),
+					 "header: missing column '%s' (the header must be " HEADER ")",
+					 columns[i]);
+			return false;
+		}
+		if (f[i].len != strlen(columns[i]) || memcmp(f[i].s, columns[i], f[i].len)) {
+			carve_diag_error(r->d, at(r, 1, f[i].col),
+					 "header: unexpected column '%.*s' where '%s' belongs (the "
+					 "header must be " HEADER ")",
+					 (int)f[i].len, f[i].s, columns[i]);
+			return false;
+		}
+	}
+	if (n > NCOLS) {
+		carve_diag_error(r->d, at(r, 1, f[NCOLS].col),
+				 "header: unexpected column '%.*s' after 'scheduled_time' (the "
+				 "header must be " HEADER ")",
+				 (int)f[NCOLS].len, f[NCOLS].s);
+		return false;
+	}
+	return true;
+}
+
+/* A non-negative decimal integer no larger than max; reports on failure.
+ * An empty field is allowed when empty_ok (then *out = -1). */
+static bool field_int(struct rd *r, uint32_t line, const struct field *f, int col, int64_t max,
+		      bool empty_ok, int64_t *out)
+{
+	char buf[32];
+	long long x;
+	size_t i;
+
+	if (!f->len && empty_ok) {
+		*out = -1;
+		return true;
+	}
+	for (i = 0; i < f->len; i++)
+		if (f->s[i] < '0' || f->s[i] > '9')
+			break;
+	if (!f->len || i < f->len) {
+		carve_diag_error(r->d, at(r, line, f->col),
+				 "%s: expected a non-negative integer, got '%.*s'", columns[col],
+				 (int)f->len, f->s);
+		return false;
+	}
+	if (f->len >= sizeof(buf))
+		goto range;
+	memcpy(buf, f->s, f->len);
+	buf[f->len] = '\0';
+	errno = 0;
+	x = strtoll(buf, NULL, 10);
+	if (errno == ERANGE || x > max)
+		goto range;
+	*out = x;
+	return true;
+range:
+	carve_diag_error(r->d, at(r, line, f->col), "%s: %.*s is too large (at most %lld)",
+			 columns[col], (int)f->len, f->s, (long long)max);
+	return false;
+}
+
+static char *dup(struct rd *r, const char *s, size_t n)
+{
+	char *c = carve_arena_strndup(&r->t->priv->arena, s, n);
+
+	if (!c)
+		r->oom = true;
+	return c;
+}
+
+/*
+ * gpu_spec: names separated by '|', kept once each in first-seen order.
+ * An empty name ("A||B", a trailing '|') is an error at its column.
+ */
+static bool parse_spec(struct rd *r, uint32_t line, const struct field *f,
+		       struct carve_task *task)
+{
+	const char *s = f->s, *end = f->s + f->len, *p;
+	const char **v;
+	size_t n = 1, k = 0, i;
+
+	task->gpu_spec = dup(r, f->s, f->len);
+	if (!task->gpu_spec)
+		return false;
+	if (!f->len)
+		return true;
+	for (p = s; p < end; p++)
+		n += *p == '|';
+	v = carve_arena_alloc(&r->t->priv->arena, n * sizeof(*v));
+	if (!v) {
+		r->oom = true;
+		return false;
+	}
+	for (p = s;; p++) {
+		if (p < end && *p != '|')
+			continue;
+		if (p == s) {
+			carve_diag_error(r->d, at(r, line, f->col + (uint32_t)(s - f->s)),
+					 "gpu_spec: empty model name in '%.*s'", (int)f->len, f->s);
+			return false;
+		}
+		for (i = 0; i < k && (strlen(v[i]) != (size_t)(p - s) ||
+				      memcmp(v[i], s, (size_t)(p - s)));
+		     i++)
+			;
+		if (i == k && !(v[k++] = dup(r, s, (size_t)(p - s))))
+			return false;
+		if (p == end)
+			break;
+		s = p + 1;
+	}
+	task->nmodels = k;
+	task->models = v;
+	return true;
+}
+
+static void append(struct rd *r, const struct carve_task *task)
+{
+	struct carve_trace *t = r->t;
+
+	if (t->n == t->priv->cap) {
+		size_t cap = t->priv->cap ? t->priv->cap * 2 : 1024;
+		struct carve_task *nv = carve_realloc(t->tasks, cap * sizeof(*nv));
+
+		if (!nv) {
+			r->oom = true;
+			return;
+		}
+		t->tasks = nv;
+		t->priv->cap = cap;
+	}
+	t->tasks[t->n++] = *task;
+}
+
+static void load_row(struct rd *r, uint32_t line, const char *s, const char *end)
+{
+	struct field f[MAXF];
+	size_t n = split(s, end, f);
+	struct carve_task task;
+	int64_t ngpu = 0, gmilli = 0;
+	bool ok = true;
+
+	if (n != NCOLS) {
+		carve_diag_error(r->d, at(r, line, n < NCOLS ? 1 : f[NCOLS].col),
+				 "row has %zu field%s, expected %d (" HEADER "); row skipped", n,
+				 n == 1 ? "" : "s", NCOLS);
+		return;
+	}
+	memset(&task, 0, sizeof(task));
+	if (!f[C_NAME].len) {
+		carve_diag_error(r->d, at(r, line, 1), "name: empty task name");
+		ok = false;
+	}
+	ok &= field_int(r, line, &f[C_CPU], C_CPU, INT64_MAX / 1000, false, &task.cpu_milli);
+	ok &= field_int(r, line, &f[C_MEM], C_MEM, MAX_MEMORY_MIB, false, &task.memory_mib);
+	ok &= field_int(r, line, &f[C_NGPU], C_NGPU, CARVE_TASK_MAX_GPUS, false, &ngpu);
+	ok &= field_int(r, line, &f[C_GMILLI], C_GMILLI, 1000, false, &gmilli);
+	ok &= field_int(r, line, &f[C_CTIME], C_CTIME, INT64_MAX, true, &task.creation_time);
+	ok &= field_int(r, line, &f[C_DTIME], C_DTIME, INT64_MAX, true, &task.deletion_time);
+	ok &= field_int(r, line, &f[C_STIME], C_STIME, INT64_MAX, true, &task.scheduled_time);
+	if (ok && ngpu > 0 && gmilli == 0) {
+		carve_diag_error(r->d, at(r, line, f[C_GMILLI].col),
+				 "gpu_milli: 0 for a task with %lld GPU%s (expected 1..1000)",
+				 (long long)ngpu, ngpu == 1 ? "" : "s");
+		ok = false;
+	}
+	if (ok && ngpu == 0 && gmilli > 0) {
+		carve_diag_error(r->d, at(r, line, f[C_GMILLI].col),
+				 "gpu_milli: %lld for a task without GPUs (num_gpu 0)",
+				 (long long)gmilli);
+		ok = false;
+	}
+	if (!ok || !parse_spec(r, line, &f[C_SPEC], &task))
+		return;
+	task.num_gpu = (int)ngpu;
+	task.gpu_milli = (int)gmilli;
+	task.name = dup(r, f[C_NAME].s, f[C_NAME].len);
+	task.qos = dup(r, f[C_QOS].s, f[C_QOS].len);
+	task.phase = dup(r, f[C_PHASE].s, f[C_PHASE].len);
+	task.pos = at(r, line, 1);
+	if (task.name && task.qos && task.phase)
+		append(r, &task);
+}
+
+int carve_trace_load_openb_buf(struct carve_trace *t, const char *name, const char *buf,
+			       size_t len, struct carve_diags *d)
+{
+	const char *p = buf, *end = buf + len;
+	struct rd r;
+	uint32_t line = 1;
+
+	if (!t || !d || (len && !buf))
+		return CARVE_EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.t = t;
+	r.d = d;
+	r.file = carve_arena_strdup(&t->priv->arena, name ? name : "(trace)");
+	if (!r.file)
+		return CARVE_ENOMEM;
+	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		p += 3;
+	for (; p < end && !r.oom; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+
+		if (e > p && e[-1] == '\r')
+			e--;
+		if (line == 1) {
+			if (!check_header(&r, p, e))
+				return 0;
+		} else if (e > p) {
+			load_row(&r, line, p, e);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (r.oom) {
+		carve_diag_error(d, at(&r, line - 1, 1), "out of memory loading the trace");
+		return CARVE_ENOMEM;
+	}
+	if (line == 1)
+		carve_diag_error(d, at(&r, 1, 1), "empty file (expected the header " HEADER ")");
+	return 0;
+}
+
+static int read_file(const char *path, struct carve_diags *d, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f) {
+		carve_diag_error(d, (struct carve_pos){0}, "cannot open %s: %s", path,
+				 strerror(errno));
+		return CARVE_EIO;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 65536;
+			char *nb;
+
+			if (c > MAX_FILE_BYTES) {
+				carve_diag_error(d, (struct carve_pos){0}, "%s: larger than %u MiB",
+						 path, MAX_FILE_BYTES >> 20);
+				goto out_free;
+			}
+			nb = carve_realloc(buf, c);
+			if (!nb) {
+				carve_free(buf);
+				fclose(f);
+				return CARVE_ENOMEM;
+			}
+			buf = nb;
+			cap = c;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		carve_diag_error(d, (struct carve_pos){0}, "cannot read %s: %s", path,
+				 strerror(errno));
+		goto out_free;
+	}
+	fclose(f);
+	*out = buf;
+	*len = n;
+	return 0;
+out_free:
+	carve_free(buf);
+	fclose(f);
+	return CARVE_EIO;
+}
+
+int carve_trace_load_openb(struct carve_trace *t, const char *path, struct carve_diags *d)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (!t || !path || !d)
+		return CARVE_EINVAL;
+	rc = read_file(path, d, &buf, &len);
+	if (rc)
+		return rc;
+	rc = carve_trace_load_openb_buf(t, path, buf, len, d);
+	carve_free(buf);
+	return rc;
+}
