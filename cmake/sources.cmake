@@ -23,6 +23,7 @@ set(CARVE_IO_SOURCES
   src/io/ytree.c
   src/io/decode.c
   src/io/manifest.c
+  src/io/csvsplit.c
   src/io/csv.c
   src/io/load_node.c
   src/io/load_kueue.c

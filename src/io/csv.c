@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvsplit.h"
 #include "loaders.h"
 #include "manifest_int.h"
 
@@ -22,35 +23,7 @@
 
 static const char *const columns[NCOLS] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
 
-struct field {
-	const char *s;
-	size_t len;
-	uint32_t col;
-};
-
-/* Splits [s, end) at commas; returns the number of fields (up to MAXF kept). */
-static size_t split(const char *s, const char *end, struct field *f)
-{
-	const char *start = s;
-	size_t n = 0;
-
-	for (;;) {
-		const char *c = memchr(s, ',', (size_t)(end - s));
-		const char *e = c ? c : end;
-
-		if (n < MAXF) {
-			f[n].s = s;
-			f[n].len = (size_t)(e - s);
-			f[n].col = (uint32_t)(s - start) + 1;
-		}
-		n++;
-		if (!c)
-			return n;
-		s = c + 1;
-	}
-}
-
-static bool is_field(const struct field *f, const char *name)
+static bool is_field(const struct csv_field *f, const char *name)
 {
 	return f->len == strlen(name) && !memcmp(f->s, name, f->len);
 }
@@ -62,8 +35,8 @@ static struct carve_pos at(struct ld *ld, uint32_t line, uint32_t col)
 
 static bool check_header(struct ld *ld, const char *s, const char *end)
 {
-	struct field f[MAXF];
-	size_t n = split(s, end, f), i;
+	struct csv_field f[MAXF];
+	size_t n = csv_split(s, end, f, MAXF), i;
 
 	for (i = 0; i < NCOLS; i++) {
 		if (i >= n) {
@@ -90,7 +63,7 @@ static bool check_header(struct ld *ld, const char *s, const char *end)
 }
 
 /* A non-negative decimal integer no larger than max; reports on failure. */
-static bool field_int(struct ld *ld, uint32_t line, const struct field *f, int col,
+static bool field_int(struct ld *ld, uint32_t line, const struct csv_field *f, int col,
 		      int64_t max, int64_t *out)
 {
 	char buf[32];
@@ -123,8 +96,8 @@ range:
 
 static void load_row(struct ld *ld, uint32_t line, const char *s, const char *end)
 {
-	struct field f[MAXF];
-	size_t n = split(s, end, f);
+	struct csv_field f[MAXF];
+	size_t n = csv_split(s, end, f, MAXF);
 	struct carve_mf_csvnode node, *e;
 	int64_t cpu = 0, mem = 0, gpus = 0;
 	bool ok = true;

@@ -449,7 +449,7 @@ bool ld_kvmap(struct ld *ld, const struct ynode *v, struct carve_kvlist *out)
 	return true;
 }
 
-bool ld_resmap(struct ld *ld, const struct ynode *v, struct carve_reslist *out)
+static bool resmap(struct ld *ld, const struct ynode *v, struct carve_reslist *out, bool nonneg)
 {
 	size_t i, cap = 0;
 	struct carve_reslist rl = {0, NULL};
@@ -468,7 +468,7 @@ bool ld_resmap(struct ld *ld, const struct ynode *v, struct carve_reslist *out)
 		size_t old = ld_push(ld, "[%s]", p->key->str);
 		int64_t q;
 
-		if (ld_qty(ld, p->val, &q)) {
+		if (nonneg ? ld_qty_nonneg(ld, p->val, &q) : ld_qty(ld, p->val, &q)) {
 			struct carve_resq *e = LD_APPEND(ld, rl.v, rl.n, cap);
 
 			if (e) {
@@ -481,6 +481,16 @@ bool ld_resmap(struct ld *ld, const struct ynode *v, struct carve_reslist *out)
 	}
 	*out = rl;
 	return true;
+}
+
+bool ld_resmap(struct ld *ld, const struct ynode *v, struct carve_reslist *out)
+{
+	return resmap(ld, v, out, false);
+}
+
+bool ld_resmap_nonneg(struct ld *ld, const struct ynode *v, struct carve_reslist *out)
+{
+	return resmap(ld, v, out, true);
 }
 
 bool ld_strlist(struct ld *ld, const struct ynode *v, const char ***out, size_t *n,

@@ -95,6 +95,8 @@ bool ld_time(struct ld *ld, const struct ynode *v, int64_t *out);
 /* Collections. */
 bool ld_kvmap(struct ld *ld, const struct ynode *v, struct carve_kvlist *out);
 bool ld_resmap(struct ld *ld, const struct ynode *v, struct carve_reslist *out);
+/* ld_resmap for capacities and quotas: negative quantities are errors too. */
+bool ld_resmap_nonneg(struct ld *ld, const struct ynode *v, struct carve_reslist *out);
 bool ld_strlist(struct ld *ld, const struct ynode *v, const char ***out, size_t *n,
 		struct carve_pos **pos);
 bool ld_taints(struct ld *ld, const struct ynode *v, struct carve_taint **out, size_t *n);

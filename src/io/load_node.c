@@ -71,40 +71,6 @@ static const struct ynode *key_node(const struct ynode *m, const char *key)
 	return NULL;
 }
 
-/* Like ld_resmap, but every quantity must be non-negative. */
-static void resmap_nonneg(struct ld *ld, const struct ynode *v, struct carve_reslist *out)
-{
-	size_t i, cap = 0;
-	struct carve_reslist rl = {0, NULL};
-
-	if (ytree_is_null(v)) {
-		*out = rl;
-		return;
-	}
-	if (v->kind != YN_MAP) {
-		ld_error(ld, v->pos, "expected a mapping of resource names to quantities, got %s",
-			 ytree_kind_name(v));
-		return;
-	}
-	for (i = 0; i < v->n; i++) {
-		const struct ypair *p = &v->pairs[i];
-		size_t old = ld_push(ld, "[%s]", p->key->str);
-		int64_t q;
-
-		if (ld_qty_nonneg(ld, p->val, &q)) {
-			struct carve_resq *e = LD_APPEND(ld, rl.v, rl.n, cap);
-
-			if (e) {
-				e->name = p->key->str;
-				e->milli = q;
-				e->pos = p->key->pos;
-			}
-		}
-		ld_pop(ld, old);
-	}
-	*out = rl;
-}
-
 /* ---- Node ---- */
 
 static void f_node_taints(struct ld *ld, const struct ynode *v, void *o)
@@ -133,12 +99,12 @@ static const struct ld_field node_spec_fields[] = {
 
 static void f_node_capacity(struct ld *ld, const struct ynode *v, void *o)
 {
-	resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->capacity);
+	ld_resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->capacity);
 }
 
 static void f_node_alloc(struct ld *ld, const struct ynode *v, void *o)
 {
-	resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->allocatable);
+	ld_resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->allocatable);
 }
 
 static const struct ld_field node_status_fields[] = {

@@ -67,41 +67,6 @@ static const char *qty_text(const char *name, int64_t milli, char *buf, size_t s
 	return buf;
 }
 
-/* A ResourceList whose quantities must not be negative (Volcano's webhook
- * checks capability/deserved/guarantee with ValidateResourceQuantityValue). */
-static void resmap_nonneg(struct ld *ld, const struct ynode *v, struct carve_reslist *out)
-{
-	struct carve_reslist rl = {0, NULL};
-	size_t i, cap = 0;
-
-	if (ytree_is_null(v)) {
-		*out = rl;
-		return;
-	}
-	if (v->kind != YN_MAP) {
-		ld_error(ld, v->pos, "expected a mapping of resource names to quantities, got %s",
-			 ytree_kind_name(v));
-		return;
-	}
-	for (i = 0; i < v->n; i++) {
-		const struct ypair *p = &v->pairs[i];
-		size_t old = ld_push(ld, "[%s]", p->key->str);
-		int64_t q;
-
-		if (ld_qty_nonneg(ld, p->val, &q)) {
-			struct carve_resq *e = LD_APPEND(ld, rl.v, rl.n, cap);
-
-			if (e) {
-				e->name = p->key->str;
-				e->milli = q;
-				e->pos = p->key->pos;
-			}
-		}
-		ld_pop(ld, old);
-	}
-	*out = rl;
-}
-
 static const struct carve_resq *res_find(const struct carve_reslist *l, const char *name)
 {
 	size_t i;
@@ -194,17 +159,17 @@ static void f_vcq_weight(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_vcq_capability(struct ld *ld, const struct ynode *v, void *o)
 {
-	resmap_nonneg(ld, v, &((struct carve_mf_vcqueue *)o)->capability);
+	ld_resmap_nonneg(ld, v, &((struct carve_mf_vcqueue *)o)->capability);
 }
 
 static void f_vcq_deserved(struct ld *ld, const struct ynode *v, void *o)
 {
-	resmap_nonneg(ld, v, &((struct carve_mf_vcqueue *)o)->deserved);
+	ld_resmap_nonneg(ld, v, &((struct carve_mf_vcqueue *)o)->deserved);
 }
 
 static void f_vcq_guar_resource(struct ld *ld, const struct ynode *v, void *o)
 {
-	resmap_nonneg(ld, v, &((struct carve_mf_vcqueue *)o)->guarantee);
+	ld_resmap_nonneg(ld, v, &((struct carve_mf_vcqueue *)o)->guarantee);
 }
 
 static const struct ld_field vcq_guarantee_fields[] = {
@@ -364,7 +329,7 @@ static void f_pg_priority_class(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_pg_min_resources(struct ld *ld, const struct ynode *v, void *o)
 {
-	resmap_nonneg(ld, v, &((struct carve_mf_podgroup *)o)->min_resources);
+	ld_resmap_nonneg(ld, v, &((struct carve_mf_podgroup *)o)->min_resources);
 }
 
 /* PodGroupSpec, scheduling/v1beta1; networkTopologies and

@@ -18,6 +18,7 @@
 
 #include "arena.h"
 #include "carve/trace.h"
+#include "csvsplit.h"
 
 #define NCOLS 11
 #define MAXF (NCOLS + 1) /* one more, to see a long row */
@@ -40,12 +41,6 @@ static const char *const columns[NCOLS] = {
 struct carve_trace_int {
 	struct carve_arena arena;
 	size_t cap;
-};
-
-struct field {
-	const char *s;
-	size_t len;
-	uint32_t col;
 };
 
 /* One file being loaded. */
@@ -92,32 +87,10 @@ static struct carve_pos at(const struct rd *r, uint32_t line, uint32_t col)
 	return (struct carve_pos){r->file, line, col};
 }
 
-/* Splits [s, end) at commas; returns the number of fields (up to MAXF kept). */
-static size_t split(const char *s, const char *end, struct field *f)
-{
-	const char *start = s;
-	size_t n = 0;
-
-	for (;;) {
-		const char *c = memchr(s, ',', (size_t)(end - s));
-		const char *e = c ? c : end;
-
-		if (n < MAXF) {
-			f[n].s = s;
-			f[n].len = (size_t)(e - s);
-			f[n].col = (uint32_t)(s - start) + 1;
-		}
-		n++;
-		if (!c)
-			return n;
-		s = c + 1;
-	}
-}
-
 static bool check_header(struct rd *r, const char *s, const char *end)
 {
-	struct field f[MAXF];
-	size_t n = split(s, end, f), i;
+	struct csv_field f[MAXF];
+	size_t n = csv_split(s, end, f, MAXF), i;
 
 	for (i = 0; i < NCOLS; i++) {
 		if (i >= n) {
@@ -146,7 +119,7 @@ static bool check_header(struct rd *r, const char *s, const char *end)
 
 /* A non-negative decimal integer no larger than max; reports on failure.
  * An empty field is allowed when empty_ok (then *out = -1). */
-static bool field_int(struct rd *r, uint32_t line, const struct field *f, int col, int64_t max,
+static bool field_int(struct rd *r, uint32_t line, const struct csv_field *f, int col, int64_t max,
 		      bool empty_ok, int64_t *out)
 {
 	char buf[32];
@@ -195,7 +168,7 @@ static char *dup(struct rd *r, const char *s, size_t n)
  * gpu_spec: names separated by '|', kept once each in first-seen order.
  * An empty name ("A||B", a trailing '|') is an error at its column.
  */
-static bool parse_spec(struct rd *r, uint32_t line, const struct field *f,
+static bool parse_spec(struct rd *r, uint32_t line, const struct csv_field *f,
 		       struct carve_task *task)
 {
 	const char *s = f->s, *end = f->s + f->len, *p;
@@ -257,8 +230,8 @@ static void append(struct rd *r, const struct carve_task *task)
 
 static void load_row(struct rd *r, uint32_t line, const char *s, const char *end)
 {
-	struct field f[MAXF];
-	size_t n = split(s, end, f);
+	struct csv_field f[MAXF];
+	size_t n = csv_split(s, end, f, MAXF);
 	struct carve_task task;
 	int64_t ngpu = 0, gmilli = 0;
 	bool ok = true;
