@@ -24,6 +24,7 @@ set(CARVE_IO_SOURCES
   src/io/decode.c
   src/io/manifest.c
   src/io/csvsplit.c
+  src/io/readfile.c
   src/io/csv.c
   src/io/load_node.c
   src/io/load_kueue.c

@@ -17,6 +17,7 @@
 
 #include "loaders.h"
 #include "manifest_int.h"
+#include "readfile.h"
 
 #define MAX_FILE_BYTES (256u * 1024u * 1024u)
 
@@ -248,60 +249,6 @@ int carve_manifests_load_yaml(struct carve_manifests *m, const char *name,
 	return 0;
 }
 
-static int read_file(struct carve_manifests *m, const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f) {
-		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot open %s: %s", path,
-				 strerror(errno));
-		return CARVE_EIO;
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 65536;
-			char *nb;
-
-			if (c > MAX_FILE_BYTES) {
-				carve_diag_error(&m->diags, (struct carve_pos){0},
-						 "%s: larger than %u MiB", path,
-						 MAX_FILE_BYTES >> 20);
-				carve_free(buf);
-				fclose(f);
-				return CARVE_EIO;
-			}
-			nb = carve_realloc(buf, c + 1);
-			if (!nb) {
-				carve_free(buf);
-				fclose(f);
-				return CARVE_ENOMEM;
-			}
-			buf = nb;
-			cap = c;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot read %s: %s", path,
-				 strerror(errno));
-		carve_free(buf);
-		fclose(f);
-		return CARVE_EIO;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 static bool has_ext(const char *p, const char *ext)
 {
 	size_t lp = strlen(p), le = strlen(ext);
@@ -313,7 +260,7 @@ static int load_file(struct carve_manifests *m, const char *path)
 {
 	char *buf;
 	size_t len;
-	int rc = read_file(m, path, &buf, &len);
+	int rc = carve__read_file(&m->diags, path, MAX_FILE_BYTES, &buf, &len);
 
 	if (rc)
 		return rc;

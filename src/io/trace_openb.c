@@ -19,6 +19,7 @@
 #include "arena.h"
 #include "carve/trace.h"
 #include "csvsplit.h"
+#include "readfile.h"
 
 #define NCOLS 11
 #define MAXF (NCOLS + 1) /* one more, to see a long row */
@@ -318,58 +319,6 @@ int carve_trace_load_openb_buf(struct carve_trace *t, const char *name, const ch
 	return 0;
 }
 
-static int read_file(const char *path, struct carve_diags *d, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f) {
-		carve_diag_error(d, (struct carve_pos){0}, "cannot open %s: %s", path,
-				 strerror(errno));
-		return CARVE_EIO;
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 65536;
-			char *nb;
-
-			if (c > MAX_FILE_BYTES) {
-				carve_diag_error(d, (struct carve_pos){0}, "%s: larger than %u MiB",
-						 path, MAX_FILE_BYTES >> 20);
-				goto out_free;
-			}
-			nb = carve_realloc(buf, c);
-			if (!nb) {
-				carve_free(buf);
-				fclose(f);
-				return CARVE_ENOMEM;
-			}
-			buf = nb;
-			cap = c;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		carve_diag_error(d, (struct carve_pos){0}, "cannot read %s: %s", path,
-				 strerror(errno));
-		goto out_free;
-	}
-	fclose(f);
-	*out = buf;
-	*len = n;
-	return 0;
-out_free:
-	carve_free(buf);
-	fclose(f);
-	return CARVE_EIO;
-}
-
 int carve_trace_load_openb(struct carve_trace *t, const char *path, struct carve_diags *d)
 {
 	char *buf;
@@ -378,7 +327,7 @@ int carve_trace_load_openb(struct carve_trace *t, const char *path, struct carve
 
 	if (!t || !path || !d)
 		return CARVE_EINVAL;
-	rc = read_file(path, d, &buf, &len);
+	rc = carve__read_file(d, path, MAX_FILE_BYTES, &buf, &len);
 	if (rc)
 		return rc;
 	rc = carve_trace_load_openb_buf(t, path, buf, len, d);
