@@ -3,7 +3,9 @@
  * admission engine (admit.h), and the engine's decisions back out as the
  * `carve admit` result (JSON, docs/admit-json.md, or a table for people).
  *
- * Ownership: a struct carve_admission owns its engine and its id map; it
+ * Ownership: a struct carve_admission owns its engine, its id map and, when
+ * the input has nodes, the inventory and placer that make admission place
+ * pods (admit.h, carve_adm_set_placer); it
  * borrows the manifest set it was built from (workload pointers, names,
  * positions), so the set must outlive it.  Problems found while building
  * (an unknown queue, a workload the engine refuses ...) go to m->diags at
@@ -20,6 +22,9 @@
 #include "carve/admit.h"
 #include "carve/manifest.h"
 
+struct carve_inventory;
+struct carve_placer;
+
 struct carve_admission {
 	struct carve_adm *adm;        /* the engine, owned */
 	bool finalized;               /* false: the quota tree failed (reported); no workloads */
@@ -30,6 +35,18 @@ struct carve_admission {
 	 * two is set, neither for an id the bridge did not add. */
 	const struct carve_mf_workload **wl;
 	const struct carve_mf_podgroup **pg;
+	/* With nodes in the input (NodePools, Nodes or openb CSV rows): the
+	 * inventory built from them and a placer over its cluster, both owned,
+	 * set on the engine; NULL without nodes (quota-only admission). */
+	struct carve_inventory *inv;
+	struct carve_placer *placer;
+};
+
+/* Build options; a zeroed struct means the defaults. */
+struct carve_admission_opts {
+	const char *policy;           /* placement policy (place.h); NULL: "binpack" */
+	uint64_t seed;                /* placer RNG seed; used when has_seed, else 42 */
+	bool has_seed;
 };
 
 /*
@@ -43,10 +60,16 @@ struct carve_admission {
  * ClusterQueue of its name, each parent queue a Cohort, under the implicit
  * flavor "volcano" (or "kai") and root cohort "volcano-root" ("kai-root");
  * each Volcano PodGroup becomes a workload "namespace/name" with one podSet
- * "pods".  Returns NULL only on allocation failure (reported in m->diags
- * too).  Free with carve_admission_destroy().
+ * "pods".  When m has nodes, admission also places (see struct
+ * carve_admission); a podSet template's annotations "gpu-fraction" (0 < f
+ * < 1) and "gpu-memory" (MiB) ask for a fraction of one GPU per pod.
+ * Returns NULL only on allocation failure (reported in m->diags too).  Free
+ * with carve_admission_destroy().  carve_admission_build() uses the default
+ * options; an unknown policy is reported in m->diags (no placer then).
  */
 struct carve_admission *carve_admission_build(struct carve_manifests *m);
+struct carve_admission *carve_admission_build_opts(struct carve_manifests *m,
+						   const struct carve_admission_opts *o);
 void carve_admission_destroy(struct carve_admission *ad);
 
 /* The manifest workload behind engine id wl, or NULL. */

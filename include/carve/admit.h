@@ -11,7 +11,8 @@
  * order give the same decisions.
  *
  * Lifecycle: create -> add flavors, cohorts, ClusterQueues (any order) ->
- * carve_adm_finalize() -> add workloads (any time) -> cycles.  Specs are
+ * carve_adm_finalize() -> [carve_adm_set_placer()] -> add workloads (any
+ * time) -> cycles.  Specs are
  * borrowed for the call and copied.  Quantities are int64 milli-units
  * (carve/quantity.h).  Workloads and queues are addressed by dense ids.
  * Views returned by carve_adm_status() stay valid until the next mutating
@@ -127,6 +128,11 @@ struct carve_podset_spec {
 	const struct carve_match_term *terms;   /* required node affinity (OR) */
 	size_t ntolerations;
 	const struct carve_toleration_spec *tolerations;
+	/* Fractional GPU per pod (KAI-style "gpu-fraction" / "gpu-memory"
+	 * annotations), used only for placement: 1..999 milli of one GPU
+	 * and/or GPU memory in MiB; 0 = none. */
+	int32_t gpu_milli;
+	uint32_t gpu_mem_mib;
 };
 
 /* An existing admission of one podSet: count and resource -> flavor. */
@@ -181,12 +187,19 @@ const char *carve_pending_reason_name(enum carve_pending_reason r);
 /* "InClusterQueue", "InCohortReclamation", ...; "" for NONE. */
 const char *carve_preempt_reason_name(enum carve_preempt_reason r);
 
+struct carve_pod_place;
+
 struct carve_ps_result {
 	const char *name;
 	int32_t count;
 	size_t n;
 	const char *const *resources; /* n resource names ... */
 	const char *const *flavors;   /* ... and the flavor each got */
+	/* With a placer (carve_adm_set_placer): npods == count places, one per
+	 * pod, in the placer's cluster; 0 without a placer, or for a workload
+	 * given as admitted that could not be placed. */
+	size_t npods;
+	const struct carve_pod_place *pods;
 };
 
 struct carve_wl_status {
@@ -230,6 +243,31 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
  * flavors, cohorts or ClusterQueues.
  */
 int carve_adm_finalize(struct carve_adm *a, struct carve_error *err);
+
+/*
+ * Placement, atomic with admission (docs/admission.md, "Placement").  With
+ * a placer set, a workload is admitted only when every pod of every podSet
+ * (at its admitted count) gets a node and exact devices from p as one gang
+ * (carve_placer_place); a workload whose quota fits but whose gang cannot
+ * be placed stays pending NoFit and holds neither quota nor devices.  Pod
+ * requests come from the podSet: cpu, memory, "nvidia.com/mig-<profile>"
+ * (CARVE_GREQ_MIG), "nvidia.com/gpu.shared" (CARVE_GREQ_REPLICA),
+ * "nvidia.com/gpu" (CARVE_GREQ_GPU: whole GPUs, or replicas on time-sliced
+ * nodes) and gpu_milli / gpu_mem_mib (CARVE_GREQ_FRACTION); node
+ * constraints are the podSet's selector, affinity and tolerations plus the
+ * nodeLabels (as a selector) and tolerations of the flavors it was
+ * assigned.  Placements are released when a workload is evicted or
+ * finished.  A workload given as admitted is placed when added; when that
+ * fails it stays admitted (quota only) with no pods, and its message says
+ * so.  Preemption stays quota-based.
+ *
+ * p and c are borrowed: c must be the placer's cluster, and both must
+ * outlive the engine.  Call after carve_adm_finalize() and before any
+ * workload is added.  Returns 0, or CARVE_EINVAL (not finalized, workloads
+ * already added, a NULL argument).
+ */
+struct carve_placer;
+int carve_adm_set_placer(struct carve_adm *a, struct carve_placer *p, const struct carve_cluster *c);
 
 /*
  * Adds a workload; returns its id (>= 0), or CARVE_ENOTFOUND (unknown
@@ -278,5 +316,15 @@ size_t carve_adm_workload_count(const struct carve_adm *a);
 int carve_adm_find_workload(const struct carve_adm *a, const char *key);
 /* Status view of workload id (NULL for a bad id). */
 const struct carve_wl_status *carve_adm_status(const struct carve_adm *a, uint32_t wl);
+
+/*
+ * Quota usage of ClusterQueue cq for (flavor, resource), in milli-units:
+ * the sum over its admitted (and marked) workloads of count x per-pod
+ * request.  0 for a pair the queue's tree does not list; CARVE_ENOTFOUND
+ * for an unknown queue.  Outside a cycle only (heads waiting for
+ * preemption hold usage during one).  For reports and tests.
+ */
+int64_t carve_adm_cq_usage(const struct carve_adm *a, const char *cq, const char *flavor,
+			   const char *resource);
 
 #endif

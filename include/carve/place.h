@@ -32,7 +32,11 @@ enum carve_gpu_req {
 	CARVE_GREQ_MIG,       /* count instances of mig_profile */
 	CARVE_GREQ_REPLICA,   /* count time-slice replicas (nvidia.com/gpu on a
 			       * time-sliced node, or nvidia.com/gpu.shared) */
-	CARVE_GREQ_FRACTION   /* milli of one GPU (1..999) and/or mem_mib of it */
+	CARVE_GREQ_FRACTION,  /* milli of one GPU (1..999) and/or mem_mib of it */
+	CARVE_GREQ_GPU        /* count of "nvidia.com/gpu" as the node advertises it:
+			       * replicas on a node with time-sliced GPUs (of an
+			       * allowed model), else whole GPUs (as WHOLE).  Resolved
+			       * per node; the placement records what was taken. */
 };
 
 /* What one pod needs.  Strings and arrays are borrowed for the call. */

@@ -1,11 +1,13 @@
 /*
- * cmd_admit.c - `carve admit [-f] PATH... [-o json|table] [--cycles N] [--fair-sharing]`.
+ * cmd_admit.c - `carve admit [-f] PATH... [-o json|table] [--cycles N] [--fair-sharing]
+ *                [--policy NAME] [--seed N]`.
  *
  * Loads every path like `carve validate` (without its cross-object lints),
  * hands the Kueue objects to the admission engine, runs exactly N cycles
  * (evicting marked victims between cycles, not after the last, so the last
  * cycle's victims show as preempted) or, without --cycles, until a cycle
  * decides nothing (at most 1000), and prints the decisions on stdout.
+ * With nodes in the input, admission also places pods (--policy, --seed).
  * Diagnostics go to stderr; any error means exit 1 and no result.
  */
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "carve/admission.h"
+#include "carve/place.h"
 #include "cli.h"
 
 #define MAX_PATHS 256
@@ -24,6 +27,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: carve admit [-f] PATH... [-o json|table] [--cycles N] [--fair-sharing]\n"
+		"                   [--policy NAME] [--seed N]\n"
 		"\n"
 		"Reads Kueue manifests (ResourceFlavors, Cohorts, ClusterQueues, LocalQueues,\n"
 		"(Workload)PriorityClasses, Workloads), Volcano Queues and PodGroups and KAI\n"
@@ -37,6 +41,10 @@ static void usage(FILE *out)
 		"                     until a cycle decides nothing (at most %d cycles)\n"
 		"      --fair-sharing order heads and preempt by weighted dominant resource\n"
 		"                     share within cohorts (docs/admission.md)\n"
+		"      --policy NAME  placement policy when the input has nodes (default\n"
+		"                     binpack): a workload is admitted only when all its\n"
+		"                     pods get a node and devices\n"
+		"      --seed N       placement RNG seed (default 42)\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 errors in the input, 2 usage error.\n",
@@ -89,9 +97,45 @@ static int print_json(const struct carve_admission *ad)
 	return 0;
 }
 
+/* --policy: one of the built-in placement policies. */
+static bool policy_known(const char *name)
+{
+	int i;
+
+	for (i = 0; i < carve_policy_count(); i++)
+		if (!strcmp(carve_policy_name(i), name))
+			return true;
+	return false;
+}
+
+static void list_policies(FILE *out)
+{
+	int i;
+
+	for (i = 0; i < carve_policy_count(); i++)
+		fprintf(out, "%s%s", i ? ", " : "", carve_policy_name(i));
+	fputc('\n', out);
+}
+
+/* --seed: a whole number 0 .. 2^64-1. */
+static bool parse_seed(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = (uint64_t)v;
+	return true;
+}
+
 /* Loads, builds, runs and prints; the exit code. */
 static int admit(const char *const *paths, size_t npaths, bool table, int cycles,
-		 bool fair_sharing)
+		 bool fair_sharing, const struct carve_admission_opts *opts)
 {
 	struct carve_manifests *m = carve_manifests_create();
 	struct carve_admission *ad = NULL;
@@ -106,7 +150,7 @@ static int admit(const char *const *paths, size_t npaths, bool table, int cycles
 		if (carve_manifests_load_path(m, paths[i]) == CARVE_ENOMEM)
 			break;
 	if (!m->diags.nerrors)
-		ad = carve_admission_build(m);
+		ad = carve_admission_build_opts(m, opts);
 	carve_diags_sort(&m->diags);
 	carve_diags_print(&m->diags, stderr);
 	if (m->diags.nerrors || !ad) {
@@ -138,6 +182,8 @@ int cmd_admit(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"cycles", required_argument, NULL, 'c'},
 		{"fair-sharing", no_argument, NULL, 'F'},
+		{"policy", required_argument, NULL, 'P'},
+		{"seed", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -145,6 +191,9 @@ int cmd_admit(int argc, char **argv)
 	size_t npaths = 0;
 	bool table = false, fair_sharing = false;
 	int c, cycles = 0;
+	struct carve_admission_opts aopts;
+
+	memset(&aopts, 0, sizeof(aopts));
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:c:h", opts, NULL)) != -1) {
@@ -177,6 +226,23 @@ int cmd_admit(int argc, char **argv)
 		case 'F':
 			fair_sharing = true;
 			break;
+		case 'P':
+			if (!policy_known(optarg)) {
+				fprintf(stderr, "carve admit: unknown policy '%s'; valid policies: ",
+					optarg);
+				list_policies(stderr);
+				return CARVE_EXIT_USAGE;
+			}
+			aopts.policy = optarg;
+			break;
+		case 'S':
+			if (!parse_seed(optarg, &aopts.seed)) {
+				fprintf(stderr, "carve admit: --seed wants a whole number, not '%s'\n",
+					optarg);
+				return CARVE_EXIT_USAGE;
+			}
+			aopts.has_seed = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return CARVE_EXIT_OK;
@@ -197,5 +263,5 @@ int cmd_admit(int argc, char **argv)
 		usage(stderr);
 		return CARVE_EXIT_USAGE;
 	}
-	return admit(paths, npaths, table, cycles, fair_sharing);
+	return admit(paths, npaths, table, cycles, fair_sharing, &aopts);
 }

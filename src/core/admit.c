@@ -11,8 +11,15 @@
  * heads see it; one that no longer fits is SkippedInCycle.  Marked victims
  * keep their quota until carve_adm_evict_marked().
  *
+ * With a placer (carve_adm_set_placer), a head that fits its quota is
+ * admitted only when its whole gang is placed (place_wl); otherwise it is
+ * NoFit and charges nothing.  A workload holds its placement exactly while
+ * it is admitted: placed right before it is charged, released when it is
+ * uncharged (eviction, finish).
+ *
  * Ownership: specs are deep-copied into the arena at add time; per-workload
- * assignments are carve_malloc'd and freed when replaced or at destroy.
+ * assignments and placements are carve_malloc'd and freed when replaced or
+ * at destroy (the placer is borrowed and never touched by destroy).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +82,7 @@ void carve_adm_destroy(struct carve_adm *a)
 		return;
 	for (i = 0; i < a->nwls; i++) {
 		assignment_free(&a->wls[i].adm);
+		carve_free(a->wls[i].pl);
 		carve_free(a->wls[i].psr);
 		carve_free(a->wls[i].psr_res);
 		carve_free(a->wls[i].psr_flv);
@@ -448,6 +456,246 @@ int carve_adm_find_workload(const struct carve_adm *a, const char *key)
 	return CARVE_ENOTFOUND;
 }
 
+/* ---- placement ---- */
+
+int carve_adm_set_placer(struct carve_adm *a, struct carve_placer *p, const struct carve_cluster *c)
+{
+	if (!a || !p || !c || !a->finalized || a->nwls)
+		return CARVE_EINVAL;
+	a->placer = p;
+	a->cluster = c;
+	return 0;
+}
+
+/* The per-pod placement request of ps, from its merged requests. */
+static int podset_preq(struct carve_adm *a, const struct carve_wl_spec *s, struct podset *ps,
+		       struct carve_error *err)
+{
+	struct carve_pod_req *r = &ps->preq;
+	int k, kinds = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < ps->nreqs; k++) {
+		const char *name = carve_resreg_name(a->res, ps->res[k]), *prof = NULL;
+		int64_t m = ps->milli[k];
+
+		if (ps->res[k] == CARVE_RES_CPU) {
+			r->cpu_milli = m;
+			continue;
+		}
+		if (ps->res[k] == CARVE_RES_MEMORY) {
+			r->memory_milli = m;
+			continue;
+		}
+		if (ps->res[k] == CARVE_RES_GPU) {
+			r->gpu = CARVE_GREQ_GPU;
+		} else if (!strcmp(name, "nvidia.com/gpu.shared")) {
+			r->gpu = CARVE_GREQ_REPLICA;
+		} else if (carve_res_is_mig(name, &prof) && prof && *prof) {
+			r->gpu = CARVE_GREQ_MIG;
+			r->mig_profile = ADUP(a, prof);
+			if (!r->mig_profile)
+				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		} else {
+			continue; /* not a device the placer knows: quota only */
+		}
+		kinds++;
+		if (m % 1000 || m / 1000 < 1 || m / 1000 > CARVE_POD_MAX_GPUS)
+			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: %s wants a "
+					    "whole number of devices from 1 to %d per pod", s->key,
+					    ps->spec.name, name, CARVE_POD_MAX_GPUS);
+		r->count = (int)(m / 1000);
+	}
+	if (ps->spec.gpu_milli || ps->spec.gpu_mem_mib) {
+		if (ps->spec.gpu_milli < 0 || ps->spec.gpu_milli > 999)
+			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: a GPU fraction "
+					    "must be above 0 and below 1", s->key, ps->spec.name);
+		r->gpu = CARVE_GREQ_FRACTION;
+		r->milli = ps->spec.gpu_milli;
+		r->mem_mib = ps->spec.gpu_mem_mib;
+		kinds++;
+	}
+	if (kinds > 1)
+		return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s asks for more than one "
+				    "kind of GPU device per pod (MIG profiles, whole, shared or "
+				    "fractional GPUs); it cannot be placed", s->key, ps->spec.name);
+	return 0;
+}
+
+/*
+ * Builds the pod requests of w under assignment as (podSet constraints plus
+ * the nodeLabels and tolerations of each flavor assigned to the podSet) and
+ * the groups.  Everything lives in one carve_malloc'd block (*blk).
+ */
+static int build_groups(const struct carve_adm *a, const struct wl *w,
+			const struct assignment *as, struct carve_pod_group **groups,
+			void **blk)
+{
+	size_t np = (size_t)w->npodsets, nsel = 0, ntol = 0, flab = 0, ftol = 0, i, p;
+	struct carve_pod_req *reqs;
+	struct carve_label *sel;
+	struct carve_toleration_spec *tol;
+	char *m;
+
+	for (i = 0; i < a->nflavors; i++) {
+		flab += a->flavors[i].spec.nlabels;
+		ftol += a->flavors[i].spec.ntolerations;
+	}
+	for (p = 0; p < np; p++) {
+		nsel += w->ps[p].spec.nselector + flab;
+		ntol += w->ps[p].spec.ntolerations + ftol;
+	}
+	m = carve_malloc(np * (sizeof(struct carve_pod_group) + sizeof(*reqs)) +
+			 (nsel + 1) * sizeof(*sel) + (ntol + 1) * sizeof(*tol));
+	if (!m)
+		return CARVE_ENOMEM;
+	*blk = m;
+	*groups = (struct carve_pod_group *)(void *)m;
+	reqs = (struct carve_pod_req *)(void *)(m + np * sizeof(struct carve_pod_group));
+	sel = (struct carve_label *)(void *)((char *)reqs + np * sizeof(*reqs));
+	tol = (struct carve_toleration_spec *)(void *)(sel + nsel + 1);
+	for (p = 0; p < np; p++) {
+		const struct podset *ps = &w->ps[p];
+		struct carve_pod_req *r = &reqs[p];
+		int k, k2;
+
+		*r = ps->preq;
+		r->selector = sel;
+		r->tolerations = tol;
+		if (ps->spec.nselector)
+			memcpy(sel, ps->spec.selector, ps->spec.nselector * sizeof(*sel));
+		if (ps->spec.ntolerations)
+			memcpy(tol, ps->spec.tolerations, ps->spec.ntolerations * sizeof(*tol));
+		r->nselector = ps->spec.nselector;
+		r->ntolerations = ps->spec.ntolerations;
+		r->nterms = ps->spec.nterms;
+		r->terms = ps->spec.terms;
+		for (k = 0; k < ps->nreqs; k++) {
+			int fl = as->flavor[p * CARVE_RES_MAX + k];
+			const struct carve_flavor_spec *f;
+
+			if (fl < 0)
+				continue;
+			for (k2 = 0; k2 < k && as->flavor[p * CARVE_RES_MAX + k2] != fl; k2++)
+				;
+			if (k2 < k)
+				continue; /* flavor already added */
+			f = &a->flavors[fl].spec;
+			if (f->nlabels)
+				memcpy(sel + r->nselector, f->labels, f->nlabels * sizeof(*sel));
+			r->nselector += f->nlabels;
+			if (f->ntolerations)
+				memcpy(tol + r->ntolerations, f->tolerations,
+				       f->ntolerations * sizeof(*tol));
+			r->ntolerations += f->ntolerations;
+		}
+		sel += r->nselector;
+		tol += r->ntolerations;
+		(*groups)[p].req = r;
+		(*groups)[p].count = as->count[p];
+	}
+	return 0;
+}
+
+/* Places groups 0..k with group k at count c and gives it back: 0 when it fits. */
+static int try_prefix(struct carve_adm *a, struct carve_pod_group *g, size_t k, int c,
+		      size_t before, struct carve_pod_place *out)
+{
+	int full = g[k].count, rc;
+
+	g[k].count = c;
+	rc = carve_placer_place(a->placer, g, k + 1, NULL, out);
+	g[k].count = full;
+	if (rc == 0)
+		carve_placer_release(a->placer, out, before + (size_t)c);
+	return rc;
+}
+
+/*
+ * Which podSet (and pod) of a gang that does not fit stops it, for people:
+ * the first podSet whose pods do not all fit beside the podSets before it,
+ * and (by bisection, so O(log count) tries) the first pod that does not.
+ */
+static void explain_nofit(struct carve_adm *a, const struct wl *w, struct carve_pod_group *g,
+			  size_t ng, struct carve_pod_place *out, char *why, size_t whysize)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < ng; k++) {
+		int lo = 1, hi = g[k].count;
+
+		if (g[k].count <= 0)
+			continue;
+		if (!try_prefix(a, g, k, g[k].count, n, out)) {
+			n += (size_t)g[k].count;
+			continue;
+		}
+		while (lo < hi) { /* first failing count in lo..hi */
+			int mid = lo + (hi - lo) / 2;
+
+			if (try_prefix(a, g, k, mid, n, out))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		snprintf(why, whysize, "quota fits but no placement: podSet %s: pod %d of %d "
+			 "finds no node with room%s", w->ps[k].spec.name, lo, g[k].count,
+			 n ? " beside the podSets before it" : "");
+		return;
+	}
+	snprintf(why, whysize, "quota fits but no placement: the gang does not fit the nodes");
+}
+
+/*
+ * Places every pod of w at the counts of as, all or nothing, and keeps the
+ * placement on w.  Returns 0, CARVE_ENOFIT or CARVE_EINVAL (why says why;
+ * nothing held), CARVE_ENOMEM.
+ */
+static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
+		    size_t whysize)
+{
+	struct carve_pod_group *g = NULL;
+	struct carve_pod_place *out;
+	void *blk = NULL;
+	size_t total = 0, p;
+	int rc;
+
+	if ((rc = build_groups(a, w, as, &g, &blk)))
+		return rc;
+	for (p = 0; p < (size_t)w->npodsets; p++)
+		total += (size_t)(g[p].count > 0 ? g[p].count : 0);
+	out = carve_malloc((total ? total : 1) * sizeof(*out));
+	if (!out) {
+		carve_free(blk);
+		return CARVE_ENOMEM;
+	}
+	rc = carve_placer_place(a->placer, g, (size_t)w->npodsets, NULL, out);
+	if (rc == 0) {
+		w->pl = out;
+		w->npl = total;
+		carve_free(blk);
+		return 0;
+	}
+	if (rc == CARVE_ENOFIT)
+		explain_nofit(a, w, g, (size_t)w->npodsets, out, why, whysize);
+	else if (rc == CARVE_EINVAL)
+		snprintf(why, whysize, "quota fits but no placement: the placer refuses its pod "
+			 "requests");
+	carve_free(out);
+	carve_free(blk);
+	return rc;
+}
+
+/* Gives back w's placement, if it has one. */
+static void unplace_wl(struct carve_adm *a, struct wl *w)
+{
+	if (w->pl && a->placer)
+		carve_placer_release(a->placer, w->pl, w->npl);
+	carve_free(w->pl);
+	w->pl = NULL;
+	w->npl = 0;
+}
+
 static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl_spec *s,
 			struct carve_error *err)
 {
@@ -532,6 +780,12 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 		}
 		if (oom || !ps->spec.name)
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		if (a->placer) {
+			int rc = podset_preq(a, s, ps, err);
+
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -702,6 +956,21 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
 		w->has_admitted_at = s->has_admitted_at || s->has_created;
 		wl_charge(a, w, +1);
+		if (a->placer) {
+			char why[400];
+
+			why[0] = '\0';
+			rc = place_wl(a, w, &w->adm, why, sizeof(why));
+			if (rc == CARVE_ENOMEM) {
+				wl_charge(a, w, -1);
+				cq_del_wl(&a->cqs[cq], id);
+				assignment_free(&w->adm);
+				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+			}
+			if (rc)
+				snprintf(w->message, sizeof(w->message), "admitted without a placement "
+					 "(%s)", why);
+		}
 	} else if (cq_add_pending(&a->cqs[cq], id)) {
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
@@ -721,6 +990,7 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	if (w->state == CARVE_WL_ADMITTED) {
 		wl_charge(a, w, -1);
 		cq_del_wl(&a->cqs[w->cq], id);
+		unplace_wl(a, w);
 	} else {
 		cq_del_pending(&a->cqs[w->cq], id);
 	}
@@ -1080,6 +1350,22 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			continue;
 		}
 		if (e->res.mode == GM_FIT) {
+			if (a->placer) {
+				char why[400];
+				int prc;
+
+				why[0] = '\0';
+				prc = place_wl(a, w, &e->as, why, sizeof(why));
+				if (prc == CARVE_ENOMEM) {
+					rc = CARVE_ENOMEM;
+					goto out;
+				}
+				if (prc) {
+					set_pending(w, CARVE_PEND_NOFIT, why, a->cycle);
+					set_aside(a, w);
+					continue;
+				}
+			}
 			admit_entry(a, e);
 			w->admitted_at = now;
 			decisions++;
@@ -1169,6 +1455,7 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		cq_del_wl(&a->cqs[w->cq], (uint32_t)i);
 		cq_add_pending(&a->cqs[w->cq], (uint32_t)i);
 		assignment_free(&w->adm);
+		unplace_wl(a, w);
 		w->marked = false;
 		w->evicted = true;
 		w->state = CARVE_WL_PENDING;
@@ -1212,6 +1499,7 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	struct wl *w;
 	struct carve_wl_status *st;
 	int p, r, n = 0;
+	size_t off = 0;
 
 	if (id >= a->nwls)
 		return NULL;
@@ -1245,6 +1533,11 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 
 		pr->name = w->ps[p].spec.name;
 		pr->count = w->adm.count[p];
+		if (w->pl) {
+			pr->npods = (size_t)(pr->count > 0 ? pr->count : 0);
+			pr->pods = w->pl + off;
+			off += pr->npods;
+		}
 		pr->resources = &w->psr_res[p * CARVE_RES_MAX];
 		pr->flavors = &w->psr_flv[p * CARVE_RES_MAX];
 		n = 0;
@@ -1262,4 +1555,22 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	st->npodsets = (size_t)w->npodsets;
 	st->podsets = w->psr;
 	return st;
+}
+
+int64_t carve_adm_cq_usage(const struct carve_adm *a, const char *cq, const char *flavor,
+			   const char *resource)
+{
+	int q = find_cq(a, cq), res, fr;
+	size_t f;
+
+	if (q < 0)
+		return CARVE_ENOTFOUND;
+	res = carve_resreg_find(a->res, resource);
+	for (f = 0; f < a->nflavors; f++)
+		if (!strcmp(a->flavors[f].spec.name, flavor))
+			break;
+	if (res < 0 || f == a->nflavors || !a->finalized)
+		return 0;
+	fr = fr_id(a, (int)f, res);
+	return fr < 0 ? 0 : a->nodes[a->cqs[q].node].usage[fr];
 }

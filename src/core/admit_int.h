@@ -20,6 +20,7 @@
 
 #include "arena.h"
 #include "carve/admit.h"
+#include "carve/place.h"
 #include "carve/resource.h"
 
 #define QTY_INF INT64_MAX
@@ -76,6 +77,9 @@ struct podset {
 	int nreqs;
 	int res[CARVE_RES_MAX];        /* resource id of each request */
 	int64_t milli[CARVE_RES_MAX];
+	/* Per-pod placement request (only with a placer): cpu, memory and
+	 * GPU kind; node constraints are added per assignment (flavors). */
+	struct carve_pod_req preq;
 };
 
 /* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids. */
@@ -102,6 +106,10 @@ struct wl {
 	int64_t admitted_at;      /* for victim ordering */
 	bool has_admitted_at;
 	int cycle;
+	/* Placement while admitted (with a placer): npl places, podset by
+	 * podset in adm.count order; carve_malloc'd, NULL when not placed. */
+	struct carve_pod_place *pl;
+	size_t npl;
 	/* status view storage */
 	struct carve_wl_status st;
 	struct carve_ps_result *psr;
@@ -128,6 +136,8 @@ struct carve_adm {
 	bool changed;    /* something was admitted or released since the last cycle */
 	int set_aside;   /* BestEffortFIFO heads set aside in the last cycle */
 	bool fair_sharing; /* order heads and preempt by dominant resource share */
+	struct carve_placer *placer;        /* borrowed; NULL: quota-only admission */
+	const struct carve_cluster *cluster; /* the placer's, borrowed */
 };
 
 /* ---- quota.c ---- */

@@ -612,6 +612,10 @@ bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct ca
 		if (v->sharing != CARVE_SHARE_FRACTION)
 			return false;
 		break;
+	case CARVE_GREQ_GPU:
+		if (v->sharing == CARVE_SHARE_MIG)
+			return false;
+		break;
 	default:
 		return false;
 	}
@@ -842,6 +846,8 @@ int carve__choose_default(struct carve_placer *p, const struct carve_pod_req *re
 		return choose_replica(p, n, req, c);
 	case CARVE_GREQ_FRACTION:
 		return choose_fraction(p, n, req, c);
+	case CARVE_GREQ_GPU:
+		break; /* resolved per node by place_pod() */
 	}
 	return CARVE_ENOFIT;
 }
@@ -971,10 +977,41 @@ static void prepare_group(struct carve_placer *p, const struct carve_pod_req *re
 		p->fit[cands[i]] = node_static_ok(p, cands[i], req);
 }
 
-static int place_pod(struct carve_placer *p, const struct carve_pod_req *req,
+/*
+ * CARVE_GREQ_GPU on node n as the node advertises nvidia.com/gpu: replicas
+ * when it has a time-sliced GPU of an allowed model, whole GPUs otherwise.
+ * Other requests are returned as they are.
+ */
+static const struct carve_pod_req *resolve_gpu(const struct carve_placer *p, uint32_t node,
+					       const struct carve_pod_req *req,
+					       struct carve_pod_req *tmp)
+{
+	const struct carve_node *n;
+	uint32_t g;
+
+	if (req->gpu != CARVE_GREQ_GPU)
+		return req;
+	n = carve_cluster_node(p->c, node);
+	*tmp = *req;
+	tmp->gpu = CARVE_GREQ_WHOLE;
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
+		int m = p->ginfo[g].model;
+
+		if (carve_cluster_gpu(p->c, g)->sharing == CARVE_SHARE_TIMESLICE &&
+		    (p->any_model || (m >= 0 && p->model_ok[m]))) {
+			tmp->gpu = CARVE_GREQ_REPLICA;
+			break;
+		}
+	}
+	return tmp;
+}
+
+static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
 		     const uint32_t *cands, size_t ncands, struct carve_pod_place *out)
 {
 	struct carve__cand c, best;
+	struct carve_pod_req tmp, btmp;
+	const struct carve_pod_req *req, *breq = greq;
 	double s, bs = 0;
 	bool have = false;
 	size_t i;
@@ -984,8 +1021,9 @@ static int place_pod(struct carve_placer *p, const struct carve_pod_req *req,
 	for (i = 0; i < ncands; i++) {
 		uint32_t n = cands[i];
 
-		if (!p->fit[n] || !room_ok(p, n, req))
+		if (!p->fit[n] || !room_ok(p, n, greq))
 			continue;
+		req = resolve_gpu(p, n, greq, &tmp);
 		memset(&c, 0, sizeof(c));
 		c.node = n;
 		if (p->pol->choose_gpus ? p->pol->choose_gpus(p, req, &c)
@@ -998,11 +1036,13 @@ static int place_pod(struct carve_placer *p, const struct carve_pod_req *req,
 			best = c;
 			bs = s;
 			have = true;
+			btmp = *req;
+			breq = &btmp;
 		}
 	}
 	if (!have)
 		return CARVE_ENOFIT;
-	apply(p, req, &best, out);
+	apply(p, breq, &best, out);
 	return 0;
 }
 
@@ -1159,6 +1199,7 @@ static bool req_valid(const struct carve_pod_req *r)
 		/* fall through */
 	case CARVE_GREQ_WHOLE:
 	case CARVE_GREQ_REPLICA:
+	case CARVE_GREQ_GPU:
 		return r->count >= 1 && r->count <= CARVE_POD_MAX_GPUS;
 	case CARVE_GREQ_FRACTION:
 		return r->milli >= 0 && r->milli <= 999 && (r->milli > 0 || r->mem_mib > 0);

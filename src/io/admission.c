@@ -11,11 +11,14 @@
  * translated into ClusterQueues and Cohorts of the same engine, PodGroups
  * into workloads (docs/volcano-kai.md, "Mapping onto carve's quota model").
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
 #include "carve/admission.h"
+#include "carve/inventory.h"
+#include "carve/place.h"
 #include "carve/resource.h"
 
 /* ---- build context ---- */
@@ -64,6 +67,7 @@ struct bld {
 	struct carve_arena a;   /* scratch: specs, keys; freed when the build ends */
 	bool *flavor_ok;        /* per m->flavors[i]: the engine accepted it */
 	struct family vc, kai;  /* Volcano's and KAI's queues, translated */
+	const struct carve_admission_opts *opts;
 	bool nomem;
 };
 
@@ -405,6 +409,47 @@ static const struct carve_match_term *conv_terms(struct bld *b, size_t n,
 	return v;
 }
 
+/* A podSet template annotation, or NULL. */
+static const struct carve_kv *annotation(const struct carve_podspec *sp, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sp->annotations.n; i++)
+		if (sp->annotations.v[i].key && !strcmp(sp->annotations.v[i].key, key))
+			return &sp->annotations.v[i];
+	return NULL;
+}
+
+/* KAI-style fractional GPU annotations: "gpu-fraction" (0 < f < 1, to
+ * milli) and "gpu-memory" (MiB).  A bad value is warned about and ignored. */
+static void gpu_share(struct bld *b, const struct carve_podspec *sp, const char *wl,
+		      struct carve_podset_spec *v)
+{
+	const struct carve_kv *f = annotation(sp, "gpu-fraction");
+	const struct carve_kv *mem = annotation(sp, "gpu-memory");
+	char *end;
+
+	if (f && f->value) {
+		double x = strtod(f->value, &end);
+		long milli = (long)(x * 1000.0 + 0.5);
+
+		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999)
+			carve_diag_warn(&b->m->diags, f->pos, "Workload %s: gpu-fraction '%s' is not "
+					"a number above 0 and below 1; ignored", wl, f->value);
+		else
+			v->gpu_milli = (int32_t)milli;
+	}
+	if (mem && mem->value) {
+		unsigned long long x = strtoull(mem->value, &end, 10);
+
+		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX)
+			carve_diag_warn(&b->m->diags, mem->pos, "Workload %s: gpu-memory '%s' is not "
+					"a whole number of MiB; ignored", wl, mem->value);
+		else
+			v->gpu_mem_mib = (uint32_t)x;
+	}
+}
+
 static const struct carve_podset_spec *conv_podsets(struct bld *b,
 						    const struct carve_mf_workload *w)
 {
@@ -431,6 +476,7 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		v[i].terms = conv_terms(b, sp->nterms, sp->terms);
 		v[i].ntolerations = sp->ntolerations;
 		v[i].tolerations = conv_tols(b, sp->ntolerations, sp->tolerations);
+		gpu_share(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
 	}
 	return v;
 }
@@ -1127,6 +1173,34 @@ static int64_t latest_time(const struct carve_manifests *m)
 
 /* ---- build ---- */
 
+/* Nodes in the input: the inventory and a placer over it, set on the engine. */
+static void add_placer(struct bld *b)
+{
+	struct carve_manifests *m = b->m;
+	struct carve_error err = {0};
+	struct carve_pos none = {NULL, 0, 0};
+	const char *policy = b->opts && b->opts->policy ? b->opts->policy : "binpack";
+	uint64_t seed = b->opts && b->opts->has_seed ? b->opts->seed : 42;
+
+	if (!m->nnodes && !m->npools && !m->ncsvnodes)
+		return;
+	b->ad->inv = carve_inventory_build(m);
+	if (!b->ad->inv) {
+		b->nomem = true;
+		return;
+	}
+	b->ad->placer = carve_placer_create(b->ad->inv->cluster, policy, seed, &err);
+	if (!b->ad->placer) {
+		if (err.code == CARVE_ENOMEM || !err.code)
+			b->nomem = true;
+		else
+			carve_diag_error(&m->diags, none, "placement: %s", err.text);
+		return;
+	}
+	if (carve_adm_set_placer(b->ad->adm, b->ad->placer, b->ad->inv->cluster))
+		b->nomem = true; /* cannot happen: finalized, no workloads yet */
+}
+
 static void build(struct bld *b)
 {
 	struct carve_error err = {0};
@@ -1153,6 +1227,7 @@ static void build(struct bld *b)
 		return;
 	}
 	b->ad->finalized = true;
+	add_placer(b);
 	for (i = 0; i < b->m->nworkloads && !b->nomem; i++)
 		add_workload(b, &b->m->workloads[i]);
 	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)
@@ -1161,11 +1236,18 @@ static void build(struct bld *b)
 
 struct carve_admission *carve_admission_build(struct carve_manifests *m)
 {
+	return carve_admission_build_opts(m, NULL);
+}
+
+struct carve_admission *carve_admission_build_opts(struct carve_manifests *m,
+						   const struct carve_admission_opts *o)
+{
 	struct carve_pos none = {NULL, 0, 0};
 	struct bld b;
 
 	memset(&b, 0, sizeof(b));
 	b.m = m;
+	b.opts = o;
 	carve_arena_init(&b.a);
 	b.ad = carve_calloc(1, sizeof(*b.ad));
 	if (b.ad)
@@ -1190,7 +1272,9 @@ void carve_admission_destroy(struct carve_admission *ad)
 {
 	if (!ad)
 		return;
-	carve_adm_destroy(ad->adm);
+	carve_adm_destroy(ad->adm);      /* before the placer it borrows */
+	carve_placer_destroy(ad->placer);
+	carve_inventory_destroy(ad->inv);
 	carve_free(ad->wl);
 	carve_free(ad->pg);
 	carve_free(ad);
@@ -1289,7 +1373,68 @@ static bool jstr(json_t *o, const char *key, const char *s)
 	return jset(o, key, json_string(s ? s : ""));
 }
 
-static json_t *podsets_json(const struct carve_wl_status *s)
+/* One GPU a pod got: {"index", "uuid"?, "mig" | "replica" | "milli"}. */
+static json_t *dev_json(const struct carve_cluster *c, const struct carve_dev *d)
+{
+	const struct carve_gpu *g = carve_cluster_gpu(c, d->gpu);
+	json_t *o = json_object();
+	bool ok = o && g && jset(o, "index", json_integer(g->index));
+
+	if (ok && g->uuid && *g->uuid)
+		ok = jstr(o, "uuid", g->uuid);
+	if (ok && d->mig >= 0 && g->mig_model && d->mig < g->mig.n) {
+		const struct carve_mig_instance *in = &g->mig.inst[d->mig];
+		json_t *mg = json_object();
+
+		ok = mg && jstr(mg, "profile", g->mig_model->profiles[in->profile].name) &&
+		     jset(mg, "start", json_integer(in->start));
+		if (ok)
+			ok = jset(o, "mig", mg);
+		else
+			json_decref(mg);
+	} else if (ok && d->replica >= 0) {
+		ok = jset(o, "replica", json_integer(d->replica));
+	} else if (ok && d->milli > 0 && d->milli < 1000) {
+		ok = jset(o, "milli", json_integer(d->milli));
+	}
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* "pods": [{"node", "gpus": [...]}, ...], one per pod of a placed podSet. */
+static json_t *pods_json(const struct carve_admission *ad, const struct carve_ps_result *p)
+{
+	const struct carve_cluster *c = ad->inv ? ad->inv->cluster : NULL;
+	json_t *arr = json_array();
+	size_t i;
+	int d;
+
+	for (i = 0; arr && c && i < p->npods; i++) {
+		const struct carve_pod_place *pl = &p->pods[i];
+		const struct carve_node *n = carve_cluster_node(c, pl->node);
+		json_t *pod = json_object(), *gpus = json_array();
+		bool ok = pod && gpus && n && jstr(pod, "node", n->name);
+
+		for (d = 0; ok && d < pl->ndevs; d++)
+			ok = json_array_append_new(gpus, dev_json(c, &pl->devs[d])) == 0;
+		if (ok)
+			ok = jset(pod, "gpus", gpus);
+		else
+			json_decref(gpus);
+		if (!ok || json_array_append_new(arr, pod)) {
+			if (!ok)
+				json_decref(pod);
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static json_t *podsets_json(const struct carve_admission *ad, const struct carve_wl_status *s)
 {
 	json_t *arr = json_array();
 	size_t i, j;
@@ -1306,6 +1451,8 @@ static json_t *podsets_json(const struct carve_wl_status *s)
 			ok = jset(ps, "flavors", fl); /* takes fl */
 		else
 			json_decref(fl);
+		if (ok && ad->placer && p->npods)
+			ok = jset(ps, "pods", pods_json(ad, p));
 		if (!ok) {
 			json_decref(ps);
 			json_decref(arr);
@@ -1330,8 +1477,10 @@ static json_t *entry_json(const struct carve_admission *ad, const struct carve_w
 	ok = jstr(e, "workload", s->key);
 	switch (d) {
 	case D_ADMITTED:
-		ok = ok && jstr(e, "clusterQueue", s->cq) && jset(e, "podSets", podsets_json(s)) &&
+		ok = ok && jstr(e, "clusterQueue", s->cq) && jset(e, "podSets", podsets_json(ad, s)) &&
 		     jset(e, "borrowing", json_boolean(s->borrowing));
+		if (ok && s->message && *s->message)
+			ok = jstr(e, "message", s->message);
 		break;
 	case D_PREEMPTED:
 		ok = ok && jstr(e, "preemptor", preemptor_key(ad, s)) &&
@@ -1409,8 +1558,41 @@ static void sb_put(struct sbuf *b, const char *s)
 	b->n += l;
 }
 
-/* "cpu=default,nvidia.com/gpu=h100"; several podSets: "driver:cpu=a;worker:cpu=b". */
-static void flavors_cell(struct sbuf *b, const struct carve_wl_status *s)
+/* Placed pods of a podSet: " @node-a(2),node-b", nodes in first-use order,
+ * with the pod count when more than one. */
+static void nodes_cell(struct sbuf *b, const struct carve_admission *ad,
+		       const struct carve_ps_result *p)
+{
+	const struct carve_cluster *c = ad->inv ? ad->inv->cluster : NULL;
+	size_t i, j, k;
+	char num[32];
+
+	if (!c || !p->npods)
+		return;
+	sb_put(b, " @");
+	for (i = 0, k = 0; i < p->npods; i++) {
+		size_t cnt = 0;
+
+		for (j = 0; j < i && p->pods[j].node != p->pods[i].node; j++)
+			;
+		if (j < i)
+			continue; /* listed already */
+		for (j = i; j < p->npods; j++)
+			cnt += p->pods[j].node == p->pods[i].node;
+		if (k++)
+			sb_put(b, ",");
+		sb_put(b, carve_cluster_node(c, p->pods[i].node)->name);
+		if (cnt > 1) {
+			snprintf(num, sizeof(num), "(%zu)", cnt);
+			sb_put(b, num);
+		}
+	}
+}
+
+/* "cpu=default,nvidia.com/gpu=h100"; several podSets: "driver:cpu=a;worker:cpu=b";
+ * placed pods follow each podSet (nodes_cell). */
+static void flavors_cell(struct sbuf *b, const struct carve_admission *ad,
+			 const struct carve_wl_status *s)
 {
 	size_t i, j;
 
@@ -1430,6 +1612,7 @@ static void flavors_cell(struct sbuf *b, const struct carve_wl_status *s)
 			sb_put(b, "=");
 			sb_put(b, p->flavors[j]);
 		}
+		nodes_cell(b, ad, p);
 	}
 	if (!b->n)
 		sb_put(b, "-");
@@ -1496,7 +1679,7 @@ int carve_admission_print_table(const struct carve_admission *ad, FILE *out)
 		c[k].key = s->key;
 		c[k].cq = s->cq ? s->cq : "-";
 		c[k].decision = decision_names[d];
-		flavors_cell(&c[k].flavors, s);
+		flavors_cell(&c[k].flavors, ad, s);
 		reason_cell(&c[k].reason, ad, s, d);
 		if (c[k].flavors.nomem || c[k].reason.nomem)
 			rc = CARVE_ENOMEM;

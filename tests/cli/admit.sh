@@ -2,8 +2,8 @@
 # End-to-end tests of `carve admit`: a small scenario written to a temp
 # directory (one ClusterQueue, a fit, a no-fit, a priority preemption) run
 # with -o json and -o table, exactly one cycle vs. until stable; exit codes
-# (0 ok, 1 bad input with file:line:col on stderr, 2 usage) and --cycles
-# parsing.  Usage: admit.sh CARVE_BINARY SOURCE_DIR
+# (0 ok, 1 bad input with file:line:col on stderr, 2 usage), --cycles,
+# --policy and --seed parsing, and placement on the seed scenario.  Usage: admit.sh CARVE_BINARY SOURCE_DIR
 set -u
 carve=$1
 src=$2
@@ -242,6 +242,34 @@ p = pre["team-research/eval-sweep"]
 assert p["preemptor"] == "team-production/serving-mistral" and p["reason"] == "InCohortReclamation"
 '
 check "seed: research borrows production MIG, production reclaims it" $?
+
+# The seed has NodePools, so admission places: every admitted pod has a node
+# and one 3g.40gb MIG instance, and no two pods share an instance.
+printf '%s' "$seed" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+seen = set()
+for a in r["admitted"]:
+    for ps in a["podSets"]:
+        assert len(ps["pods"]) == ps["count"], a["workload"]
+        for pod in ps["pods"]:
+            assert pod["node"].startswith("prod-"), pod
+            (g,) = pod["gpus"]
+            assert g["mig"]["profile"] == "3g.40gb", g
+            k = (pod["node"], g["index"], g["mig"]["start"])
+            assert k not in seen, k
+            seen.add(k)
+'
+check "seed: admitted pods placed on distinct MIG instances" $?
+
+"$carve" admit --policy nope examples/seed-scenario >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "binpack" "$tmp/err"
+check "--policy: unknown name is a usage error listing the policies" $?
+"$carve" admit --seed x examples/seed-scenario >/dev/null 2>&1
+[ $? -eq 2 ]
+check "--seed: not a number is a usage error" $?
+"$carve" admit --policy spread --seed 7 -o table examples/seed-scenario >/dev/null 2>&1
+check "--policy spread --seed 7: exit 0" $?
 
 echo "admit.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

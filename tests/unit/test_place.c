@@ -421,6 +421,55 @@ static void replicas(void **state)
 	carve_cluster_destroy(c);
 }
 
+/* nvidia.com/gpu as the node advertises it: replicas on a time-sliced
+ * node, whole GPUs on exclusive ones, never MIG. */
+static void gpu_as_advertised(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec ts[1] = {g_ts("T4", 2)}, ex[1] = {g_excl("T4")};
+	struct carve_gpu_spec mg[1] = {g_mig("A100-80GB", "3g.40gb", 2, NULL, 0)};
+	struct carve_pod_req r = r_whole(1);
+	struct carve_pod_place pl[4];
+	struct carve_placer *p;
+
+	(void)state;
+	r.gpu = CARVE_GREQ_GPU;
+	add_node(c, "mig", 0, 1, mg);
+	add_node(c, "ts", 0, 1, ts);
+	add_node(c, "ex", 0, 1, ex);
+	p = mk(c, "binpack", 1);
+	assert_int_equal(place1(p, &r, &pl[0]), 0);
+	assert_int_equal(place1(p, &r, &pl[1]), 0);
+	assert_int_equal(place1(p, &r, &pl[2]), 0);
+	assert_int_equal(place1(p, &r, &pl[3]), CARVE_ENOFIT);
+	{
+		int reps = 0, whole = 0, i;
+
+		for (i = 0; i < 3; i++) {
+			const char *nn = carve_cluster_node(c, pl[i].node)->name;
+
+			assert_int_equal(pl[i].ndevs, 1);
+			assert_string_not_equal(nn, "mig");
+			if (!strcmp(nn, "ts")) {
+				assert_true(pl[i].devs[0].replica >= 0);
+				reps++;
+			} else {
+				assert_int_equal(pl[i].devs[0].replica, -1);
+				assert_int_equal(pl[i].devs[0].mig, -1);
+				whole++;
+			}
+		}
+		assert_int_equal(reps, 2);
+		assert_int_equal(whole, 1);
+	}
+	check_ok(p);
+	carve_placer_release(p, pl, 3);
+	check_ok(p);
+	assert_int_equal(carve_placer_gpu_free_units(p, 1), 2);
+	carve_placer_destroy(p);
+	carve_cluster_destroy(c);
+}
+
 static void fractions(void **state)
 {
 	struct carve_cluster *c = carve_cluster_create();
@@ -1672,6 +1721,7 @@ int main(void)
 		cmocka_unit_test(whole_gpus),
 		cmocka_unit_test(mig_slots),
 		cmocka_unit_test(replicas),
+		cmocka_unit_test(gpu_as_advertised),
 		cmocka_unit_test(fractions),
 		cmocka_unit_test(selectors_affinity_taints),
 		cmocka_unit_test(cpu_memory_pods),

@@ -1,0 +1,549 @@
+/*
+ * test_admit_place.c - placement atomic with admission (admit.h,
+ * carve_adm_set_placer; admission.c builds the placer when the input has
+ * nodes): a gang whose quota fits but whose pods cannot all be placed
+ * (whole GPUs, MIG instances, GPU fractions) stays pending NoFit and holds
+ * neither quota nor devices; placeable gangs get nodes and exact devices;
+ * nvidia.com/gpu means replicas on time-sliced pools; flavor nodeLabels
+ * keep pods in their pool; and a seeded property test over random pools
+ * and workloads checks the placer's invariants, pods == counts and quota
+ * usage == the sum of admitted requests after every cycle.
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+
+#include "carve/admission.h"
+#include "carve/inventory.h"
+#include "carve/place.h"
+
+/* ---- YAML builders ---- */
+
+struct buf {
+	char s[32768];
+	size_t n;
+};
+
+static void put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(b->s + b->n, sizeof(b->s) - b->n, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0 && (size_t)k < sizeof(b->s) - b->n);
+	b->n += (size_t)k;
+}
+
+/* A NodePool named name with label pool=name; sharing is a flow map. */
+static void pool(struct buf *b, const char *name, int count, const char *model, int gpus,
+		 const char *sharing)
+{
+	put(b, "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: %s}\n"
+	       "spec: {count: %d, namePrefix: %s-, gpu: {model: %s, count: %d}, sharing: %s,"
+	       " cpu: \"64\", memory: 512Gi, labels: {pool: %s}}\n---\n",
+	    name, count, name, model, gpus, sharing, name);
+}
+
+static void flavor(struct buf *b, const char *name, const char *pool_label)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: %s}\n"
+	       "spec: {nodeLabels: {pool: %s}}\n---\n", name, pool_label);
+}
+
+/* ClusterQueue cq (LocalQueue ns/cq) over [cpu, res] with one flavor. */
+static void queue(struct buf *b, const char *cq, const char *cohort, const char *res,
+		  const char *flv, const char *quota)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: %s}\n"
+	       "spec:\n  namespaceSelector: {}\n", cq);
+	if (cohort)
+		put(b, "  cohortName: %s\n", cohort);
+	put(b, "  resourceGroups:\n  - coveredResources: [cpu%s%s]\n    flavors:\n"
+	       "    - name: %s\n      resources:\n      - {name: cpu, nominalQuota: \"1000\"}\n",
+	    res ? ", " : "", res ? res : "", flv);
+	if (res)
+		put(b, "      - {name: %s, nominalQuota: \"%s\"}\n", res, quota);
+	put(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+	       "metadata: {namespace: ns, name: %s}\nspec: {clusterQueue: %s}\n---\n", cq, cq);
+}
+
+/* A Workload ns/name of count pods, each cpu 1 plus res: per (res NULL:
+ * none), with a gpu-fraction annotation when frac. */
+static void workload(struct buf *b, const char *name, const char *cq, int sec, int count,
+		     const char *res, int per, const char *frac)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+	       "metadata: {name: %s, namespace: ns, creationTimestamp: \"2026-01-01T00:%02d:%02dZ\"}\n"
+	       "spec:\n  queueName: %s\n  podSets:\n  - name: main\n    count: %d\n"
+	       "    template:\n", name, sec / 60, sec % 60, cq, count);
+	if (frac)
+		put(b, "      metadata: {annotations: {gpu-fraction: \"%s\"}}\n", frac);
+	put(b, "      spec:\n        containers:\n        - name: c\n"
+	       "          resources: {requests: {cpu: \"1\"");
+	if (res)
+		put(b, ", %s: \"%d\"", res, per);
+	put(b, "}}\n---\n");
+}
+
+/* ---- running ---- */
+
+struct run {
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+};
+
+static struct run build_yaml(const struct buf *b)
+{
+	struct run r;
+
+	r.m = tu_load(b->s);
+	r.ad = carve_admission_build(r.m);
+	assert_non_null(r.ad);
+	if (r.m->diags.nerrors)
+		tu_dump(r.m);
+	assert_int_equal(r.m->diags.nerrors, 0);
+	assert_non_null(r.ad->placer);
+	return r;
+}
+
+static struct run run_yaml(const struct buf *b)
+{
+	struct run r = build_yaml(b);
+
+	assert_true(carve_adm_run(r.ad->adm, r.ad->now, 100) > 0);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	carve_admission_destroy(r->ad);
+	carve_manifests_destroy(r->m);
+}
+
+static const struct carve_wl_status *st(const struct run *r, const char *key)
+{
+	int id = carve_adm_find_workload(r->ad->adm, key);
+
+	assert_true(id >= 0);
+	return carve_adm_status(r->ad->adm, (uint32_t)id);
+}
+
+static void check_placer(const struct run *r)
+{
+	struct carve_error err;
+
+	if (carve_placer_check(r->ad->placer, &err))
+		fail_msg("carve_placer_check: %s", err.text);
+}
+
+/* GPU units free over the whole cluster. */
+static int free_units(const struct run *r)
+{
+	size_t g, n = carve_cluster_gpu_count(r->ad->inv->cluster);
+	int sum = 0;
+
+	for (g = 0; g < n; g++)
+		sum += carve_placer_gpu_free_units(r->ad->placer, (uint32_t)g);
+	return sum;
+}
+
+static void expect_nofit(const struct run *r, const char *key)
+{
+	const struct carve_wl_status *s = st(r, key);
+
+	assert_int_equal(s->state, CARVE_WL_PENDING);
+	assert_int_equal(s->pending_reason, CARVE_PEND_NOFIT);
+	if (!strstr(s->message, "quota fits but no placement"))
+		fail_msg("%s: message '%s'", key, s->message);
+}
+
+static const char *node_of(const struct run *r, const struct carve_pod_place *pl)
+{
+	return carve_cluster_node(r->ad->inv->cluster, pl->node)->name;
+}
+
+/* ---- tests ---- */
+
+/* 2 nodes x 4 GPUs, quota 16: 3 pods x 4 GPUs fit the quota, not the nodes. */
+static void whole_gang_nofit(void **state)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+	const struct carve_wl_status *s;
+
+	(void)state;
+	pool(&b, "a", 2, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f-a", "a");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f-a", "16");
+	workload(&b, "big", "cq", 1, 3, "nvidia.com/gpu", 4, NULL);
+	r = build_yaml(&b);
+	carve_adm_run(r.ad->adm, r.ad->now, 100);
+	expect_nofit(&r, "ns/big");
+	assert_non_null(strstr(st(&r, "ns/big")->message, "pod 3 of 3"));
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f-a", "nvidia.com/gpu"), 0);
+	assert_int_equal(free_units(&r), 8);
+	check_placer(&r);
+	run_free(&r);
+
+	/* A smaller gang behind it takes the nodes (BestEffortFIFO). */
+	workload(&b, "small", "cq", 2, 2, "nvidia.com/gpu", 4, NULL);
+	r = run_yaml(&b);
+	/* big is NoFit again: now for quota (8 + 12 > 16). */
+	assert_int_equal(st(&r, "ns/big")->state, CARVE_WL_PENDING);
+	assert_int_equal(st(&r, "ns/big")->pending_reason, CARVE_PEND_NOFIT);
+	s = st(&r, "ns/small");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->npodsets, 1);
+	assert_int_equal(s->podsets[0].npods, 2);
+	assert_string_not_equal(node_of(&r, &s->podsets[0].pods[0]),
+				node_of(&r, &s->podsets[0].pods[1]));
+	assert_int_equal(s->podsets[0].pods[0].ndevs, 4);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f-a", "nvidia.com/gpu"), 8000);
+	assert_int_equal(free_units(&r), 0);
+	check_placer(&r);
+	/* Finishing gives the devices back. */
+	assert_int_equal(carve_adm_finish(r.ad->adm, (uint32_t)carve_adm_find_workload(
+							     r.ad->adm, "ns/small")), 0);
+	assert_int_equal(free_units(&r), 8);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f-a", "nvidia.com/gpu"), 0);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* 2 nodes x 1 A100 with 2 x 3g.40gb: 4 instances; quota 8. */
+static void mig_gang_nofit(void **state)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+	const struct carve_wl_status *s;
+	json_t *j, *pods, *mig;
+	size_t i;
+
+	(void)state;
+	pool(&b, "m", 2, "A100-80GB", 1, "{mode: mig, mig: {layout: {\"3g.40gb\": 2}}}");
+	flavor(&b, "f-m", "m");
+	queue(&b, "cq", NULL, "nvidia.com/mig-3g.40gb", "f-m", "8");
+	workload(&b, "big", "cq", 1, 5, "nvidia.com/mig-3g.40gb", 1, NULL);
+	workload(&b, "fits", "cq", 2, 3, "nvidia.com/mig-3g.40gb", 1, NULL);
+	r = run_yaml(&b);
+	expect_nofit(&r, "ns/big");
+	s = st(&r, "ns/fits");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(s->podsets[0].pods[i].ndevs, 1);
+		assert_true(s->podsets[0].pods[i].devs[0].mig >= 0);
+	}
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f-m", "nvidia.com/mig-3g.40gb"),
+			 3000);
+	assert_int_equal(free_units(&r), 1); /* big holds none of the 4 instances */
+	check_placer(&r);
+	j = carve_admission_result_json(r.ad);
+	assert_non_null(j);
+	pods = json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(j, "admitted"), 0), "podSets"), 0), "pods");
+	assert_int_equal(json_array_size(pods), 3);
+	mig = json_object_get(json_array_get(json_object_get(json_array_get(pods, 0), "gpus"), 0),
+			      "mig");
+	assert_string_equal(json_string_value(json_object_get(mig, "profile")), "3g.40gb");
+	assert_non_null(json_object_get(mig, "start"));
+	assert_non_null(json_object_get(json_array_get(pods, 0), "node"));
+	json_decref(j);
+	run_free(&r);
+}
+
+/* 1 node x 2 fractional L4: five halves do not fit, four do. */
+static void fraction_gang_nofit(void **state)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+	const struct carve_wl_status *s;
+	json_t *j, *gpu;
+	size_t i;
+
+	(void)state;
+	pool(&b, "fr", 1, "L4", 2, "{mode: fraction}");
+	flavor(&b, "f-fr", "fr");
+	queue(&b, "cq", NULL, NULL, "f-fr", NULL);
+	workload(&b, "big", "cq", 1, 5, NULL, 0, "0.5");
+	workload(&b, "fits", "cq", 2, 4, NULL, 0, "0.5");
+	r = run_yaml(&b);
+	expect_nofit(&r, "ns/big");
+	s = st(&r, "ns/fits");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(s->podsets[0].pods[i].devs[0].milli, 500);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f-fr", "cpu"), 4000);
+	assert_int_equal(carve_placer_gpu_free_milli(r.ad->placer, 0), 0);
+	assert_int_equal(carve_placer_gpu_free_milli(r.ad->placer, 1), 0);
+	check_placer(&r);
+	j = carve_admission_result_json(r.ad);
+	gpu = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(json_array_get(json_object_get(j, "admitted"), 0), "podSets"), 0),
+		"pods"), 0), "gpus"), 0);
+	assert_int_equal(json_integer_value(json_object_get(gpu, "milli")), 500);
+	assert_null(json_object_get(gpu, "mig"));
+	json_decref(j);
+	run_free(&r);
+}
+
+/* nvidia.com/gpu on a time-sliced pool means replicas. */
+static void timeslice_replicas(void **state)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+	const struct carve_wl_status *s;
+	size_t i;
+
+	(void)state;
+	pool(&b, "ts", 1, "L40S", 1, "{mode: timeslice, timeSlicing: {replicas: 4}}");
+	flavor(&b, "f-ts", "ts");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f-ts", "8");
+	workload(&b, "nb", "cq", 1, 4, "nvidia.com/gpu", 1, NULL);
+	workload(&b, "more", "cq", 2, 1, "nvidia.com/gpu", 1, NULL);
+	r = run_yaml(&b);
+	s = st(&r, "ns/nb");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(s->podsets[0].pods[i].ndevs, 1);
+		assert_int_equal(s->podsets[0].pods[i].devs[0].replica, (int)i);
+	}
+	expect_nofit(&r, "ns/more");
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* A flavor's nodeLabels keep its pods in its pool, even with room elsewhere. */
+static void flavor_labels_restrict(void **state)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+	const struct carve_wl_status *s;
+
+	(void)state;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	pool(&b, "b", 1, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f-b", "b");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f-b", "8");
+	workload(&b, "one", "cq", 1, 1, "nvidia.com/gpu", 4, NULL);
+	workload(&b, "two", "cq", 2, 1, "nvidia.com/gpu", 4, NULL);
+	r = run_yaml(&b);
+	s = st(&r, "ns/one");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_string_equal(node_of(&r, &s->podsets[0].pods[0]), "b-0");
+	expect_nofit(&r, "ns/two");
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f-b", "nvidia.com/gpu"), 4000);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* ---- property: random pools and workloads ---- */
+
+static uint64_t prng;
+
+static uint32_t rnd(uint32_t n)
+{
+	uint64_t z = (prng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (uint32_t)(z % n);
+}
+
+#define PR_NRES 4
+static const char *const pr_res[PR_NRES] = {"cpu", "nvidia.com/gpu", "nvidia.com/mig-3g.40gb",
+					    "nvidia.com/mig-1g.10gb"};
+
+struct pr_wl {
+	char key[32];
+	int cq, count;
+	int64_t milli[PR_NRES]; /* per pod */
+};
+
+static void pr_pool(struct buf *b, int i)
+{
+	static const char *const sharing[] = {
+		"{mode: exclusive}",
+		"{mode: mig, mig: {layout: {\"3g.40gb\": 2}}}",
+		"{mode: mig, mig: {layout: {\"1g.10gb\": 7}}}",
+		"{mode: timeslice, timeSlicing: {replicas: 3}}",
+		"{mode: fraction}",
+	};
+	static const char *const model[] = {"H100-80GB", "A100-80GB", "A100-80GB", "L40S", "L4"};
+	char name[16];
+	int mode = (int)rnd(5);
+
+	snprintf(name, sizeof(name), "p%d", i);
+	pool(b, name, 1 + (int)rnd(3), model[mode], mode == 1 || mode == 2 ? 1 : 1 + (int)rnd(3),
+	     sharing[mode]);
+	snprintf(name, sizeof(name), "f%d", i);
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: %s}\n"
+	       "spec: {nodeLabels: {pool: p%d}}\n---\n", name, i);
+}
+
+static void pr_cq(struct buf *b, int q, int npools)
+{
+	int f, r;
+
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q%d}\n"
+	       "spec:\n  namespaceSelector: {}\n  cohortName: co\n", q);
+	if (q == 0)
+		put(b, "  preemption: {reclaimWithinCohort: Any}\n");
+	put(b, "  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu, "
+	       "nvidia.com/mig-3g.40gb, nvidia.com/mig-1g.10gb]\n    flavors:\n");
+	for (f = 0; f < npools; f++) {
+		put(b, "    - name: f%d\n      resources:\n", f);
+		for (r = 0; r < PR_NRES; r++)
+			put(b, "      - {name: %s, nominalQuota: \"%d\"}\n", pr_res[r],
+			    r ? (int)rnd(8) : 1000);
+	}
+	put(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+	       "metadata: {namespace: ns, name: q%d}\nspec: {clusterQueue: q%d}\n---\n", q, q);
+}
+
+static void pr_workload(struct buf *b, struct pr_wl *w, int i)
+{
+	static const char *const fr[] = {"0.25", "0.5"};
+	int kind = (int)rnd(5), per = 1;
+
+	memset(w, 0, sizeof(*w));
+	snprintf(w->key, sizeof(w->key), "ns/w%d", i);
+	w->cq = (int)rnd(2);
+	w->count = 1 + (int)rnd(3);
+	w->milli[0] = 1000;
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+	       "metadata: {name: w%d, namespace: ns, creationTimestamp: \"2026-01-01T00:00:%02dZ\"}\n"
+	       "spec:\n  queueName: q%d\n  podSets:\n  - name: main\n    count: %d\n"
+	       "    template:\n", i, i % 60, w->cq, w->count);
+	if (kind == 4)
+		put(b, "      metadata: {annotations: {gpu-fraction: \"%s\"}}\n", fr[rnd(2)]);
+	put(b, "      spec:\n        containers:\n        - name: c\n"
+	       "          resources: {requests: {cpu: \"1\"");
+	if (kind >= 1 && kind <= 3) {
+		per = kind == 1 ? 1 + (int)rnd(2) : 1;
+		put(b, ", %s: \"%d\"", pr_res[kind], per);
+		w->milli[kind] = per * 1000;
+	}
+	put(b, "}}\n---\n");
+}
+
+/* After a cycle: the placer is sound, admitted gangs are placed whole, and
+ * each queue's usage is what its admitted workloads request. */
+static void pr_check(const struct run *r, const struct pr_wl *w, size_t nw, int npools)
+{
+	int64_t want[2][8][PR_NRES];
+	size_t i, k;
+	int q, f, res;
+
+	check_placer(r);
+	memset(want, 0, sizeof(want));
+	for (i = 0; i < nw; i++) {
+		const struct carve_wl_status *s = st(r, w[i].key);
+		const struct carve_ps_result *ps;
+
+		if (s->state != CARVE_WL_ADMITTED)
+			continue;
+		assert_int_equal(s->npodsets, 1);
+		ps = &s->podsets[0];
+		if (ps->npods != (size_t)ps->count)
+			fail_msg("%s: %zu pods for count %d", w[i].key, ps->npods, ps->count);
+		for (k = 0; k < ps->n; k++) {
+			for (res = 0; res < PR_NRES && strcmp(pr_res[res], ps->resources[k]); res++)
+				;
+			assert_true(res < PR_NRES);
+			f = atoi(ps->flavors[k] + 1);
+			want[w[i].cq][f][res] += (int64_t)ps->count * w[i].milli[res];
+		}
+	}
+	for (q = 0; q < 2; q++)
+		for (f = 0; f < npools; f++)
+			for (res = 0; res < PR_NRES; res++) {
+				char cq[16], fl[16];
+
+				snprintf(cq, sizeof(cq), "q%d", q);
+				snprintf(fl, sizeof(fl), "f%d", f);
+				if (carve_adm_cq_usage(r->ad->adm, cq, fl, pr_res[res]) !=
+				    want[q][f][res])
+					fail_msg("%s/%s/%s: usage %lld, admitted %lld", cq, fl,
+						 pr_res[res],
+						 (long long)carve_adm_cq_usage(r->ad->adm, cq, fl,
+									       pr_res[res]),
+						 (long long)want[q][f][res]);
+			}
+}
+
+static void property_random(void **state)
+{
+	int trial, admitted = 0, placement_nofit = 0;
+
+	(void)state;
+	prng = 20261202;
+	for (trial = 0; trial < 150; trial++) {
+		static struct buf b;
+		struct pr_wl w[12];
+		struct run r;
+		int npools = 1 + (int)rnd(3), nw = 4 + (int)rnd(9), i, c, units0;
+
+		b.n = 0;
+		for (i = 0; i < npools; i++)
+			pr_pool(&b, i);
+		pr_cq(&b, 0, npools);
+		pr_cq(&b, 1, npools);
+		for (i = 0; i < nw; i++)
+			pr_workload(&b, &w[i], i);
+		r = build_yaml(&b);
+		units0 = free_units(&r);
+		for (c = 0; c < 8; c++) {
+			if (c)
+				carve_adm_evict_marked(r.ad->adm);
+			assert_true(carve_adm_cycle(r.ad->adm, r.ad->now + c) >= 0);
+			pr_check(&r, w, (size_t)nw, npools);
+			/* Finish one admitted workload, sometimes. */
+			for (i = 0; i < nw && rnd(2); i++) {
+				const struct carve_wl_status *s = st(&r, w[i].key);
+
+				if (s->state == CARVE_WL_ADMITTED && !s->marked) {
+					admitted++;
+					assert_int_equal(carve_adm_finish(r.ad->adm,
+						(uint32_t)carve_adm_find_workload(r.ad->adm,
+										  w[i].key)), 0);
+					break;
+				}
+			}
+			for (i = 0; i < nw; i++)
+				if (strstr(st(&r, w[i].key)->message, "no placement"))
+					placement_nofit++;
+			pr_check(&r, w, (size_t)nw, npools);
+		}
+		/* Finishing everything gives every device back. */
+		for (i = 0; i < nw; i++)
+			if (st(&r, w[i].key)->state != CARVE_WL_FINISHED)
+				carve_adm_finish(r.ad->adm,
+						 (uint32_t)carve_adm_find_workload(r.ad->adm, w[i].key));
+		assert_int_equal(free_units(&r), units0);
+		check_placer(&r);
+		run_free(&r);
+	}
+	print_message("finished %d admitted workloads; %d placement NoFits seen\n", admitted, placement_nofit);
+	/* Both outcomes were exercised. */
+	assert_true(admitted > 20);
+	assert_true(placement_nofit > 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(whole_gang_nofit),
+		cmocka_unit_test(mig_gang_nofit),
+		cmocka_unit_test(fraction_gang_nofit),
+		cmocka_unit_test(timeslice_replicas),
+		cmocka_unit_test(flavor_labels_restrict),
+		cmocka_unit_test(property_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
