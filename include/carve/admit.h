@@ -133,7 +133,22 @@ struct carve_podset_spec {
 	 * and/or GPU memory in MiB; 0 = none. */
 	int32_t gpu_milli;
 	uint32_t gpu_mem_mib;
+	/* Kueue TAS ("kueue.x-k8s.io/podset-required-topology" or
+	 * "-preferred-topology"): the node label key of the topology level
+	 * (one of carve_topology_levels) the workload's pods must (required)
+	 * or should stay within one value of; NULL = none.  Used only for
+	 * placement; copied. */
+	const char *topology_level;
+	bool topology_required;
 };
+
+/* Topology levels placement knows, widest first (Kueue TAS defaults):
+ * "cloud.provider.com/topology-block", "cloud.provider.com/topology-rack",
+ * "kubernetes.io/hostname". */
+#define CARVE_TOPOLOGY_NLEVELS 3
+extern const char *const carve_topology_levels[CARVE_TOPOLOGY_NLEVELS];
+/* Index of key in carve_topology_levels, or -1. */
+int carve_topology_level(const char *key);
 
 /* An existing admission of one podSet: count and resource -> flavor. */
 struct carve_ps_admission {

@@ -44,6 +44,8 @@ struct carve_gpu_spec {
 	const struct carve_mig_model *mig_model; /* sharing == MIG */
 	struct carve_mig_layout mig;             /* sharing == MIG: legal layout */
 	uint32_t replicas;       /* sharing == TIMESLICE: 1 .. CARVE_TIMESLICE_MAX_REPLICAS */
+	bool fail_gt_one;        /* sharing == TIMESLICE: failRequestsGreaterThanOne
+				  * (a pod may take one replica of it at most) */
 	const char *uuid;        /* optional */
 };
 
@@ -67,6 +69,7 @@ struct carve_gpu {
 	uint16_t index;          /* index on the node */
 	enum carve_sharing sharing;
 	uint32_t replicas;
+	bool fail_gt_one;        /* TIMESLICE: failRequestsGreaterThanOne */
 	uint32_t memory_mib;
 	const char *model;
 	const char *uuid;

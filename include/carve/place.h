@@ -31,7 +31,8 @@ enum carve_gpu_req {
 	CARVE_GREQ_WHOLE,     /* count whole GPUs (exclusive, or fully free fractional) */
 	CARVE_GREQ_MIG,       /* count instances of mig_profile */
 	CARVE_GREQ_REPLICA,   /* count time-slice replicas (nvidia.com/gpu on a
-			       * time-sliced node, or nvidia.com/gpu.shared) */
+			       * time-sliced node, or nvidia.com/gpu.shared); a
+			       * GPU with fail_gt_one serves count 1 only */
 	CARVE_GREQ_FRACTION,  /* milli of one GPU (1..999) and/or mem_mib of it */
 	CARVE_GREQ_GPU        /* count of "nvidia.com/gpu" as the node advertises it:
 			       * replicas on a node with time-sliced GPUs (of an

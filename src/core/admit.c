@@ -12,7 +12,8 @@
  * keep their quota until carve_adm_evict_marked().
  *
  * With a placer (carve_adm_set_placer), a head that fits its quota is
- * admitted only when its whole gang is placed (place_wl); otherwise it is
+ * admitted only when its whole gang is placed (place_wl; within one domain
+ * of its podSets' topology level when they name one); otherwise it is
  * NoFit and charges nothing.  A workload holds its placement exactly while
  * it is admitted: placed right before it is charged, released when it is
  * uncharged (eviction, finish).
@@ -597,18 +598,86 @@ static int build_groups(const struct carve_adm *a, const struct wl *w,
 	return 0;
 }
 
+const char *const carve_topology_levels[CARVE_TOPOLOGY_NLEVELS] = {
+	"cloud.provider.com/topology-block",
+	"cloud.provider.com/topology-rack",
+	"kubernetes.io/hostname",
+};
+
+int carve_topology_level(const char *key)
+{
+	int i;
+
+	for (i = 0; key && i < CARVE_TOPOLOGY_NLEVELS; i++)
+		if (!strcmp(key, carve_topology_levels[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * The topology for placing w (Kueue TAS annotations on its podSets), or
+ * NULL.  The whole gang shares one: a required level beats a preferred one,
+ * and among levels of the same kind the narrowest wins.  Required level L:
+ * levels L .. host, required (one value of L, narrower domains tried
+ * first).  Preferred level L: levels block .. L, not required (L first,
+ * then each wider level, then anywhere).
+ */
+static const struct carve_topology *wl_topology(const struct wl *w, struct carve_topology *t)
+{
+	int lvl = -1, p;
+	bool req = false;
+
+	for (p = 0; p < w->npodsets; p++) {
+		const struct carve_podset_spec *s = &w->ps[p].spec;
+		int l = carve_topology_level(s->topology_level);
+
+		if (l < 0)
+			continue;
+		if (s->topology_required && !req) {
+			req = true;
+			lvl = l;
+		} else if (s->topology_required == req && l > lvl) {
+			lvl = l;
+		}
+	}
+	if (lvl < 0)
+		return NULL;
+	t->required = req;
+	t->levels = req ? &carve_topology_levels[lvl] : carve_topology_levels;
+	t->nlevels = req ? (size_t)(CARVE_TOPOLOGY_NLEVELS - lvl) : (size_t)lvl + 1;
+	return t;
+}
+
 /* Places groups 0..k with group k at count c and gives it back: 0 when it fits. */
 static int try_prefix(struct carve_adm *a, struct carve_pod_group *g, size_t k, int c,
-		      size_t before, struct carve_pod_place *out)
+		      size_t before, const struct carve_topology *topo,
+		      struct carve_pod_place *out)
 {
 	int full = g[k].count, rc;
 
 	g[k].count = c;
-	rc = carve_placer_place(a->placer, g, k + 1, NULL, out);
+	rc = carve_placer_place(a->placer, g, k + 1, topo, out);
 	g[k].count = full;
 	if (rc == 0)
 		carve_placer_release(a->placer, out, before + (size_t)c);
 	return rc;
+}
+
+/* A hint when req asks for more than one time-slice replica and some
+ * time-sliced GPU refuses that (failRequestsGreaterThanOne); else "". */
+static const char *gt_one_hint(const struct carve_adm *a, const struct carve_pod_req *req)
+{
+	size_t g, n;
+
+	if ((req->gpu != CARVE_GREQ_REPLICA && req->gpu != CARVE_GREQ_GPU) || req->count <= 1 ||
+	    !a->cluster)
+		return "";
+	n = carve_cluster_gpu_count(a->cluster);
+	for (g = 0; g < n; g++)
+		if (carve_cluster_gpu(a->cluster, (uint32_t)g)->fail_gt_one)
+			return " (time-sliced GPUs with failRequestsGreaterThanOne serve one "
+			       "replica per pod)";
+	return "";
 }
 
 /*
@@ -617,33 +686,40 @@ static int try_prefix(struct carve_adm *a, struct carve_pod_group *g, size_t k, 
  * and (by bisection, so O(log count) tries) the first pod that does not.
  */
 static void explain_nofit(struct carve_adm *a, const struct wl *w, struct carve_pod_group *g,
-			  size_t ng, struct carve_pod_place *out, char *why, size_t whysize)
+			  size_t ng, const struct carve_topology *topo,
+			  struct carve_pod_place *out, char *why, size_t whysize)
 {
+	char where[160] = "";
 	size_t k, n = 0;
+
+	if (topo && topo->required)
+		snprintf(where, sizeof(where), " within one %s", topo->levels[0]);
 
 	for (k = 0; k < ng; k++) {
 		int lo = 1, hi = g[k].count;
 
 		if (g[k].count <= 0)
 			continue;
-		if (!try_prefix(a, g, k, g[k].count, n, out)) {
+		if (!try_prefix(a, g, k, g[k].count, n, topo, out)) {
 			n += (size_t)g[k].count;
 			continue;
 		}
 		while (lo < hi) { /* first failing count in lo..hi */
 			int mid = lo + (hi - lo) / 2;
 
-			if (try_prefix(a, g, k, mid, n, out))
+			if (try_prefix(a, g, k, mid, n, topo, out))
 				hi = mid;
 			else
 				lo = mid + 1;
 		}
 		snprintf(why, whysize, "quota fits but no placement: podSet %s: pod %d of %d "
-			 "finds no node with room%s", w->ps[k].spec.name, lo, g[k].count,
-			 n ? " beside the podSets before it" : "");
+			 "finds no node with room%s%s%s", w->ps[k].spec.name, lo, g[k].count,
+			 where, n ? " beside the podSets before it" : "",
+			 gt_one_hint(a, g[k].req));
 		return;
 	}
-	snprintf(why, whysize, "quota fits but no placement: the gang does not fit the nodes");
+	snprintf(why, whysize, "quota fits but no placement: the gang does not fit the nodes%s",
+		 where);
 }
 
 /*
@@ -656,6 +732,8 @@ static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 {
 	struct carve_pod_group *g = NULL;
 	struct carve_pod_place *out;
+	struct carve_topology tb;
+	const struct carve_topology *topo = wl_topology(w, &tb);
 	void *blk = NULL;
 	size_t total = 0, p;
 	int rc;
@@ -669,7 +747,7 @@ static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 		carve_free(blk);
 		return CARVE_ENOMEM;
 	}
-	rc = carve_placer_place(a->placer, g, (size_t)w->npodsets, NULL, out);
+	rc = carve_placer_place(a->placer, g, (size_t)w->npodsets, topo, out);
 	if (rc == 0) {
 		w->pl = out;
 		w->npl = total;
@@ -677,7 +755,7 @@ static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 		return 0;
 	}
 	if (rc == CARVE_ENOFIT)
-		explain_nofit(a, w, g, (size_t)w->npodsets, out, why, whysize);
+		explain_nofit(a, w, g, (size_t)w->npodsets, topo, out, why, whysize);
 	else if (rc == CARVE_EINVAL)
 		snprintf(why, whysize, "quota fits but no placement: the placer refuses its pod "
 			 "requests");
@@ -744,6 +822,12 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			}
 		}
 		ps->spec.terms = terms;
+		if (in->topology_level && carve_topology_level(in->topology_level) < 0)
+			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: topology "
+					    "level %s is not one of the known levels", s->key,
+					    ps->spec.name, in->topology_level);
+		ps->spec.topology_level = ADUP(a, in->topology_level);
+		ps->spec.topology_required = in->topology_level && in->topology_required;
 		ps->spec.reqs = NULL;
 		ps->nreqs = 0;
 		for (r = 0; r < in->nreqs; r++) {

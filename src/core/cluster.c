@@ -232,6 +232,7 @@ int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec
 		g->index = (uint16_t)i;
 		g->sharing = gs->sharing;
 		g->replicas = gs->sharing == CARVE_SHARE_TIMESLICE ? gs->replicas : 1;
+		g->fail_gt_one = gs->sharing == CARVE_SHARE_TIMESLICE && gs->fail_gt_one;
 		g->memory_mib = gs->memory_mib;
 		g->model = cp(c, gs->model, &oom);
 		g->uuid = cp(c, gs->uuid, &oom);

@@ -605,7 +605,9 @@ bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct ca
 			return false;
 		break;
 	case CARVE_GREQ_REPLICA:
-		if (v->sharing != CARVE_SHARE_TIMESLICE)
+		/* failRequestsGreaterThanOne: the device plugin refuses a pod
+		 * asking for more than one replica. */
+		if (v->sharing != CARVE_SHARE_TIMESLICE || (v->fail_gt_one && req->count > 1))
 			return false;
 		break;
 	case CARVE_GREQ_FRACTION:

@@ -450,6 +450,36 @@ static void gpu_share(struct bld *b, const struct carve_podspec *sp, const char 
 	}
 }
 
+/* Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
+ * when both are set) or "-preferred-topology", naming the node label of a
+ * topology level (carve_topology_levels).  Another label is warned about
+ * and ignored. */
+static void podset_topology(struct bld *b, const struct carve_podspec *sp, const char *wl,
+			    struct carve_podset_spec *v)
+{
+	static const char *const keys[2] = {"kueue.x-k8s.io/podset-required-topology",
+					    "kueue.x-k8s.io/podset-preferred-topology"};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct carve_kv *t = annotation(sp, keys[i]);
+
+		if (!t || !t->value)
+			continue;
+		if (carve_topology_level(t->value) < 0) {
+			carve_diag_warn(&b->m->diags, t->pos, "Workload %s: %s '%s' is not a "
+					"topology level (%s, %s or %s); ignored", wl, keys[i],
+					t->value, carve_topology_levels[0],
+					carve_topology_levels[1], carve_topology_levels[2]);
+			continue;
+		}
+		if (v->topology_level)
+			continue; /* required already set */
+		v->topology_level = t->value;
+		v->topology_required = i == 0;
+	}
+}
+
 static const struct carve_podset_spec *conv_podsets(struct bld *b,
 						    const struct carve_mf_workload *w)
 {
@@ -477,6 +507,7 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		v[i].ntolerations = sp->ntolerations;
 		v[i].tolerations = conv_tols(b, sp->ntolerations, sp->tolerations);
 		gpu_share(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
+		podset_topology(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
 	}
 	return v;
 }

@@ -609,6 +609,7 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 			for (k = 0; k < (size_t)ngpus; k++) {
 				b->gpus[k].sharing = CARVE_SHARE_TIMESLICE;
 				b->gpus[k].replicas = (uint32_t)np->timeslice.replicas;
+				b->gpus[k].fail_gt_one = np->timeslice.fail_requests_gt_one;
 			}
 		} else if (np->sharing == CARVE_SHARE_FRACTION) {
 			for (k = 0; k < (size_t)ngpus; k++)
@@ -729,6 +730,7 @@ static void apply_dpconfig(struct carve_inventory *inv, struct carve_manifests *
 					continue;
 				b->gpus[k].sharing = CARVE_SHARE_TIMESLICE;
 				b->gpus[k].replicas = (uint32_t)r->replicas;
+				b->gpus[k].fail_gt_one = dp->fail_requests_gt_one;
 			}
 			if (r->rename)
 				*ts_name = r->rename;

@@ -316,6 +316,148 @@ static void timeslice_replicas(void **state)
 	run_free(&r);
 }
 
+/* failRequestsGreaterThanOne on the seed-like dev pool: a pod asking for
+ * two replicas finds no GPU (NoFit, and the message says why); one replica
+ * is admitted. */
+static void timeslice_fail_gt_one(void **state)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+	const struct carve_wl_status *s;
+
+	(void)state;
+	pool(&b, "dev", 6, "L40S", 1, "{mode: timeslice, timeSlicing: {replicas: 8, "
+	     "renameByDefault: false, failRequestsGreaterThanOne: true}}");
+	flavor(&b, "f-dev", "dev");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f-dev", "48");
+	workload(&b, "two", "cq", 1, 1, "nvidia.com/gpu", 2, NULL);
+	workload(&b, "one", "cq", 2, 1, "nvidia.com/gpu", 1, NULL);
+	r = run_yaml(&b);
+	assert_true(carve_cluster_gpu(r.ad->inv->cluster, 0)->fail_gt_one);
+	expect_nofit(&r, "ns/two");
+	s = st(&r, "ns/two");
+	if (!strstr(s->message, "failRequestsGreaterThanOne"))
+		fail_msg("message '%s'", s->message);
+	s = st(&r, "ns/one");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, 1);
+	assert_int_equal(s->podsets[0].pods[0].ndevs, 1);
+	assert_true(s->podsets[0].pods[0].devs[0].replica >= 0);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* ---- topology (Kueue TAS annotations) ---- */
+
+/* NodePool rack (2 nodes x 4 GPUs, label pool=gpu) in block b1. */
+static void rack_pool(struct buf *b, const char *rack)
+{
+	put(b, "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: %s}\n"
+	       "spec: {count: 2, namePrefix: %s-, gpu: {model: H100, count: 4},"
+	       " cpu: \"64\", memory: 512Gi, labels: {pool: gpu},"
+	       " topology: {block: b1, rack: %s}}\n---\n", rack, rack, rack);
+}
+
+/* count pods x per GPUs, on node host when set, else with a topology
+ * annotation (kind "required"/"preferred", level a label key) when set. */
+static void tas_workload(struct buf *b, const char *name, int sec, int count, int per,
+			 const char *host, const char *kind, const char *level)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+	       "metadata: {name: %s, namespace: ns, creationTimestamp: \"2026-01-01T00:00:%02dZ\"}\n"
+	       "spec:\n  queueName: cq\n  podSets:\n  - name: main\n    count: %d\n"
+	       "    template:\n", name, sec, count);
+	if (kind)
+		put(b, "      metadata: {annotations: {kueue.x-k8s.io/podset-%s-topology: %s}}\n",
+		    kind, level);
+	put(b, "      spec:\n");
+	if (host)
+		put(b, "        nodeSelector: {kubernetes.io/hostname: %s}\n", host);
+	put(b, "        containers:\n        - name: c\n"
+	       "          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"%d\"}}\n---\n", per);
+}
+
+#define RACK "cloud.provider.com/topology-rack"
+
+/* Two racks of 2 nodes x 4 GPUs; fillers half-use ra-0 (and rb-0 when
+ * both), then gangs of 4 pods x 2 GPUs in the order given. */
+static struct run tas_run(bool both, const char *const *kinds, size_t nk)
+{
+	struct buf b = {.n = 0};
+	size_t i;
+
+	rack_pool(&b, "ra");
+	rack_pool(&b, "rb");
+	flavor(&b, "f", "gpu");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
+	tas_workload(&b, "fill-a", 0, 1, 2, "ra-0", NULL, NULL);
+	if (both)
+		tas_workload(&b, "fill-b", 1, 1, 2, "rb-0", NULL, NULL);
+	for (i = 0; i < nk; i++)
+		tas_workload(&b, kinds[i], 10 + (int)i, 4, 2, NULL, kinds[i], RACK);
+	return run_yaml(&b);
+}
+
+/* The racks the pods of key's podSet 0 are on: bit 0 ra, bit 1 rb. */
+static int racks_of(const struct run *r, const char *key)
+{
+	const struct carve_wl_status *s = st(r, key);
+	int m = 0;
+	size_t i;
+
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, 4);
+	for (i = 0; i < 4; i++)
+		m |= !strncmp(node_of(r, &s->podsets[0].pods[i]), "ra-", 3) ? 1 : 2;
+	return m;
+}
+
+static void topology_required_preferred(void **state)
+{
+	static const char *const req[] = {"required"}, *const both[] = {"required", "preferred"};
+	struct run r;
+	const struct carve_wl_status *s;
+
+	(void)state;
+	/* Rack rb is free: the required gang stays inside it. */
+	r = tas_run(false, req, 1);
+	assert_int_equal(racks_of(&r, "ns/required"), 2);
+	check_placer(&r);
+	run_free(&r);
+	/* 6 GPUs free per rack: required is NoFit (nothing held), preferred
+	 * spreads over both racks. */
+	r = tas_run(true, both, 2);
+	expect_nofit(&r, "ns/required");
+	s = st(&r, "ns/required");
+	if (!strstr(s->message, "within one " RACK))
+		fail_msg("message '%s'", s->message);
+	assert_true(!s->podsets || !s->podsets[0].npods);
+	assert_int_equal(racks_of(&r, "ns/preferred"), 3);
+	assert_int_equal(free_units(&r), 16 - 4 - 8);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* An annotation naming a label that is not a topology level: a warning,
+ * and the gang is placed without topology. */
+static void topology_unknown_level(void **state)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+
+	(void)state;
+	rack_pool(&b, "ra");
+	rack_pool(&b, "rb");
+	flavor(&b, "f", "gpu");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
+	tas_workload(&b, "odd", 0, 4, 2, NULL, "required", "example.com/zone");
+	r = run_yaml(&b);
+	assert_true(r.m->diags.nwarnings > 0);
+	assert_int_equal(st(&r, "ns/odd")->state, CARVE_WL_ADMITTED);
+	check_placer(&r);
+	run_free(&r);
+}
+
 /* A flavor's nodeLabels keep its pods in its pool, even with room elsewhere. */
 static void flavor_labels_restrict(void **state)
 {
@@ -541,6 +683,9 @@ int main(void)
 		cmocka_unit_test(mig_gang_nofit),
 		cmocka_unit_test(fraction_gang_nofit),
 		cmocka_unit_test(timeslice_replicas),
+		cmocka_unit_test(timeslice_fail_gt_one),
+		cmocka_unit_test(topology_required_preferred),
+		cmocka_unit_test(topology_unknown_level),
 		cmocka_unit_test(flavor_labels_restrict),
 		cmocka_unit_test(property_random),
 	};

@@ -390,9 +390,8 @@ static void replicas(void **state)
 	assert_int_equal(pl[1].devs[0].replica, 1);
 	assert_int_equal(carve_placer_gpu_free_units(p, 0), 2);
 	assert_int_equal(carve_placer_gpu_free_milli(p, 0), 500);
-	/* Three replicas in one pod (a caller that honours
-	 * failRequestsGreaterThanOne refuses this before asking): GPU 1 is the
-	 * only one that holds all three. */
+	/* Three replicas in one pod (allowed: no failRequestsGreaterThanOne
+	 * here): GPU 1 is the only one that holds all three. */
 	assert_int_equal(place1(p, &r3, &pl[2]), 0);
 	assert_int_equal(pl[2].ndevs, 3);
 	assert_int_equal(pl[2].devs[0].gpu, 1);
@@ -423,6 +422,47 @@ static void replicas(void **state)
 
 /* nvidia.com/gpu as the node advertises it: replicas on a time-sliced
  * node, whole GPUs on exclusive ones, never MIG. */
+/* failRequestsGreaterThanOne: a time-sliced GPU with fail_gt_one serves one
+ * replica per pod; a REPLICA or GPU request of 2 goes elsewhere or nowhere. */
+static void replicas_fail_gt_one(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec strict[1] = {g_ts("T4", 4)}, lax[1] = {g_ts("T4", 4)};
+	struct carve_pod_req r1 = r_rep(1), r2 = r_rep(2), g2 = r_rep(2);
+	struct carve_pod_place pl[4];
+	struct carve_placer *p;
+	int a, b;
+
+	(void)state;
+	strict[0].fail_gt_one = true;
+	g2.gpu = CARVE_GREQ_GPU;
+	a = add_node(c, "strict", 0, 1, strict);
+	assert_true(carve_cluster_gpu(c, carve_cluster_node(c, (uint32_t)a)->gpu_first)->fail_gt_one);
+	p = mk(c, "binpack", 1);
+	assert_int_equal(place1(p, &r2, &pl[0]), CARVE_ENOFIT);
+	assert_int_equal(place1(p, &g2, &pl[0]), CARVE_ENOFIT);
+	assert_int_equal(place1(p, &r1, &pl[0]), 0);
+	assert_int_equal(pl[0].node, (uint32_t)a);
+	check_ok(p);
+	carve_placer_release(p, pl, 1);
+	carve_placer_destroy(p);
+	/* A second node without the flag takes the 2-replica pods. */
+	b = add_node(c, "lax", 0, 1, lax);
+	assert_false(carve_cluster_gpu(c, carve_cluster_node(c, (uint32_t)b)->gpu_first)->fail_gt_one);
+	p = mk(c, "binpack", 1);
+	assert_int_equal(place1(p, &r2, &pl[0]), 0);
+	assert_int_equal(pl[0].node, (uint32_t)b);
+	assert_int_equal(place1(p, &g2, &pl[1]), 0);
+	assert_int_equal(pl[1].node, (uint32_t)b);
+	assert_int_equal(place1(p, &r2, &pl[2]), CARVE_ENOFIT);
+	assert_int_equal(place1(p, &r1, &pl[2]), 0);
+	assert_int_equal(pl[2].node, (uint32_t)a);
+	check_ok(p);
+	carve_placer_release(p, pl, 3);
+	carve_placer_destroy(p);
+	carve_cluster_destroy(c);
+}
+
 static void gpu_as_advertised(void **state)
 {
 	struct carve_cluster *c = carve_cluster_create();
@@ -1721,6 +1761,7 @@ int main(void)
 		cmocka_unit_test(whole_gpus),
 		cmocka_unit_test(mig_slots),
 		cmocka_unit_test(replicas),
+		cmocka_unit_test(replicas_fail_gt_one),
 		cmocka_unit_test(gpu_as_advertised),
 		cmocka_unit_test(fractions),
 		cmocka_unit_test(selectors_affinity_taints),
