@@ -40,6 +40,7 @@ struct carve_admission {
 	 * set on the engine; NULL without nodes (quota-only admission). */
 	struct carve_inventory *inv;
 	struct carve_placer *placer;
+	bool mig_dynamic;             /* the placer may repartition idle MIG GPUs */
 };
 
 /* Build options; a zeroed struct means the defaults. */
@@ -47,6 +48,8 @@ struct carve_admission_opts {
 	const char *policy;           /* placement policy (place.h); NULL: "binpack" */
 	uint64_t seed;                /* placer RNG seed; used when has_seed, else 42 */
 	bool has_seed;
+	bool mig_dynamic;             /* Dynamic MIG (place.h): the placer may
+				       * repartition idle MIG GPUs; reported */
 };
 
 /*
@@ -81,7 +84,8 @@ const struct carve_mf_podgroup *carve_admission_podgroup(const struct carve_admi
 
 /*
  * The result object of docs/admit-json.md: {"admitted": [...],
- * "preempted": [...], "pending": [...]}, each list sorted by workload key.
+ * "preempted": [...], "pending": [...]}, each list sorted by workload key,
+ * and with Dynamic MIG on a "repartitions" array (the placer's log).
  * Returns a new reference (the caller json_decref()s it), or NULL on
  * allocation failure.
  */
@@ -89,7 +93,9 @@ json_t *carve_admission_result_json(const struct carve_admission *ad);
 
 /*
  * Prints one aligned line per workload (WORKLOAD, QUEUE, DECISION,
- * FLAVORS, REASON), sorted by key.  Returns 0 or CARVE_ENOMEM.
+ * FLAVORS, REASON), sorted by key, then with Dynamic MIG one line per
+ * repartition ("repartition NODE GPU I: FROM -> TO", instances as
+ * profile@start joined by ',', "-" for none).  Returns 0 or CARVE_ENOMEM.
  */
 int carve_admission_print_table(const struct carve_admission *ad, FILE *out);
 

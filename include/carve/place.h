@@ -5,7 +5,8 @@
  * A struct carve_placer keeps the free capacity of each node (cpu, memory,
  * pods) and of each GPU according to its sharing mode:
  *   exclusive  - free or taken whole;
- *   mig        - each instance of the GPU's (static) layout free or taken;
+ *   mig        - each instance of the GPU's current layout free or taken (the
+ *                cluster's layout, or one the placer chose: Dynamic MIG below);
  *   timeslice  - how many of its replicas are taken;
  *   fraction   - milli-GPU (0..1000) and memory MiB taken, bin-packed.
  * A whole-GPU request may also take a fully free fractional GPU (1000 milli).
@@ -114,6 +115,43 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 			 const double *prob, size_t n);
 
 /*
+ * Dynamic MIG (off by default).  When on and a MIG request for profile P
+ * does not fit a node's free instances, the placer may repartition the
+ * node's idle MIG GPUs (nothing of them taken) whose model has P, lowest
+ * GPU index first and only as many as the pod needs, each to the layout
+ * with as many P instances as fit (carve_mig_layout_from_counts of
+ * {P: carve_mig_fit_count(model, empty, P)}).  The placer keeps its own
+ * per-GPU layouts (the cluster is not changed).  A repartition belongs to
+ * the pod that caused it: when a release leaves the GPU idle again (a
+ * failed gang undone, a placement given back), the GPU returns to its
+ * previous layout and the entry leaves the log, so the log always holds
+ * exactly the repartitions the current placements stand on, at most one
+ * per GPU, in the order they were decided.  Returns 0 or CARVE_EINVAL
+ * (no placer).  Switching it off keeps the layouts already chosen.
+ */
+int carve_placer_set_mig_dynamic(struct carve_placer *p, bool on);
+
+/* One repartition: cluster-wide GPU id, layout before and after. */
+struct carve_repartition {
+	uint32_t gpu;
+	struct carve_mig_layout from, to;
+};
+
+/*
+ * The repartition log (see carve_placer_set_mig_dynamic): *out points at
+ * the entries, oldest first, valid until the next place or release call.
+ * Returns how many; *out (when out is not NULL) is always set.
+ */
+size_t carve_placer_repartitions(const struct carve_placer *p,
+				 const struct carve_repartition **out);
+
+/* Current MIG layout of GPU gpu as the placer sees it (NULL when gpu is not
+ * a MIG GPU with a known model); carve_dev.mig indexes its instances.
+ * Valid until the next place or release call. */
+const struct carve_mig_layout *carve_placer_mig_layout(const struct carve_placer *p,
+							uint32_t gpu);
+
+/*
  * Places every pod of every group, all or nothing.  out receives one
  * carve_pod_place per pod, group by group (room for the sum of counts).
  * topo may be NULL.  Returns 0 (placed and committed), CARVE_ENOFIT (nothing
@@ -137,7 +175,7 @@ int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu);
 
 /*
  * Checks every invariant (no device over-allocated, MIG instances within
- * their legal layout, free counters equal to capacity minus what is held,
+ * their current legal layout, the repartition log consistent with it, free counters equal to capacity minus what is held,
  * cpu/memory/pods not negative).  Returns 0, or CARVE_EINVAL with err
  * naming the first broken one.  For tests and debug builds.
  */

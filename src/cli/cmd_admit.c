@@ -1,13 +1,14 @@
 /*
  * cmd_admit.c - `carve admit [-f] PATH... [-o json|table] [--cycles N] [--fair-sharing]
- *                [--policy NAME] [--seed N]`.
+ *                [--policy NAME] [--seed N] [--mig static|dynamic]`.
  *
  * Loads every path like `carve validate` (without its cross-object lints),
  * hands the Kueue objects to the admission engine, runs exactly N cycles
  * (evicting marked victims between cycles, not after the last, so the last
  * cycle's victims show as preempted) or, without --cycles, until a cycle
  * decides nothing (at most 1000), and prints the decisions on stdout.
- * With nodes in the input, admission also places pods (--policy, --seed).
+ * With nodes in the input, admission also places pods (--policy, --seed,
+ * --mig: Dynamic MIG, include/carve/place.h).
  * Diagnostics go to stderr; any error means exit 1 and no result.
  */
 #include <errno.h>
@@ -27,7 +28,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: carve admit [-f] PATH... [-o json|table] [--cycles N] [--fair-sharing]\n"
-		"                   [--policy NAME] [--seed N]\n"
+		"                   [--policy NAME] [--seed N] [--mig static|dynamic]\n"
 		"\n"
 		"Reads Kueue manifests (ResourceFlavors, Cohorts, ClusterQueues, LocalQueues,\n"
 		"(Workload)PriorityClasses, Workloads), Volcano Queues and PodGroups and KAI\n"
@@ -45,6 +46,9 @@ static void usage(FILE *out)
 		"                     binpack): a workload is admitted only when all its\n"
 		"                     pods get a node and devices\n"
 		"      --seed N       placement RNG seed (default 42)\n"
+		"      --mig MODE     static (default): MIG GPUs keep their layouts;\n"
+		"                     dynamic: the placer may repartition an idle MIG GPU\n"
+		"                     for a pod's MIG profile (reported as repartitions)\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 errors in the input, 2 usage error.\n",
@@ -184,6 +188,7 @@ int cmd_admit(int argc, char **argv)
 		{"fair-sharing", no_argument, NULL, 'F'},
 		{"policy", required_argument, NULL, 'P'},
 		{"seed", required_argument, NULL, 'S'},
+		{"mig", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -242,6 +247,15 @@ int cmd_admit(int argc, char **argv)
 				return CARVE_EXIT_USAGE;
 			}
 			aopts.has_seed = true;
+			break;
+		case 'M':
+			if (!strcmp(optarg, "static") || !strcmp(optarg, "dynamic")) {
+				aopts.mig_dynamic = !strcmp(optarg, "dynamic");
+			} else {
+				fprintf(stderr, "carve admit: --mig wants static or dynamic, not "
+					"'%s'\n", optarg);
+				return CARVE_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -7,8 +7,11 @@
  * out[] array is the undo log: on any failure the pods placed so far are
  * released in reverse, and release is the exact inverse of apply on
  * integers, so a failed gang leaves the state bit-identical (the RNG is
- * restored too).  Layout and invariants: place_int.h; the model:
- * docs/internals/PLACEMENT.md.  Libc only; no allocation after create.
+ * restored too).  Dynamic MIG repartitions of idle GPUs are applied with
+ * the pod that needs them and reverted by the release that leaves the GPU
+ * idle, so they are part of that undo.  Layout and invariants:
+ * place_int.h; the model: docs/internals/PLACEMENT.md.  Libc only; no
+ * allocation after create.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +87,22 @@ static int find_model(const struct carve_placer *p, const char *key)
 	return -1;
 }
 
-/* Fills ginfo (models, replica bit offsets, MIG coverage). */
+static bool layout_eq(const struct carve_mig_layout *a, const struct carve_mig_layout *b)
+{
+	return a->n == b->n && !memcmp(a->inst, b->inst, a->n * sizeof(a->inst[0]));
+}
+
+/* Memory slices the instances of l cover. */
+static uint8_t layout_slices(const struct carve_mig_model *m, const struct carve_mig_layout *l)
+{
+	unsigned i, s = 0;
+
+	for (i = 0; i < l->n; i++)
+		s += m->profiles[l->inst[i].profile].mem_slices;
+	return (uint8_t)s;
+}
+
+/* Fills ginfo (models, replica bit offsets, MIG coverage), the MIG layouts. */
 static int scan_gpus(struct carve_placer *p)
 {
 	char key[CARVE__GPU_NAME_MAX];
@@ -115,17 +133,17 @@ static int scan_gpus(struct carve_placer *p)
 			gi->rbits = (uint32_t)words;
 			words += (gi->rcap + 63u) / 64u;
 		} else if (v->sharing == CARVE_SHARE_MIG && v->mig_model) {
-			unsigned i, s = 0;
-
-			for (i = 0; i < v->mig.n; i++)
-				s += v->mig_model->profiles[v->mig.inst[i].profile].mem_slices;
-			gi->mig_slices = (uint8_t)s;
+			p->mig[g] = v->mig;
+			gi->mig_slices = layout_slices(v->mig_model, &v->mig);
+			p->nmig++;
 		}
+		p->rpart[g] = -1;
 	}
 	p->nrbits = words;
 	p->rbits = carve_calloc(words ? words : 1, sizeof(*p->rbits));
 	p->model_ok = carve_calloc(p->nmodels ? p->nmodels : 1, sizeof(*p->model_ok));
-	return p->rbits && p->model_ok ? 0 : CARVE_ENOMEM;
+	p->reparts = carve_calloc(p->nmig ? p->nmig : 1, sizeof(*p->reparts));
+	return p->rbits && p->model_ok && p->reparts ? 0 : CARVE_ENOMEM;
 }
 
 static const struct carve__policy *find_policy(const char *name)
@@ -183,8 +201,11 @@ struct carve_placer *carve_placer_create(const struct carve_cluster *c, const ch
 	p->doms = carve_calloc(n + 1, sizeof(*p->doms));
 	p->dnodes = carve_calloc(n + 1, sizeof(*p->dnodes));
 	p->gorder = carve_calloc(p->max_node_gpus + 1, sizeof(*p->gorder));
+	p->mig = carve_calloc(p->ngpus + 1, sizeof(*p->mig));
+	p->rpart = carve_calloc(p->ngpus + 1, sizeof(*p->rpart));
 	if (!p->nodes || !p->gpus || !p->ginfo || !p->rank || !p->all || !p->fit ||
-	    !p->tsort || !p->doms || !p->dnodes || !p->gorder || scan_gpus(p))
+	    !p->tsort || !p->doms || !p->dnodes || !p->gorder || !p->mig || !p->rpart ||
+	    scan_gpus(p))
 		goto out_nomem;
 	p->rng[0] = splitmix64(&seed);
 	p->rng[1] = splitmix64(&seed);
@@ -240,6 +261,9 @@ void carve_placer_destroy(struct carve_placer *p)
 	carve_free(p->doms);
 	carve_free(p->dnodes);
 	carve_free(p->gorder);
+	carve_free(p->mig);
+	carve_free(p->rpart);
+	carve_free(p->reparts);
 	carve_free(p);
 }
 
@@ -348,12 +372,27 @@ int carve__gpu_cap_milli(const struct carve_placer *p, uint32_t g)
 	return v->sharing == CARVE_SHARE_MIG && !p->ginfo[g].mig_slices ? 0 : 1000;
 }
 
+/* Free milli of MIG GPU g in state s were its layout l covering slices. */
+static int mig_free_milli(const struct carve_placer *p, uint32_t g,
+			  const struct carve__gpu_state *s, const struct carve_mig_layout *l,
+			  unsigned slices)
+{
+	const struct carve_mig_model *m = carve_cluster_gpu(p->c, g)->mig_model;
+	unsigned i, fs = 0;
+
+	if (!slices)
+		return 0;
+	for (i = 0; i < l->n; i++)
+		if (!(s->mig_taken & (1u << i)))
+			fs += m->profiles[l->inst[i].profile].mem_slices;
+	return (int)(1000u * fs / slices);
+}
+
 int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 			     const struct carve__gpu_state *s)
 {
 	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
 	const struct carve__gpu_info *gi = &p->ginfo[g];
-	unsigned i, fs = 0;
 
 	switch (v->sharing) {
 	case CARVE_SHARE_EXCLUSIVE:
@@ -363,12 +402,7 @@ int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 	case CARVE_SHARE_TIMESLICE:
 		return gi->rcap ? (int)(1000L * (gi->rcap - s->rtaken) / gi->rcap) : 0;
 	case CARVE_SHARE_MIG:
-		if (!gi->mig_slices)
-			return 0;
-		for (i = 0; i < v->mig.n; i++)
-			if (!(s->mig_taken & (1u << i)))
-				fs += v->mig_model->profiles[v->mig.inst[i].profile].mem_slices;
-		return (int)(1000u * fs / gi->mig_slices);
+		return mig_free_milli(p, g, s, &p->mig[g], gi->mig_slices);
 	}
 	return 0;
 }
@@ -408,8 +442,16 @@ int carve__gpu_free_milli_after(const struct carve_placer *p, uint32_t g,
 				const struct carve__cand *c)
 {
 	struct carve__gpu_state s = p->gpus[g];
+	int k;
 
 	gpu_apply_devs(p, g, &s, c);
+	for (k = 0; k < c->nrepart; k++)
+		if (c->repart[k] == g) {
+			const struct carve_mig_model *m = carve_cluster_gpu(p->c, g)->mig_model;
+
+			return mig_free_milli(p, g, &s, &c->rlayout[k],
+					      layout_slices(m, &c->rlayout[k]));
+		}
 	return carve__gpu_free_milli_in(p, g, &s);
 }
 
@@ -692,7 +734,57 @@ static int choose_whole(struct carve_placer *p, const struct carve_node *n,
 	return c->ndevs == req->count ? 0 : CARVE_ENOFIT;
 }
 
-/* MIG: free instances of the profile, GPUs by index, instances in layout order. */
+/*
+ * Dynamic MIG: the layout an idle GPU of model m gets for profile prof (as
+ * many prof instances as fit on an empty GPU).  0, or -1 when there is
+ * none or it holds no more prof instances than cur.
+ */
+static int repart_layout(const struct carve_mig_model *m, int prof,
+			 const struct carve_mig_layout *cur, struct carve_mig_layout *out)
+{
+	struct carve_mig_layout empty = {0};
+	int counts[32] = {0}, have = 0;
+	unsigned i;
+
+	if (m->nprofiles > 32)
+		return -1;
+	counts[prof] = carve_mig_fit_count(m, &empty, prof);
+	for (i = 0; i < cur->n; i++)
+		have += cur->inst[i].profile == prof;
+	if (counts[prof] <= have || carve_mig_layout_from_counts(m, counts, out, NULL))
+		return -1;
+	return 0;
+}
+
+/* The rest of a MIG request from idle GPUs repartitioned (planned in c;
+ * nothing changes until apply), lowest index first, as few as needed. */
+static void choose_mig_dynamic(struct carve_placer *p, const struct carve_node *n,
+			       const struct carve_pod_req *req, struct carve__cand *c)
+{
+	uint32_t g;
+	unsigned i;
+
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus && c->ndevs < req->count; g++) {
+		const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+		struct carve_mig_layout *nl;
+		int prof;
+
+		if (!carve__gpu_usable(p, g, req) || gpu_busy(&p->gpus[g]) || cand_has_gpu(c, g) ||
+		    c->nrepart >= CARVE_POD_MAX_GPUS)
+			continue;
+		prof = carve_mig_profile_find(v->mig_model, req->mig_profile);
+		nl = &c->rlayout[c->nrepart];
+		if (prof < 0 || repart_layout(v->mig_model, prof, &p->mig[g], nl))
+			continue;
+		c->repart[c->nrepart++] = g;
+		for (i = 0; i < nl->n && c->ndevs < req->count; i++)
+			if (nl->inst[i].profile == prof)
+				add_dev(c, g, (int)i, -1, 0);
+	}
+}
+
+/* MIG: free instances of the profile, GPUs by index, instances in layout order;
+ * with Dynamic MIG, then idle GPUs repartitioned (choose_mig_dynamic). */
 static int choose_mig(struct carve_placer *p, const struct carve_node *n,
 		      const struct carve_pod_req *req, struct carve__cand *c)
 {
@@ -708,10 +800,12 @@ static int choose_mig(struct carve_placer *p, const struct carve_node *n,
 		prof = carve_mig_profile_find(v->mig_model, req->mig_profile);
 		if (prof < 0)
 			continue;
-		for (i = 0; i < v->mig.n && c->ndevs < req->count; i++)
-			if (v->mig.inst[i].profile == prof && !(p->gpus[g].mig_taken & (1u << i)))
+		for (i = 0; i < p->mig[g].n && c->ndevs < req->count; i++)
+			if (p->mig[g].inst[i].profile == prof && !(p->gpus[g].mig_taken & (1u << i)))
 				add_dev(c, g, (int)i, -1, 0);
 	}
+	if (c->ndevs < req->count && p->mig_dynamic)
+		choose_mig_dynamic(p, n, req, c);
 	return c->ndevs == req->count ? 0 : CARVE_ENOFIT;
 }
 
@@ -884,6 +978,34 @@ static void set_rbit(struct carve_placer *p, uint32_t g, unsigned r, bool on)
 		*w &= ~(1ULL << (r % 64));
 }
 
+/* Dynamic MIG: GPU g (idle) takes layout l; logged. */
+static void repartition(struct carve_placer *p, uint32_t g, const struct carve_mig_layout *l)
+{
+	struct carve_repartition *r = &p->reparts[p->nreparts];
+
+	r->gpu = g;
+	r->from = p->mig[g];
+	r->to = *l;
+	p->rpart[g] = (int32_t)p->nreparts++;
+	p->mig[g] = *l;
+	p->ginfo[g].mig_slices = layout_slices(carve_cluster_gpu(p->c, g)->mig_model, l);
+}
+
+/* Dynamic MIG: GPU g went idle again; back to its layout before, entry dropped. */
+static void unrepartition(struct carve_placer *p, uint32_t g)
+{
+	size_t k = (size_t)p->rpart[g], j;
+
+	p->mig[g] = p->reparts[k].from;
+	p->ginfo[g].mig_slices = layout_slices(carve_cluster_gpu(p->c, g)->mig_model, &p->mig[g]);
+	p->rpart[g] = -1;
+	for (j = k + 1; j < p->nreparts; j++) {
+		p->reparts[j - 1] = p->reparts[j];
+		p->rpart[p->reparts[j - 1].gpu] = (int32_t)(j - 1);
+	}
+	p->nreparts--;
+}
+
 /* Takes (sign 1) or gives back (sign -1) what pl holds. */
 static void account(struct carve_placer *p, const struct carve_pod_place *pl, int sign)
 {
@@ -926,11 +1048,21 @@ static void account(struct carve_placer *p, const struct carve_pod_place *pl, in
 		ns->gpu_pods = (uint32_t)(ns->gpu_pods + sign);
 		ns->klass[cls] = (uint32_t)(ns->klass[cls] + sign);
 	}
+	for (i = 0; sign < 0 && i < pl->ndevs; i++) {
+		uint32_t g = pl->devs[i].gpu;
+
+		if (p->rpart[g] >= 0 && !gpu_busy(&p->gpus[g]))
+			unrepartition(p, g);
+	}
 }
 
 static void apply(struct carve_placer *p, const struct carve_pod_req *req,
 		  const struct carve__cand *c, struct carve_pod_place *out)
 {
+	int k;
+
+	for (k = 0; k < c->nrepart; k++)
+		repartition(p, c->repart[k], &c->rlayout[k]);
 	memset(out, 0, sizeof(*out));
 	out->node = c->node;
 	out->ndevs = c->ndevs;
@@ -1245,6 +1377,34 @@ int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *gro
 	return rc;
 }
 
+/* ---- Dynamic MIG ---------------------------------------------------------------------------- */
+
+int carve_placer_set_mig_dynamic(struct carve_placer *p, bool on)
+{
+	if (!p)
+		return CARVE_EINVAL;
+	p->mig_dynamic = on;
+	return 0;
+}
+
+size_t carve_placer_repartitions(const struct carve_placer *p,
+				 const struct carve_repartition **out)
+{
+	if (out)
+		*out = p ? p->reparts : NULL;
+	return p ? p->nreparts : 0;
+}
+
+const struct carve_mig_layout *carve_placer_mig_layout(const struct carve_placer *p, uint32_t gpu)
+{
+	const struct carve_gpu *v;
+
+	if (!p || gpu >= p->ngpus)
+		return NULL;
+	v = carve_cluster_gpu(p->c, gpu);
+	return v->sharing == CARVE_SHARE_MIG && v->mig_model ? &p->mig[gpu] : NULL;
+}
+
 /* ---- views and the invariant check -------------------------------------------------------- */
 
 int64_t carve_placer_free_cpu(const struct carve_placer *p, uint32_t node)
@@ -1286,7 +1446,7 @@ int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu)
 	case CARVE_SHARE_EXCLUSIVE:
 		return !s->taken;
 	case CARVE_SHARE_MIG:
-		return v->mig.n - popcount64(s->mig_taken);
+		return p->mig[gpu].n - popcount64(s->mig_taken);
 	case CARVE_SHARE_TIMESLICE:
 		return p->ginfo[gpu].rcap - s->rtaken;
 	case CARVE_SHARE_FRACTION:
@@ -1315,13 +1475,28 @@ static int check_gpu(const struct carve_placer *p, uint32_t g, struct carve_erro
 		goto out_mode;
 	switch (v->sharing) {
 	case CARVE_SHARE_MIG:
-		if (s->mig_taken >> v->mig.n)
+		if (!v->mig_model)
+			break;
+		if (s->mig_taken >> p->mig[g].n)
 			return carve_errorf(err, CARVE_EINVAL,
 					    "node %s GPU %u: MIG instance taken beyond the layout's %u",
-					    name, v->index, v->mig.n);
-		if (carve_mig_layout_check(v->mig_model, &v->mig, &e))
+					    name, v->index, p->mig[g].n);
+		if (carve_mig_layout_check(v->mig_model, &p->mig[g], &e))
 			return carve_errorf(err, CARVE_EINVAL, "node %s GPU %u: %s", name,
 					    v->index, e.text);
+		if (gi->mig_slices != layout_slices(v->mig_model, &p->mig[g]))
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %u: MIG slices %u do not match the layout",
+					    name, v->index, gi->mig_slices);
+		if (p->rpart[g] < 0 ? !layout_eq(&p->mig[g], &v->mig)
+				    : ((size_t)p->rpart[g] >= p->nreparts ||
+				       p->reparts[p->rpart[g]].gpu != g ||
+				       !layout_eq(&p->reparts[p->rpart[g]].to, &p->mig[g]) ||
+				       !layout_eq(&p->reparts[p->rpart[g]].from, &v->mig) ||
+				       !gpu_busy(s)))
+			return carve_errorf(err, CARVE_EINVAL,
+					    "node %s GPU %u: MIG layout and repartition log disagree",
+					    name, v->index);
 		break;
 	case CARVE_SHARE_TIMESLICE:
 		words = (gi->rcap + 63u) / 64u;
@@ -1407,5 +1582,13 @@ int carve_placer_check(const struct carve_placer *p, struct carve_error *err)
 	for (i = 0; i < p->nnodes; i++)
 		if ((rc = check_node(p, (uint32_t)i, err)))
 			return rc;
+	if (p->nreparts > p->nmig)
+		return carve_errorf(err, CARVE_EINVAL, "%zu repartitions logged, %zu MIG GPUs",
+				    p->nreparts, p->nmig);
+	for (i = 0; i < p->nreparts; i++)
+		if (p->reparts[i].gpu >= p->ngpus || p->rpart[p->reparts[i].gpu] != (int32_t)i)
+			return carve_errorf(err, CARVE_EINVAL,
+					    "repartition %zu (GPU %u) not the GPU's entry", i,
+					    p->reparts[i].gpu);
 	return 0;
 }

@@ -8,7 +8,8 @@
  * its GPUs with anything taken, and its GPU pods by clustering class.  Per
  * GPU, by sharing mode (only that mode's fields are ever non-zero):
  *   exclusive  taken                (bool)
- *   mig        mig_taken            (bit i: instance i of the GPU's layout)
+ *   mig        mig_taken            (bit i: instance i of p->mig[g], the
+ *                                    placer's own copy of the GPU's layout)
  *   timeslice  rtaken + bits at p->rbits[info.rbits ..] (bit r: replica r)
  *   fraction   milli_used (0..1000; 1000 also when a whole request took it)
  *              and mem_used (MiB, only when the GPU's memory is known)
@@ -16,8 +17,12 @@
  * Invariants (carve_placer_check() verifies every one):
  *   - 0 <= used <= allocatable for cpu, memory and pods (used >= 0 alone
  *     when allocatable is 0);
- *   - mig_taken has no bit at or above the layout's instance count, and the
- *     layout itself is legal (instances never overlap);
+ *   - mig_taken has no bit at or above p->mig[g].n, and that layout is
+ *     legal (instances never overlap); ginfo.mig_slices matches it;
+ *   - Dynamic MIG: p->rpart[g] is -1, or the index of the one log entry for
+ *     g, whose `to` equals p->mig[g] and `from` the cluster's layout; a GPU
+ *     with an entry is busy (an idle one was reverted at release), and a GPU
+ *     without one has the cluster's layout;
  *   - rtaken == popcount(replica bits) <= info.rcap, no bit >= rcap;
  *   - milli_used <= 1000; mem_used <= memory_mib (0 when memory unknown);
  *   - gpus_busy == number of the node's GPUs with anything taken;
@@ -62,7 +67,8 @@ struct carve__gpu_state {
 struct carve__gpu_info {
 	int32_t model;       /* index into p->model_key, -1: no/unknown name */
 	uint16_t rcap;       /* timeslice: usable replicas */
-	uint8_t mig_slices;  /* mig: memory slices the layout's instances cover */
+	uint8_t mig_slices;  /* mig: memory slices p->mig[g]'s instances cover
+			      * (updated on repartition) */
 	uint32_t rbits;      /* timeslice: first word of its bits in p->rbits */
 };
 
@@ -74,6 +80,11 @@ struct carve__cand {
 	uint32_t mem_mib;    /* fraction memory taken on devs[0] */
 	double aux;          /* policy scratch: a chooser may leave a value
 			      * here for its score function */
+	/* Dynamic MIG: GPUs to repartition before devs are taken, each to
+	 * rlayout[k] (devs on them index the new layout). */
+	int nrepart;
+	uint32_t repart[CARVE_POD_MAX_GPUS];
+	struct carve_mig_layout rlayout[CARVE_POD_MAX_GPUS];
 };
 
 struct carve_placer;
@@ -150,6 +161,14 @@ struct carve_placer {
 	uint32_t *gorder;        /* max_node_gpus entries: a GPU order during one
 				  * choice, or frag.c's node view (carve__fview) */
 	struct carve__mix mix;
+	/* MIG layouts (per GPU; a copy of the cluster's, changed only by
+	 * Dynamic MIG) and the repartition log: at most one entry per GPU, so
+	 * its room (nmig = number of MIG GPUs) is allocated at create. */
+	struct carve_mig_layout *mig;
+	bool mig_dynamic;
+	int32_t *rpart;          /* per GPU: index into reparts, or -1 */
+	struct carve_repartition *reparts;
+	size_t nreparts, nmig;
 };
 
 /* ---- helpers for policies (place.c) ---- */

@@ -1228,6 +1228,8 @@ static void add_placer(struct bld *b)
 			carve_diag_error(&m->diags, none, "placement: %s", err.text);
 		return;
 	}
+	b->ad->mig_dynamic = b->opts && b->opts->mig_dynamic;
+	carve_placer_set_mig_dynamic(b->ad->placer, b->ad->mig_dynamic);
 	if (carve_adm_set_placer(b->ad->adm, b->ad->placer, b->ad->inv->cluster))
 		b->nomem = true; /* cannot happen: finalized, no workloads yet */
 }
@@ -1404,17 +1406,20 @@ static bool jstr(json_t *o, const char *key, const char *s)
 	return jset(o, key, json_string(s ? s : ""));
 }
 
-/* One GPU a pod got: {"index", "uuid"?, "mig" | "replica" | "milli"}. */
-static json_t *dev_json(const struct carve_cluster *c, const struct carve_dev *d)
+/* One GPU a pod got: {"index", "uuid"?, "mig" | "replica" | "milli"}.  MIG
+ * instances are named in the placer's layout (it may have repartitioned). */
+static json_t *dev_json(const struct carve_admission *ad, const struct carve_cluster *c,
+			const struct carve_dev *d)
 {
 	const struct carve_gpu *g = carve_cluster_gpu(c, d->gpu);
+	const struct carve_mig_layout *l = carve_placer_mig_layout(ad->placer, d->gpu);
 	json_t *o = json_object();
 	bool ok = o && g && jset(o, "index", json_integer(g->index));
 
 	if (ok && g->uuid && *g->uuid)
 		ok = jstr(o, "uuid", g->uuid);
-	if (ok && d->mig >= 0 && g->mig_model && d->mig < g->mig.n) {
-		const struct carve_mig_instance *in = &g->mig.inst[d->mig];
+	if (ok && d->mig >= 0 && g->mig_model && l && d->mig < l->n) {
+		const struct carve_mig_instance *in = &l->inst[d->mig];
 		json_t *mg = json_object();
 
 		ok = mg && jstr(mg, "profile", g->mig_model->profiles[in->profile].name) &&
@@ -1450,7 +1455,7 @@ static json_t *pods_json(const struct carve_admission *ad, const struct carve_ps
 		bool ok = pod && gpus && n && jstr(pod, "node", n->name);
 
 		for (d = 0; ok && d < pl->ndevs; d++)
-			ok = json_array_append_new(gpus, dev_json(c, &pl->devs[d])) == 0;
+			ok = json_array_append_new(gpus, dev_json(ad, c, &pl->devs[d])) == 0;
 		if (ok)
 			ok = jset(pod, "gpus", gpus);
 		else
@@ -1528,6 +1533,50 @@ static json_t *entry_json(const struct carve_admission *ad, const struct carve_w
 	return e;
 }
 
+/* ["3g.40gb@0", ...]: a layout's instances as profile@start. */
+static json_t *layout_json(const struct carve_mig_model *m, const struct carve_mig_layout *l)
+{
+	json_t *arr = json_array();
+	char buf[64];
+	unsigned i;
+
+	for (i = 0; arr && i < l->n; i++) {
+		snprintf(buf, sizeof(buf), "%s@%u", m->profiles[l->inst[i].profile].name,
+			 (unsigned)l->inst[i].start);
+		if (json_array_append_new(arr, json_string(buf))) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* "repartitions": [{"node", "gpu", "from", "to"}, ...], the placer's log in order. */
+static json_t *repartitions_json(const struct carve_admission *ad)
+{
+	const struct carve_cluster *c = ad->inv->cluster;
+	const struct carve_repartition *r;
+	size_t n = carve_placer_repartitions(ad->placer, &r), i;
+	json_t *arr = json_array();
+
+	for (i = 0; arr && i < n; i++) {
+		const struct carve_gpu *g = carve_cluster_gpu(c, r[i].gpu);
+		json_t *o = json_object();
+		bool ok = o && jstr(o, "node", carve_cluster_node(c, g->node)->name) &&
+			  jset(o, "gpu", json_integer(g->index)) &&
+			  jset(o, "from", layout_json(g->mig_model, &r[i].from)) &&
+			  jset(o, "to", layout_json(g->mig_model, &r[i].to));
+
+		if (!ok || json_array_append_new(arr, o)) {
+			if (!ok)
+				json_decref(o);
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 json_t *carve_admission_result_json(const struct carve_admission *ad)
 {
 	static const char *const lists[] = {"admitted", "preempted", "pending"};
@@ -1549,6 +1598,8 @@ json_t *carve_admission_result_json(const struct carve_admission *ad)
 			if (kinds[k] == d && json_array_append_new(arr[k], entry_json(ad, rows[i].s, d)))
 				goto fail;
 	}
+	if (ad->mig_dynamic && ad->placer && !jset(root, "repartitions", repartitions_json(ad)))
+		goto fail;
 	carve_free(rows);
 	return root;
 fail:
@@ -1686,6 +1737,37 @@ static int width(size_t a, const char *s)
 	return (int)(l > a ? l : a);
 }
 
+static void print_layout(const struct carve_mig_model *m, const struct carve_mig_layout *l,
+			 FILE *out)
+{
+	unsigned i;
+
+	if (!l->n)
+		fputs("-", out);
+	for (i = 0; i < l->n; i++)
+		fprintf(out, "%s%s@%u", i ? "," : "", m->profiles[l->inst[i].profile].name,
+			(unsigned)l->inst[i].start);
+}
+
+/* "repartition NODE GPU I: FROM -> TO", one line per log entry. */
+static void print_repartitions(const struct carve_admission *ad, FILE *out)
+{
+	const struct carve_cluster *c = ad->inv->cluster;
+	const struct carve_repartition *r;
+	size_t n = carve_placer_repartitions(ad->placer, &r), i;
+
+	for (i = 0; i < n; i++) {
+		const struct carve_gpu *g = carve_cluster_gpu(c, r[i].gpu);
+
+		fprintf(out, "repartition %s GPU %u: ", carve_cluster_node(c, g->node)->name,
+			(unsigned)g->index);
+		print_layout(g->mig_model, &r[i].from, out);
+		fputs(" -> ", out);
+		print_layout(g->mig_model, &r[i].to, out);
+		fputs("\n", out);
+	}
+}
+
 int carve_admission_print_table(const struct carve_admission *ad, FILE *out)
 {
 	struct row *rows;
@@ -1728,6 +1810,8 @@ int carve_admission_print_table(const struct carve_admission *ad, FILE *out)
 		for (i = 0; i < k; i++)
 			fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wk, c[i].key, wq, c[i].cq, wd,
 				c[i].decision, wf, c[i].flavors.s, c[i].reason.s);
+		if (ad->mig_dynamic && ad->placer)
+			print_repartitions(ad, out);
 	}
 	for (i = 0; i < k; i++) {
 		carve_free(c[i].flavors.s);

@@ -3,7 +3,8 @@
 # directory (one ClusterQueue, a fit, a no-fit, a priority preemption) run
 # with -o json and -o table, exactly one cycle vs. until stable; exit codes
 # (0 ok, 1 bad input with file:line:col on stderr, 2 usage), --cycles,
-# --policy and --seed parsing, and placement on the seed scenario.  Usage: admit.sh CARVE_BINARY SOURCE_DIR
+# --policy and --seed parsing, placement on the seed scenario, and
+# --mig dynamic (repartitioning an idle MIG GPU).  Usage: admit.sh CARVE_BINARY SOURCE_DIR
 set -u
 carve=$1
 src=$2
@@ -270,6 +271,107 @@ check "--policy: unknown name is a usage error listing the policies" $?
 check "--seed: not a number is a usage error" $?
 "$carve" admit --policy spread --seed 7 -o table examples/seed-scenario >/dev/null 2>&1
 check "--policy spread --seed 7: exit 0" $?
+
+# --mig dynamic: a NodePool of idle 2 x 3g.40gb A100s and a workload asking
+# for 1g.10gb instances.  Static: no instance exists, pending; dynamic: one
+# GPU is repartitioned to 7 x 1g.10gb and reported.
+mkdir -p "$tmp/dyn"
+cat >"$tmp/dyn/dyn.yaml" <<'EOF'
+apiVersion: carve.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: mig
+spec:
+  count: 2
+  gpu: {model: A100-80GB, count: 2}
+  sharing:
+    mode: mig
+    mig:
+      layout: {"3g.40gb": 2}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: mig
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: team
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, nvidia.com/mig-1g.10gb]
+    flavors:
+    - name: mig
+      resources:
+      - name: cpu
+        nominalQuota: 8
+      - name: nvidia.com/mig-1g.10gb
+        nominalQuota: 8
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  namespace: ns
+  name: q
+spec:
+  clusterQueue: team
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  namespace: ns
+  name: small
+spec:
+  queueName: q
+  podSets:
+  - name: main
+    count: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          resources:
+            requests:
+              cpu: 1
+              nvidia.com/mig-1g.10gb: 2
+EOF
+st=$("$carve" admit -o json "$tmp/dyn" 2>"$tmp/err")
+check "--mig static (default): exit 0" $?
+printf '%s' "$st" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert [p["workload"] for p in r["pending"]] == ["ns/small"], r
+assert "repartitions" not in r, r
+'
+check "--mig static: a 1g.10gb pod does not fit 3g.40gb layouts" $?
+dyn=$("$carve" admit --mig dynamic -o json "$tmp/dyn" 2>"$tmp/err")
+check "--mig dynamic: exit 0" $?
+printf '%s' "$dyn" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+(a,) = r["admitted"]
+assert a["workload"] == "ns/small", a
+(rp,) = r["repartitions"]
+assert rp["gpu"] == 0 and rp["from"] == ["3g.40gb@0", "3g.40gb@4"], rp
+assert rp["to"] == ["1g.10gb@%d" % i for i in range(7)], rp
+seen = set()
+for pod in a["podSets"][0]["pods"]:
+    assert pod["node"] == rp["node"], pod
+    for g in pod["gpus"]:
+        assert g["index"] == 0 and g["mig"]["profile"] == "1g.10gb", g
+        assert g["mig"]["start"] not in seen
+        seen.add(g["mig"]["start"])
+assert len(seen) == 4
+'
+check "--mig dynamic: admitted after a reported repartition to 7 x 1g.10gb" $?
+"$carve" admit --mig dynamic -o table "$tmp/dyn" 2>/dev/null |
+	grep -q "^repartition .* GPU 0: 3g.40gb@0,3g.40gb@4 -> 1g.10gb@0,"
+check "--mig dynamic -o table: a line per repartition" $?
+"$carve" admit --mig sometimes "$tmp/dyn" >/dev/null 2>&1
+[ $? -eq 2 ]
+check "--mig: a bad mode is a usage error" $?
 
 echo "admit.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -186,6 +186,8 @@ struct snap {
 	int64_t *cpu;
 	int *milli, *units;
 	uint64_t rng[4];
+	struct carve_mig_layout *mig;
+	size_t nreparts;
 };
 
 static struct snap snap_take(const struct carve_placer *p)
@@ -200,6 +202,9 @@ static struct snap snap_take(const struct carve_placer *p)
 	s.cpu = malloc((p->nnodes + 1) * sizeof(*s.cpu));
 	s.milli = malloc((p->ngpus + 1) * sizeof(*s.milli));
 	s.units = malloc((p->ngpus + 1) * sizeof(*s.units));
+	s.mig = malloc((p->ngpus + 1) * sizeof(*s.mig));
+	memcpy(s.mig, p->mig, p->ngpus * sizeof(*s.mig));
+	s.nreparts = carve_placer_repartitions(p, NULL);
 	memcpy(s.nodes, p->nodes, p->nnodes * sizeof(*s.nodes));
 	memcpy(s.gpus, p->gpus, p->ngpus * sizeof(*s.gpus));
 	memcpy(s.rbits, p->rbits, p->nrbits * sizeof(*s.rbits));
@@ -223,6 +228,8 @@ static bool snap_same(const struct carve_placer *p, const struct snap *s)
 	same &= !memcmp(s->gpus, p->gpus, p->ngpus * sizeof(*s->gpus));
 	same &= !memcmp(s->rbits, p->rbits, p->nrbits * sizeof(*s->rbits));
 	same &= !memcmp(s->rng, p->rng, sizeof(s->rng));
+	same &= !memcmp(s->mig, p->mig, p->ngpus * sizeof(*s->mig));
+	same &= s->nreparts == carve_placer_repartitions(p, NULL);
 	for (i = 0; i < p->nnodes; i++)
 		same &= s->cpu[i] == carve_placer_free_cpu(p, (uint32_t)i);
 	for (i = 0; i < p->ngpus; i++) {
@@ -240,6 +247,7 @@ static void snap_free(struct snap *s)
 	free(s->cpu);
 	free(s->milli);
 	free(s->units);
+	free(s->mig);
 }
 
 /* ---- unit tests ---- */
@@ -1393,6 +1401,94 @@ static void allocation_failures(void **state)
 	carve_cluster_destroy(c);
 }
 
+/* ---- Dynamic MIG ---- */
+
+static const char *prof_name(const struct carve_placer *p, uint32_t g, int mig)
+{
+	const struct carve_mig_layout *l = carve_placer_mig_layout(p, g);
+
+	return carve_cluster_gpu(p->c, g)->mig_model->profiles[l->inst[mig].profile].name;
+}
+
+static void mig_dynamic(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec g[2] = {g_mig("A100-80GB", "3g.40gb", 2, NULL, 0),
+				      g_mig("A100-80GB", "3g.40gb", 2, NULL, 0)};
+	struct carve_pod_req m1 = r_mig("1g.10gb", 1), m3 = r_mig("3g.40gb", 1),
+			     m1x3 = r_mig("1g.10gb", 3), m1x4 = r_mig("1g.10gb", 4);
+	const struct carve_repartition *rp;
+	struct carve_pod_place pl[4];
+	struct carve_placer *p;
+	int i;
+
+	(void)state;
+	add_node(c, "m", 0, 2, g);
+	p = mk(c, "binpack", 1);
+	/* Off (the default): no 1g.10gb instance exists. */
+	assert_int_equal(place1(p, &m1, pl), CARVE_ENOFIT);
+	assert_int_equal(carve_placer_repartitions(p, &rp), 0);
+	/* On: GPU 0 (lowest index, idle) becomes 7 x 1g.10gb, logged. */
+	assert_int_equal(carve_placer_set_mig_dynamic(p, true), 0);
+	assert_int_equal(place1(p, &m1, &pl[0]), 0);
+	check_ok(p);
+	assert_int_equal(pl[0].devs[0].gpu, 0);
+	assert_string_equal(prof_name(p, 0, pl[0].devs[0].mig), "1g.10gb");
+	assert_int_equal(carve_placer_repartitions(p, &rp), 1);
+	assert_int_equal(rp[0].gpu, 0);
+	assert_int_equal(rp[0].from.n, 2);
+	assert_int_equal(rp[0].to.n, 7);
+	for (i = 0; i < 7; i++)
+		assert_string_equal(prof_name(p, 0, i), "1g.10gb");
+	assert_int_equal(carve_placer_gpu_free_units(p, 0), 6);
+	/* Later pods use the new instances; GPU 1 stays 2 x 3g.40gb. */
+	assert_int_equal(place1(p, &m1x3, &pl[1]), 0);
+	assert_int_equal(pl[1].devs[2].gpu, 0);
+	assert_int_equal(carve_placer_repartitions(p, NULL), 1);
+	assert_int_equal(place1(p, &m3, &pl[2]), 0);
+	assert_int_equal(pl[2].devs[0].gpu, 1);
+	/* A busy GPU is never repartitioned: GPU 0 has 3 left, 4 do not fit. */
+	assert_int_equal(place1(p, &m1x4, &pl[3]), CARVE_ENOFIT);
+	check_ok(p);
+	/* Giving back every pod on GPU 0 returns it to its layout, unlogged. */
+	carve_placer_release(p, &pl[1], 1);
+	assert_int_equal(carve_placer_repartitions(p, NULL), 1);
+	carve_placer_release(p, &pl[0], 1);
+	assert_int_equal(carve_placer_repartitions(p, NULL), 0);
+	assert_int_equal(carve_placer_mig_layout(p, 0)->n, 2);
+	check_ok(p);
+	carve_placer_destroy(p);
+	carve_cluster_destroy(c);
+}
+
+static void mig_dynamic_gang_reverts(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec g[2] = {g_mig("A100-80GB", "3g.40gb", 2, NULL, 0),
+				      g_mig("H100-80GB", "3g.40gb", 2, NULL, 0)};
+	struct carve_pod_req m1 = r_mig("1g.10gb", 4), w1 = r_whole(1);
+	struct carve_pod_group gang[] = {{&m1, 2}, {&w1, 1}}, ok[] = {{&m1, 3}};
+	struct carve_pod_place out[4];
+	struct carve_placer *p;
+
+	(void)state;
+	add_node(c, "m", 0, 2, g);
+	p = mk(c, "spread", 3);
+	assert_int_equal(carve_placer_set_mig_dynamic(p, true), 0);
+	/* Both GPUs get repartitioned for the MIG pods, then the whole GPU
+	 * finds nothing: everything goes back, nothing logged. */
+	expect_atomic_fail(p, gang, 2, NULL);
+	assert_int_equal(carve_placer_repartitions(p, NULL), 0);
+	assert_int_equal(carve_placer_mig_layout(p, 0)->n, 2);
+	assert_int_equal(carve_placer_mig_layout(p, 1)->n, 2);
+	/* 12 instances needed, 14 possible: both GPUs, in index order. */
+	assert_int_equal(carve_placer_place(p, ok, 1, NULL, out), 0);
+	assert_int_equal(carve_placer_repartitions(p, NULL), 2);
+	check_ok(p);
+	carve_placer_destroy(p);
+	carve_cluster_destroy(c);
+}
+
 /* ---- property test ---- */
 
 static uint64_t prng;
@@ -1559,7 +1655,8 @@ static void recount(const struct carve_placer *p, const struct carve_cluster *c,
 					excl[d->gpu]++;
 					break;
 				case CARVE_SHARE_MIG:
-					assert_true(d->mig >= 0 && d->mig < v->mig.n);
+					assert_true(d->mig >= 0 &&
+						    d->mig < carve_placer_mig_layout(p, d->gpu)->n);
 					assert_false(mig[d->gpu] & (1 << d->mig));
 					mig[d->gpu] |= 1 << d->mig;
 					break;
@@ -1597,7 +1694,8 @@ static void recount(const struct carve_placer *p, const struct carve_cluster *c,
 			assert_int_equal(units, 1 - excl[i]);
 			break;
 		case CARVE_SHARE_MIG:
-			assert_int_equal(units, v->mig.n - __builtin_popcount((unsigned)mig[i]));
+			assert_int_equal(units, carve_placer_mig_layout(p, (uint32_t)i)->n -
+						       __builtin_popcount((unsigned)mig[i]));
 			break;
 		case CARVE_SHARE_TIMESLICE:
 			assert_true(reps[i] <= (int)v->replicas);
@@ -1614,7 +1712,8 @@ static void recount(const struct carve_placer *p, const struct carve_cluster *c,
 
 /* A successful gang: every pod placed with what its request asks for, on a
  * node that accepts it. */
-static void verify_gang(const struct carve_cluster *c, const struct carve_pod_group *g, size_t ng,
+static void verify_gang(const struct carve_placer *p, const struct carve_cluster *c,
+			const struct carve_pod_group *g, size_t ng,
 			const struct carve_pod_place *out, const struct carve_topology *topo)
 {
 	size_t gi, k = 0;
@@ -1661,12 +1760,16 @@ static void verify_gang(const struct carve_cluster *c, const struct carve_pod_gr
 						    (v->sharing == CARVE_SHARE_FRACTION &&
 						     pl->devs[j].milli == 1000));
 					break;
-				case CARVE_GREQ_MIG:
+				case CARVE_GREQ_MIG: {
+					const struct carve_mig_layout *l =
+						carve_placer_mig_layout(p, pl->devs[j].gpu);
+
 					assert_int_equal(v->sharing, CARVE_SHARE_MIG);
 					assert_string_equal(
-						v->mig_model->profiles[v->mig.inst[pl->devs[j].mig].profile].name,
+						v->mig_model->profiles[l->inst[pl->devs[j].mig].profile].name,
 						r->mig_profile);
 					break;
+				}
 				case CARVE_GREQ_REPLICA:
 					assert_int_equal(v->sharing, CARVE_SHARE_TIMESLICE);
 					break;
@@ -1681,21 +1784,22 @@ static void verify_gang(const struct carve_cluster *c, const struct carve_pod_gr
 		}
 }
 
-static void property_random_gangs(void **state)
+static void property_run(bool dynamic, int nclusters, int min_each)
 {
 	static struct live lv[MAXLIVE];
 	const char *const levels[] = {"rack", "kubernetes.io/hostname"};
 	int cluster, op, placed = 0, failed = 0;
+	size_t reparts = 0;
 
-	(void)state;
-	prng = 0x9e3779b97f4a7c15ULL;
-	for (cluster = 0; cluster < 3000; cluster++) {
+	prng = dynamic ? 0x2545f4914f6cdd1dULL : 0x9e3779b97f4a7c15ULL;
+	for (cluster = 0; cluster < nclusters; cluster++) {
 		struct world w;
 		struct carve_placer *p;
 		size_t nlive = 0;
 
 		random_cluster(&w);
 		p = mk(w.c, carve_policy_name((int)rnd((uint32_t)carve_policy_count())), rnd(1000));
+		assert_int_equal(carve_placer_set_mig_dynamic(p, dynamic), 0);
 		for (op = 0; op < 24; op++) {
 			if (nlive && (nlive == MAXLIVE || !rnd(3))) {
 				size_t k = rnd((uint32_t)nlive);
@@ -1720,7 +1824,8 @@ static void property_random_gangs(void **state)
 				s = snap_take(p);
 				rc = carve_placer_place(p, g, ng, tp, lv[nlive].pl);
 				if (rc == 0) {
-					verify_gang(w.c, g, ng, lv[nlive].pl, tp);
+					reparts += carve_placer_repartitions(p, NULL) - s.nreparts;
+					verify_gang(p, w.c, g, ng, lv[nlive].pl, tp);
 					lv[nlive++].n = total;
 					placed++;
 				} else {
@@ -1744,14 +1849,34 @@ static void property_random_gangs(void **state)
 			assert_memory_equal(p->nodes, fresh->nodes, p->nnodes * sizeof(*p->nodes));
 			assert_memory_equal(p->gpus, fresh->gpus, p->ngpus * sizeof(*p->gpus));
 			assert_memory_equal(p->rbits, fresh->rbits, p->nrbits * sizeof(*p->rbits));
+			assert_memory_equal(p->mig, fresh->mig, p->ngpus * sizeof(*p->mig));
+			assert_int_equal(carve_placer_repartitions(p, NULL), 0);
 			carve_placer_destroy(fresh);
 		}
 		carve_placer_destroy(p);
 		carve_cluster_destroy(w.c);
 	}
 	/* Both outcomes were exercised plenty. */
-	assert_true(placed > 5000);
-	assert_true(failed > 5000);
+	assert_true(placed > min_each);
+	assert_true(failed > min_each);
+	if (dynamic)
+		assert_true(reparts > 0);
+	else
+		assert_int_equal(reparts, 0);
+}
+
+static void property_random_gangs(void **state)
+{
+	(void)state;
+	property_run(false, 3000, 5000);
+}
+
+/* The same with Dynamic MIG on: carve_placer_check (layouts legal, bits
+ * inside them, log consistent) holds after every step. */
+static void property_random_gangs_dynamic(void **state)
+{
+	(void)state;
+	property_run(true, 1000, 1500);
 }
 
 int main(void)
@@ -1783,6 +1908,9 @@ int main(void)
 		cmocka_unit_test(mix_copied),
 		cmocka_unit_test(allocation_failures),
 		cmocka_unit_test(property_random_gangs),
+		cmocka_unit_test(property_random_gangs_dynamic),
+		cmocka_unit_test(mig_dynamic),
+		cmocka_unit_test(mig_dynamic_gang_reverts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
