@@ -121,6 +121,16 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 
 #define ADUP(a, s) ((s) ? carve_arena_strdup(&(a)->arena, (s)) : NULL)
 
+/* Arena copy of s (NULL stays NULL); a failed copy sets *oom. */
+static const char *cp(struct carve_adm *a, const char *s, bool *oom)
+{
+	const char *c = ADUP(a, s);
+
+	if (s && !c)
+		*oom = true;
+	return c;
+}
+
 static const char **dup_strs(struct carve_adm *a, const char *const *v, size_t n, bool *oom)
 {
 	const char **o;
@@ -134,8 +144,7 @@ static const char **dup_strs(struct carve_adm *a, const char *const *v, size_t n
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		if (v[i] && !(o[i] = ADUP(a, v[i])))
-			*oom = true;
+		o[i] = cp(a, v[i], oom);
 	return o;
 }
 
@@ -153,10 +162,8 @@ static struct carve_label *dup_labels(struct carve_adm *a, const struct carve_la
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		o[i].key = ADUP(a, v[i].key);
-		o[i].value = ADUP(a, v[i].value);
-		if ((v[i].key && !o[i].key) || (v[i].value && !o[i].value))
-			*oom = true;
+		o[i].key = cp(a, v[i].key, oom);
+		o[i].value = cp(a, v[i].value, oom);
 	}
 	return o;
 }
@@ -176,10 +183,10 @@ static struct carve_toleration_spec *dup_tols(struct carve_adm *a,
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		o[i].key = ADUP(a, v[i].key);
-		o[i].op = ADUP(a, v[i].op);
-		o[i].value = ADUP(a, v[i].value);
-		o[i].effect = ADUP(a, v[i].effect);
+		o[i].key = cp(a, v[i].key, oom);
+		o[i].op = cp(a, v[i].op, oom);
+		o[i].value = cp(a, v[i].value, oom);
+		o[i].effect = cp(a, v[i].effect, oom);
 	}
 	return o;
 }
@@ -278,9 +285,9 @@ int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
 		if (!t)
 			oom = true;
 		for (i = 0; t && i < s->ntaints; i++) {
-			t[i].key = ADUP(a, s->taints[i].key);
-			t[i].value = ADUP(a, s->taints[i].value);
-			t[i].effect = ADUP(a, s->taints[i].effect);
+			t[i].key = cp(a, s->taints[i].key, &oom);
+			t[i].value = cp(a, s->taints[i].value, &oom);
+			t[i].effect = cp(a, s->taints[i].effect, &oom);
 		}
 		f->spec.taints = t;
 	}
@@ -812,8 +819,8 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 				if (in->terms[t].n && !ex)
 					return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 				for (e = 0; e < in->terms[t].n; e++) {
-					ex[e].key = ADUP(a, in->terms[t].exprs[e].key);
-					ex[e].op = ADUP(a, in->terms[t].exprs[e].op);
+					ex[e].key = cp(a, in->terms[t].exprs[e].key, &oom);
+					ex[e].op = cp(a, in->terms[t].exprs[e].op, &oom);
 					ex[e].nvalues = in->terms[t].exprs[e].nvalues;
 					ex[e].values = dup_strs(a, in->terms[t].exprs[e].values,
 								in->terms[t].exprs[e].nvalues, &oom);
@@ -826,7 +833,7 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: topology "
 					    "level %s is not one of the known levels", s->key,
 					    ps->spec.name, in->topology_level);
-		ps->spec.topology_level = ADUP(a, in->topology_level);
+		ps->spec.topology_level = cp(a, in->topology_level, &oom);
 		ps->spec.topology_required = in->topology_level && in->topology_required;
 		ps->spec.reqs = NULL;
 		ps->nreqs = 0;
