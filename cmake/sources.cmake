@@ -36,6 +36,7 @@ set(CARVE_IO_SOURCES
   src/io/explain.c
   src/io/admission.c
   src/io/trace_openb.c
+  src/io/jobs.c
 )
 
 set(CARVE_SIM_SOURCES
