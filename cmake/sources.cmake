@@ -41,6 +41,7 @@ set(CARVE_IO_SOURCES
 
 set(CARVE_SIM_SOURCES
   src/sim/fill.c
+  src/sim/report.c
 )
 
 set(CARVE_CLI_SOURCES

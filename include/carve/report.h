@@ -1,0 +1,39 @@
+/*
+ * report.h - one self-contained HTML page from a simulation result: inline
+ * CSS and SVG charts, no script, no network (docs/report.md).
+ *
+ * The input is the simulator's result JSON, either one run
+ *   {"mode", "policy", "seed", "horizon_s", "gpu_allocation_pct", ...,
+ *    "wait_first_gpu_s", "quota", "queues", "series", "wait_cdf"}
+ * or a comparison {"baseline": <run>, "carve": <run>}.  Any field may be
+ * missing or null, numbers may be integers or reals: the page shows what
+ * exists and says "no data" where a chart or a value has none.
+ *
+ * Every string taken from the JSON (queue and pool names, policy, mode) is
+ * HTML-escaped.  Each chart is an <svg class="chart" data-chart="KIND">;
+ * each of its data elements (a line, a stacked area, a CDF step line, a
+ * group of bars) has class "series", data-series="NAME" and
+ * data-points="N", the number of data points it draws, so a test can check
+ * that the charts carry data.
+ */
+#ifndef CARVE_REPORT_H
+#define CARVE_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "carve/carve.h"
+
+/*
+ * Writes the HTML page for result to out.  title is the page's heading
+ * (NULL: "carve simulation report"); it is escaped.  Borrows everything.
+ *
+ * Returns 0; CARVE_EINVAL when result is not a run object or a
+ * {"baseline", "carve"} object (err says why; nothing is written);
+ * CARVE_ENOMEM; CARVE_EIO when writing to out failed (part of the page may
+ * have been written).
+ */
+int carve_report_html(FILE *out, const json_t *result, const char *title,
+		      struct carve_error *err);
+
+#endif

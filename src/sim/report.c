@@ -1,0 +1,1023 @@
+/*
+ * report.c - the simulation report: one self-contained HTML page with
+ * inline CSS and inline SVG charts drawn here (include/carve/report.h,
+ * docs/report.md).
+ *
+ * Invariants: nothing on the page refers to anything outside it (no URL, no
+ * script, no font or image to load), and every string that comes from the
+ * JSON goes through esc() before it is written.  The JSON is only read,
+ * never trusted: a missing or null field, a wrong type or an array shorter
+ * than the time axis draws less, never fails.  Names keep the JSON's order
+ * (jansson keeps insertion order); in a comparison a queue or pool present
+ * only in the second run comes after those of the first, and both runs'
+ * charts share their y and x scales.
+ *
+ * Ownership: borrows the result and the stream; the one allocation is the
+ * stacked-area scratch of quota_area(), freed before it returns.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "carve/report.h"
+
+#define MAX_POINTS 4000   /* a longer series is drawn with a stride */
+
+/* Chart geometry, in SVG user units (the SVG scales to its box). */
+#define CW 600.0
+#define PLOT_L 58.0
+#define PLOT_R 16.0
+#define PLOT_T 14.0
+#define PLOT_H 200.0
+#define AXIS_H 42.0
+#define LEGEND_ROW 18.0
+#define LEGEND_PER_ROW 4
+
+static const char *const palette[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
+
+/* ---- JSON access: NULL / false for anything missing or mistyped --------- */
+
+static const json_t *obj(const json_t *o, const char *key)
+{
+	const json_t *v = o ? json_object_get(o, key) : NULL;
+
+	return json_is_object(v) ? v : NULL;
+}
+
+static const json_t *arr(const json_t *o, const char *key)
+{
+	const json_t *v = o ? json_object_get(o, key) : NULL;
+
+	return json_is_array(v) ? v : NULL;
+}
+
+static bool numval(const json_t *v, double *out)
+{
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return isfinite(*out);
+}
+
+static bool num(const json_t *o, const char *key, double *out)
+{
+	return o && numval(json_object_get(o, key), out);
+}
+
+/* ---- output helpers ----------------------------------------------------- */
+
+/* Writes s with the five HTML-special characters as entities. */
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* A duration in seconds as "45 s", "12.5 min", "3.2 h" or "7.0 d". */
+static void fmt_dur(char *buf, size_t n, double s)
+{
+	double a = fabs(s);
+
+	if (a < 120)
+		snprintf(buf, n, "%.0f s", s);
+	else if (a < 7200)
+		snprintf(buf, n, "%.1f min", s / 60);
+	else if (a < 172800)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else
+		snprintf(buf, n, "%.1f d", s / 86400);
+}
+
+/* A plain number: integers without decimals, others with up to two. */
+static void fmt_num(char *buf, size_t n, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.2f", v);
+}
+
+/* ---- axes --------------------------------------------------------------- */
+
+/* A step of 1, 2 or 5 x 10^k giving about `want` intervals over span. */
+static double nice_step(double span, int want)
+{
+	double raw = span / want, mag = pow(10, floor(log10(raw))), r = raw / mag;
+
+	if (r <= 1)
+		return mag;
+	if (r <= 2)
+		return 2 * mag;
+	if (r <= 5)
+		return 5 * mag;
+	return 10 * mag;
+}
+
+/* The time axis unit for a span of seconds. */
+static void time_unit(double span, double *div, const char **label)
+{
+	if (span > 2 * 86400) {
+		*div = 86400;
+		*label = "time (days)";
+	} else if (span > 2 * 3600) {
+		*div = 3600;
+		*label = "time (hours)";
+	} else if (span > 120) {
+		*div = 60;
+		*label = "time (minutes)";
+	} else {
+		*div = 1;
+		*label = "time (seconds)";
+	}
+}
+
+/*
+ * One plot area.  x is linear over [xlo, xhi] or, with xlog, over
+ * log10(1 + x) (wait times: 0 s up to days in one axis).
+ */
+struct plot {
+	FILE *f;
+	double xlo, xhi, ylo, yhi;
+	bool xlog;
+	double pw;   /* plot width */
+};
+
+static double xs(double x) { return log10(1 + (x > 0 ? x : 0)); }
+
+static double px(const struct plot *p, double x)
+{
+	double lo = p->xlog ? xs(p->xlo) : p->xlo, hi = p->xlog ? xs(p->xhi) : p->xhi;
+	double v = p->xlog ? xs(x) : x;
+
+	return PLOT_L + (v - lo) / (hi - lo) * p->pw;
+}
+
+static double py(const struct plot *p, double y)
+{
+	return PLOT_T + PLOT_H - (y - p->ylo) / (p->yhi - p->ylo) * PLOT_H;
+}
+
+static int legend_rows(int n)
+{
+	return n <= 0 ? 0 : (n + LEGEND_PER_ROW - 1) / LEGEND_PER_ROW;
+}
+
+/* Opens a chart: figure, caption, svg, grid, y ticks and axis labels. */
+static void plot_open(struct plot *p, const char *kind, const char *caption,
+		      const char *name, int nlegend, const char *xlabel, const char *ylabel)
+{
+	FILE *f = p->f;
+	double h = PLOT_T + PLOT_H + AXIS_H + legend_rows(nlegend) * LEGEND_ROW + 6;
+	double step, y;
+
+	if (!(p->xhi > p->xlo))
+		p->xhi = p->xlo + 1;
+	if (!(p->yhi > p->ylo))
+		p->yhi = p->ylo + 1;
+	p->pw = CW - PLOT_L - PLOT_R;
+	fputs("<figure class=\"chart-box\"><figcaption>", f);
+	esc(f, caption);
+	if (name) {
+		fputs(" &mdash; ", f);
+		esc(f, name);
+	}
+	fprintf(f, "</figcaption>\n<svg class=\"chart\" data-chart=\"%s\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+		"role=\"img\">\n", kind, CW, h);
+	step = nice_step(p->yhi - p->ylo, 5);
+	for (y = ceil(p->ylo / step) * step; y <= p->yhi + step * 1e-9; y += step) {
+		char b[32];
+
+		fmt_num(b, sizeof(b), fabs(y) < step * 1e-9 ? 0 : y);
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			PLOT_L, PLOT_L + p->pw, py(p, y), py(p, y), PLOT_L - 5, py(p, y) + 4, b);
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		"<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+		PLOT_L, PLOT_L + p->pw, PLOT_T + PLOT_H, PLOT_T + PLOT_H,
+		PLOT_L, PLOT_L, PLOT_T, PLOT_T + PLOT_H);
+	fprintf(f, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		PLOT_L + p->pw / 2, PLOT_T + PLOT_H + 36, xlabel);
+	fprintf(f, "<text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\" "
+		"text-anchor=\"middle\">%s</text>\n", PLOT_T + PLOT_H / 2, ylabel);
+}
+
+/* x ticks of a linear axis, labels divided by div. */
+static void xticks_linear(const struct plot *p, double div)
+{
+	double step = nice_step((p->xhi - p->xlo) / div, 6), x;
+
+	for (x = ceil(p->xlo / div / step) * step; x <= p->xhi / div + step * 1e-9; x += step) {
+		char b[32];
+		double X = px(p, x * div);
+
+		fmt_num(b, sizeof(b), fabs(x) < step * 1e-9 ? 0 : x);
+		fprintf(p->f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			X, X, PLOT_T + PLOT_H, PLOT_T + PLOT_H + 4, X, PLOT_T + PLOT_H + 17, b);
+	}
+}
+
+/* x ticks of the wait axis: 0, 10 s, 1 min, 10 min, 1 h, 6 h, 1 d, 1 w. */
+static void xticks_wait(const struct plot *p)
+{
+	static const struct { double s; const char *l; } t[] = {
+		{0, "0"}, {10, "10 s"}, {60, "1 min"}, {600, "10 min"}, {3600, "1 h"},
+		{21600, "6 h"}, {86400, "1 d"}, {604800, "1 w"}, {2592000, "30 d"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]) && t[i].s <= p->xhi; i++) {
+		double X = px(p, t[i].s);
+
+		fprintf(p->f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			X, X, PLOT_T + PLOT_H, PLOT_T + PLOT_H + 4, X, PLOT_T + PLOT_H + 17, t[i].l);
+	}
+}
+
+/* Legend entry i (dashed: a line swatch instead of a block). */
+static void legend(const struct plot *p, int i, const char *name, const char *colour,
+		   bool dashed)
+{
+	double x = PLOT_L + (i % LEGEND_PER_ROW) * (p->pw / LEGEND_PER_ROW);
+	double y = PLOT_T + PLOT_H + AXIS_H + (i / LEGEND_PER_ROW) * LEGEND_ROW + 4;
+
+	if (dashed)
+		fprintf(p->f, "<line class=\"nominal\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			"y2=\"%.1f\"/>", x, x + 12, y + 6, y + 6);
+	else
+		fprintf(p->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
+			"fill=\"%s\"/>", x, y, colour);
+	fprintf(p->f, "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\">", x + 16, y + 10);
+	esc(p->f, name);
+	fputs("</text>\n", p->f);
+}
+
+static void plot_close(FILE *f)
+{
+	fputs("</svg></figure>\n", f);
+}
+
+static void nodata(FILE *f, const char *caption, const char *name)
+{
+	fputs("<figure class=\"chart-box\"><figcaption>", f);
+	esc(f, caption);
+	if (name) {
+		fputs(" &mdash; ", f);
+		esc(f, name);
+	}
+	fputs("</figcaption><p class=\"nodata\">no data</p></figure>\n", f);
+}
+
+/* Opens a series element and its tooltip. */
+static void series_open(FILE *f, const char *elem, const char *name, int npoints)
+{
+	fprintf(f, "<%s class=\"series\" data-series=\"", elem);
+	esc(f, name);
+	fprintf(f, "\" data-points=\"%d\"", npoints);
+}
+
+/* Points of a (t, v) pair of arrays that are both numbers. */
+static int count_pairs(const json_t *ts, const json_t *vs)
+{
+	size_t i, n = json_array_size(ts) < json_array_size(vs) ?
+		json_array_size(ts) : json_array_size(vs);
+	int c = 0;
+	double a, b;
+
+	for (i = 0; i < n; i++)
+		c += numval(json_array_get(ts, i), &a) && numval(json_array_get(vs, i), &b);
+	return c;
+}
+
+static size_t stride_for(size_t n)
+{
+	return n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
+}
+
+/* A polyline over (ts[i], vs[i]); a null or missing value breaks the line. */
+static void line_series(const struct plot *p, const json_t *ts, const json_t *vs,
+			const char *name, const char *colour, bool dashed)
+{
+	size_t i, n = json_array_size(ts) < json_array_size(vs) ?
+		json_array_size(ts) : json_array_size(vs), step = stride_for(n);
+	int drawn = 0;
+	bool pen = false;
+	double t, v;
+
+	for (i = 0; i < n; i += step)
+		drawn += numval(json_array_get(ts, i), &t) && numval(json_array_get(vs, i), &v);
+	if (!drawn)   /* an empty d="" is a console error in some browsers */
+		return;
+	series_open(p->f, "path", name, drawn);
+	fprintf(p->f, " fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s d=\"", colour,
+		dashed ? " stroke-dasharray=\"5 3\"" : "");
+	for (i = 0; i < n; i += step) {
+		if (!numval(json_array_get(ts, i), &t) || !numval(json_array_get(vs, i), &v)) {
+			pen = false;
+			continue;
+		}
+		fprintf(p->f, "%s%.1f %.1f", pen ? " L" : " M", px(p, t), py(p, v));
+		pen = true;
+	}
+	fputs("\"><title>", p->f);
+	esc(p->f, name);
+	fprintf(p->f, " (%d points)</title></path>\n", drawn);
+}
+
+/* Smallest and largest number of an array; false when it has none. */
+static bool array_range(const json_t *a, double *lo, double *hi)
+{
+	size_t i;
+	bool any = false;
+	double v;
+
+	for (i = 0; i < json_array_size(a); i++) {
+		if (!numval(json_array_get(a, i), &v))
+			continue;
+		if (!any || v < *lo)
+			*lo = v;
+		if (!any || v > *hi)
+			*hi = v;
+		any = true;
+	}
+	return any;
+}
+
+/* ---- chart: allocation and utilisation per pool ------------------------- */
+
+static void pool_chart(FILE *f, const json_t *ts, const char *pool, const json_t *pd)
+{
+	const json_t *alloc = arr(pd, "allocation_pct"), *util = arr(pd, "utilisation_pct");
+	struct plot p = {.f = f, .ylo = 0, .yhi = 100};
+	double div, lo = 0, hi = 0;
+	const char *xlabel;
+
+	if (!array_range(ts, &p.xlo, &p.xhi) ||
+	    (count_pairs(ts, alloc) == 0 && count_pairs(ts, util) == 0)) {
+		nodata(f, "Allocation and utilisation", pool);
+		return;
+	}
+	if (array_range(alloc, &lo, &hi) && hi > p.yhi)
+		p.yhi = hi;
+	if (array_range(util, &lo, &hi) && hi > p.yhi)
+		p.yhi = hi;
+	time_unit(p.xhi - p.xlo, &div, &xlabel);
+	plot_open(&p, "pool", "Allocation and utilisation", pool, 2, xlabel, "% of pool GPUs");
+	xticks_linear(&p, div);
+	line_series(&p, ts, alloc, "allocation %", palette[0], false);
+	line_series(&p, ts, util, "utilisation %", palette[1], false);
+	legend(&p, 0, "allocation %", palette[0], false);
+	legend(&p, 1, "utilisation %", palette[1], false);
+	plot_close(f);
+}
+
+/* ---- chart: quota use per queue, stacked, against nominal --------------- */
+
+/* A queue's nominal quota: from "quota", else from "queues". */
+static bool nominal_of(const json_t *run, const char *q, double *v)
+{
+	return num(obj(obj(run, "quota"), q), "nominal", v) ||
+	       num(obj(obj(run, "queues"), q), "nominal", v);
+}
+
+/* Sum of the nominal quotas of the queues in used (0 when none has one). */
+static double nominal_total(const json_t *run, const json_t *used)
+{
+	const char *q;
+	const json_t *v;
+	double sum = 0, n;
+
+	json_object_foreach((json_t *)used, q, v)
+		if (nominal_of(run, q, &n))
+			sum += n;
+	return sum;
+}
+
+/* Largest stacked total of series.quota_used, or -1 when nothing is drawn. */
+static double quota_area_max(const json_t *run)
+{
+	const json_t *s = obj(run, "series"), *ts = arr(s, "t_s"), *used = obj(s, "quota_used");
+	const char *q;
+	const json_t *v;
+	size_t i;
+	double best = -1, tot, x, t;
+	bool any = false;
+
+	json_object_foreach((json_t *)used, q, v)
+		any |= count_pairs(ts, v) > 0;
+	if (!any)
+		return -1;
+	for (i = 0; i < json_array_size(ts); i++) {
+		if (!numval(json_array_get(ts, i), &t))
+			continue;
+		tot = 0;
+		json_object_foreach((json_t *)used, q, v)
+			if (json_is_array(v) && numval(json_array_get(v, i), &x) && x > 0)
+				tot += x;
+		if (tot > best)
+			best = tot;
+	}
+	tot = nominal_total(run, used);
+	return tot > best ? tot : best;
+}
+
+/*
+ * Stacked areas of series.quota_used, one band per queue in the JSON's
+ * order (a missing or negative value counts 0 in the stack), and a dashed
+ * line at the sum of their nominal quotas.
+ */
+static int quota_area(FILE *f, const json_t *run, double ymax)
+{
+	const json_t *s = obj(run, "series"), *ts = arr(s, "t_s"), *used = obj(s, "quota_used");
+	const char *q;
+	const json_t *v;
+	size_t i, n = json_array_size(ts), step = stride_for(n);
+	double *base, div, nom, t, x;
+	const char *xlabel;
+	struct plot p = {.f = f, .ylo = 0, .yhi = ymax * 1.05};
+	int k = 0, nq = 0;
+	bool first;
+
+	if (ymax < 0 || !array_range(ts, &p.xlo, &p.xhi)) {
+		nodata(f, "Quota use per queue (stacked) against nominal", NULL);
+		return 0;
+	}
+	base = carve_calloc(n ? n : 1, sizeof(*base));
+	if (!base)
+		return CARVE_ENOMEM;
+	nom = nominal_total(run, used);
+	json_object_foreach((json_t *)used, q, v)
+		nq++;
+	time_unit(p.xhi - p.xlo, &div, &xlabel);
+	plot_open(&p, "quota", "Quota use per queue (stacked) against nominal", NULL,
+		  nq + (nom > 0), xlabel, "GPUs");
+	xticks_linear(&p, div);
+	json_object_foreach((json_t *)used, q, v) {
+		const char *colour = palette[k % NPALETTE];
+		size_t top = 0;
+
+		for (i = 0; i < n; i += step)
+			top += numval(json_array_get(ts, i), &t);
+		legend(&p, k++, q, colour, false);
+		if (!top)
+			continue;
+		series_open(f, "path", q, count_pairs(ts, v));
+		fprintf(f, " fill=\"%s\" fill-opacity=\"0.75\" stroke=\"%s\" d=\"", colour, colour);
+		first = true;
+		for (i = 0; i < n; i += step) {     /* top edge, left to right */
+			if (!numval(json_array_get(ts, i), &t))
+				continue;
+			x = json_is_array(v) && numval(json_array_get(v, i), &x) && x > 0 ? x : 0;
+			fprintf(f, "%s%.1f %.1f", first ? "M" : " L", px(&p, t), py(&p, base[i] + x));
+			first = false;
+		}
+		for (i = (n - 1) / step * step + 1; i-- > 0;) {  /* bottom edge back */
+			if (i % step || !numval(json_array_get(ts, i), &t))
+				continue;
+			fprintf(f, " L%.1f %.1f", px(&p, t), py(&p, base[i]));
+		}
+		fputs(" Z\"><title>", f);
+		esc(f, q);
+		fputs("</title></path>\n", f);
+		for (i = 0; i < n; i++)
+			if (json_is_array(v) && numval(json_array_get(v, i), &x) && x > 0)
+				base[i] += x;
+	}
+	if (nom > 0) {
+		char b[32], label[64];
+
+		fmt_num(b, sizeof(b), nom);
+		snprintf(label, sizeof(label), "nominal total (%s)", b);
+		fprintf(f, "<line class=\"nominal\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\">"
+			"<title>%s</title></line>\n", PLOT_L, PLOT_L + p.pw, py(&p, nom), py(&p, nom),
+			label);
+		legend(&p, k, label, NULL, true);
+	}
+	plot_close(f);
+	carve_free(base);
+	return 0;
+}
+
+/* Largest of used_avg and nominal over the queues of "quota"; -1 if none. */
+static double quota_bar_max(const json_t *run)
+{
+	const char *q;
+	const json_t *v;
+	double best = -1, x;
+
+	json_object_foreach((json_t *)obj(run, "quota"), q, v) {
+		if (num(v, "used_avg", &x) && x > best)
+			best = x;
+		if (num(v, "nominal", &x) && x > best)
+			best = x;
+	}
+	return best;
+}
+
+/*
+ * One bar per queue of "quota": used_avg, with its borrowed_avg part (the
+ * use above nominal) stacked on top in a lighter shade, and a tick at the
+ * queue's nominal quota.
+ */
+static void quota_bars(FILE *f, const json_t *run, double ymax)
+{
+	const json_t *quota = obj(run, "quota"), *v;
+	const char *q;
+	struct plot p = {.f = f, .ylo = 0, .yhi = ymax * 1.1, .xlo = 0, .xhi = 1};
+	size_t nq = json_object_size(quota), k = 0;
+	double slot, bw;
+
+	if (ymax <= 0 || !nq) {
+		nodata(f, "Average quota use per queue against nominal", NULL);
+		return;
+	}
+	plot_open(&p, "quota-avg", "Average quota use per queue against nominal", NULL, 3,
+		  "queue", "GPUs");
+	slot = p.pw / (double)nq;
+	bw = slot * 0.5;
+	json_object_foreach((json_t *)quota, q, v) {
+		double used = 0, bor = 0, nom = 0, x0 = PLOT_L + slot * (double)k + (slot - bw) / 2;
+		bool hu = num(v, "used_avg", &used), hb = num(v, "borrowed_avg", &bor);
+		bool hn = num(v, "nominal", &nom);
+		double own = hb && bor > 0 ? (used - bor > 0 ? used - bor : 0) : used;
+
+		series_open(f, "g", q, hu + hb + hn);
+		fputs(">", f);
+		if (hu && used > 0) {
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				"fill=\"%s\"/>", x0, py(&p, own), bw, py(&p, 0) - py(&p, own),
+				palette[0]);
+			if (hb && bor > 0)
+				fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+					"fill=\"%s\"/>", x0, py(&p, used), bw,
+					py(&p, own) - py(&p, used), palette[1]);
+		}
+		if (hn)
+			fprintf(f, "<line class=\"nominal\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+				"y2=\"%.1f\"/>", x0 - 6, x0 + bw + 6, py(&p, nom), py(&p, nom));
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+			x0 + bw / 2, PLOT_T + PLOT_H + 17);
+		esc(f, q);
+		fputs("</text><title>", f);
+		esc(f, q);
+		fputs("</title></g>\n", f);
+		k++;
+	}
+	legend(&p, 0, "used within nominal", palette[0], false);
+	legend(&p, 1, "borrowed", palette[1], false);
+	legend(&p, 2, "nominal", NULL, true);
+	plot_close(f);
+}
+
+/* ---- chart: wait-time CDF per queue ------------------------------------- */
+
+/* A CDF point [seconds, fraction]; false if it is not two numbers. */
+static bool cdf_point(const json_t *pt, double *x, double *y)
+{
+	return json_array_size(pt) >= 2 && numval(json_array_get(pt, 0), x) &&
+	       numval(json_array_get(pt, 1), y);
+}
+
+static int cdf_points(const json_t *a)
+{
+	size_t i;
+	int c = 0;
+	double x, y;
+
+	for (i = 0; i < json_array_size(a); i++)
+		c += cdf_point(json_array_get(a, i), &x, &y);
+	return c;
+}
+
+/* Largest wait of any CDF point; -1 when there is none. */
+static double wait_max(const json_t *run)
+{
+	const char *q;
+	const json_t *v;
+	size_t i;
+	double best = -1, x, y;
+
+	json_object_foreach((json_t *)obj(run, "wait_cdf"), q, v)
+		for (i = 0; i < json_array_size(v); i++)
+			if (cdf_point(json_array_get(v, i), &x, &y) && x > best)
+				best = x;
+	return best;
+}
+
+/* Step lines of wait_cdf, one per queue, on a log10(1 + s) axis. */
+static void wait_cdf(FILE *f, const json_t *run, double xmax)
+{
+	const json_t *cdf = obj(run, "wait_cdf"), *v;
+	const char *q;
+	struct plot p = {.f = f, .xlo = 0, .xhi = xmax, .ylo = 0, .yhi = 1, .xlog = true};
+	int k = 0, nq = 0;
+	size_t i;
+	double x, y;
+
+	json_object_foreach((json_t *)cdf, q, v)
+		nq += cdf_points(v) > 0;
+	if (xmax < 0 || !nq) {
+		nodata(f, "Wait for the first GPU: CDF per queue", NULL);
+		return;
+	}
+	if (p.xhi < 60)
+		p.xhi = 60;
+	plot_open(&p, "wait-cdf", "Wait for the first GPU: CDF per queue", NULL, nq,
+		  "wait (log scale)", "fraction of jobs");
+	xticks_wait(&p);
+	json_object_foreach((json_t *)cdf, q, v) {
+		const char *colour = palette[k % NPALETTE];
+		double last = 0;
+		bool first = true;
+		int np = cdf_points(v);
+
+		if (!np)
+			continue;
+		series_open(f, "path", q, np);
+		fprintf(f, " fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" d=\"", colour);
+		for (i = 0; i < json_array_size(v); i++) {
+			if (!cdf_point(json_array_get(v, i), &x, &y))
+				continue;
+			if (first)
+				fprintf(f, "M%.1f %.1f", px(&p, x), py(&p, 0));
+			else
+				fprintf(f, " H%.1f", px(&p, x));
+			fprintf(f, " V%.1f", py(&p, y));
+			last = y;
+			first = false;
+		}
+		fprintf(f, " H%.1f\"><title>", px(&p, p.xhi));
+		esc(f, q);
+		fprintf(f, " (%d points, last %.2f)</title></path>\n", np, last);
+		legend(&p, k, q, colour, false);
+		k++;
+	}
+	plot_close(f);
+}
+
+/* ---- tables ------------------------------------------------------------- */
+
+enum unit { U_PCT, U_COUNT, U_NUM, U_SEC };
+
+struct metric {
+	const char *key, *label;
+	enum unit unit;
+	int better;   /* +1 higher is better, -1 lower is better, 0 neither */
+};
+
+static const struct metric headline[] = {
+	{"gpu_allocation_pct", "GPU allocation", U_PCT, +1},
+	{"effective_utilisation_pct", "effective utilisation", U_PCT, +1},
+	{"first_time_success_pct", "first-time success", U_PCT, +1},
+	{"fragmentation_pct", "fragmentation", U_PCT, -1},
+	{"preemptions", "preemptions", U_COUNT, -1},
+	{"gpu_hours_per_job", "GPU hours per job", U_NUM, 0},
+};
+#define NHEADLINE (sizeof(headline) / sizeof(headline[0]))
+
+static void fmt_value(char *b, size_t n, enum unit u, double v)
+{
+	switch (u) {
+	case U_PCT: snprintf(b, n, "%.1f %%", v); break;
+	case U_SEC: fmt_dur(b, n, v); break;
+	default: fmt_num(b, n, v);
+	}
+}
+
+static void value_cell(FILE *f, bool have, enum unit u, double v)
+{
+	char b[64];
+
+	if (!have) {
+		fputs("<td class=\"nodata\">no data</td>", f);
+		return;
+	}
+	fmt_value(b, sizeof(b), u, v);
+	fprintf(f, "<td class=\"num\">%s</td>", b);
+}
+
+/* carve minus baseline, with the relative change where it means something. */
+static void diff_cell(FILE *f, bool ha, double a, bool hb, double b, enum unit u, int better)
+{
+	char buf[64], rel[32] = "";
+	double d = b - a;
+	const char *cls = "same";
+
+	if (!ha || !hb) {
+		fputs("<td class=\"nodata\">&ndash;</td>", f);
+		return;
+	}
+	if (better && d != 0)
+		cls = (d > 0) == (better > 0) ? "better" : "worse";
+	if (u == U_PCT) {
+		snprintf(buf, sizeof(buf), "%+.1f pp", d);
+	} else if (u == U_SEC) {
+		fmt_dur(buf + 1, sizeof(buf) - 1, fabs(d));
+		buf[0] = d < 0 ? '-' : '+';
+	} else {
+		fmt_num(buf + 1, sizeof(buf) - 1, fabs(d));
+		buf[0] = d < 0 ? '-' : '+';
+	}
+	if (u != U_PCT && a != 0)
+		snprintf(rel, sizeof(rel), " (%+.1f %%)", d / fabs(a) * 100);
+	fprintf(f, "<td class=\"num %s\">%s%s</td>", cls, buf, rel);
+}
+
+/* The per-queue objects of a run; the tables list their queues, first seen first. */
+static const char *const queue_keys[] = {"queues", "quota", "wait_first_gpu_s", "wait_cdf"};
+#define NQUEUE_KEYS (sizeof(queue_keys) / sizeof(queue_keys[0]))
+
+/* True when q appeared in runs[0..r-1] or in an earlier key of runs[r]. */
+static bool queue_seen(const json_t *const *runs, size_t r, size_t key, const char *q)
+{
+	size_t i, j;
+
+	for (i = 0; i <= r; i++)
+		for (j = 0; j < (i == r ? key : NQUEUE_KEYS); j++)
+			if (obj(runs[i], queue_keys[j]) &&
+			    json_object_get(obj(runs[i], queue_keys[j]), q))
+				return true;
+	return false;
+}
+
+/* A per-queue value: wait_first_gpu_s.q.pXX, quota.q.FIELD or queues.q.FIELD. */
+struct qfield {
+	const char *group, *field, *label;
+	enum unit unit;
+	int better;
+};
+
+static const struct qfield qfields[] = {
+	{"queues", "nominal", "nominal quota", U_NUM, 0},
+	{"queues", "jobs_completed", "jobs completed", U_COUNT, +1},
+	{"quota", "used_avg", "quota used (avg)", U_NUM, 0},
+	{"quota", "borrowed_avg", "borrowed (avg)", U_NUM, 0},
+	{"wait_first_gpu_s", "p50", "wait p50", U_SEC, -1},
+	{"wait_first_gpu_s", "p95", "wait p95", U_SEC, -1},
+	{"wait_first_gpu_s", "p99", "wait p99", U_SEC, -1},
+};
+#define NQFIELDS (sizeof(qfields) / sizeof(qfields[0]))
+
+static bool qvalue(const json_t *run, const char *q, const struct qfield *qf, double *v)
+{
+	if (!strcmp(qf->field, "nominal"))
+		return nominal_of(run, q, v);
+	return num(obj(obj(run, qf->group), q), qf->field, v);
+}
+
+static void run_caption(FILE *f, const json_t *run)
+{
+	static const char *const keys[] = {"mode", "policy", "seed"};
+	const json_t *v;
+	size_t i;
+	double h;
+	char b[32];
+
+	fputs("<p class=\"meta\">", f);
+	for (i = 0; i < 3; i++) {
+		v = json_object_get(run, keys[i]);
+		fprintf(f, "%s%s: ", i ? " &middot; " : "", keys[i]);
+		if (json_is_string(v))
+			esc(f, json_string_value(v));
+		else if (numval(v, &h))
+			fprintf(f, "%.0f", h);
+		else
+			fputs("<span class=\"nodata\">no data</span>", f);
+	}
+	fputs(" &middot; horizon: ", f);
+	if (num(run, "horizon_s", &h)) {
+		fmt_dur(b, sizeof(b), h);
+		fputs(b, f);
+	} else {
+		fputs("<span class=\"nodata\">no data</span>", f);
+	}
+	fputs("</p>\n", f);
+}
+
+/*
+ * The metric tables: headline metrics, then one row per queue and per-queue
+ * field.  With two runs, columns baseline | carve | difference.
+ */
+static void tables(FILE *f, const json_t *const *runs, size_t nruns)
+{
+	size_t m, r, j, c;
+	double a = 0, b = 0;
+	bool ha, hb, any = false;
+	const char *q;
+	const json_t *v;
+
+	fputs("<h2>Summary</h2>\n<table class=\"metrics\"><thead><tr><th>metric</th>", f);
+	fputs(nruns == 2 ? "<th>baseline</th><th>carve</th><th>difference</th>" : "<th>value</th>",
+	      f);
+	fputs("</tr></thead><tbody>\n", f);
+	for (m = 0; m < NHEADLINE; m++) {
+		fprintf(f, "<tr><th>%s</th>", headline[m].label);
+		ha = num(runs[0], headline[m].key, &a);
+		value_cell(f, ha, headline[m].unit, a);
+		if (nruns == 2) {
+			hb = num(runs[1], headline[m].key, &b);
+			value_cell(f, hb, headline[m].unit, b);
+			diff_cell(f, ha, a, hb, b, headline[m].unit, headline[m].better);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+
+	fputs("<h2>Per queue</h2>\n<table class=\"queues\"><thead><tr><th>queue</th><th>metric</th>",
+	      f);
+	fputs(nruns == 2 ? "<th>baseline</th><th>carve</th><th>difference</th>" : "<th>value</th>",
+	      f);
+	fputs("</tr></thead><tbody>\n", f);
+	for (r = 0; r < nruns; r++)
+		for (j = 0; j < NQUEUE_KEYS; j++)
+			json_object_foreach((json_t *)obj(runs[r], queue_keys[j]), q, v) {
+				if (queue_seen(runs, r, j, q))
+					continue;
+				any = true;
+				for (c = 0; c < NQFIELDS; c++) {
+					fputs("<tr>", f);
+					if (c == 0) {
+						fprintf(f, "<th rowspan=\"%zu\">", NQFIELDS);
+						esc(f, q);
+						fputs("</th>", f);
+					}
+					fprintf(f, "<td>%s</td>", qfields[c].label);
+					ha = qvalue(runs[0], q, &qfields[c], &a);
+					value_cell(f, ha, qfields[c].unit, a);
+					if (nruns == 2) {
+						hb = qvalue(runs[1], q, &qfields[c], &b);
+						value_cell(f, hb, qfields[c].unit, b);
+						diff_cell(f, ha, a, hb, b, qfields[c].unit,
+							  qfields[c].better);
+					}
+					fputs("</tr>\n", f);
+				}
+			}
+	if (!any)
+		fprintf(f, "<tr><td class=\"nodata\" colspan=\"%d\">no data</td></tr>\n",
+			nruns == 2 ? 5 : 3);
+	fputs("</tbody></table>\n", f);
+}
+
+/* ---- the page ----------------------------------------------------------- */
+
+static const char css[] =
+	"body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;"
+	"color:#222;background:#fff;max-width:1400px}"
+	"h1{font-size:1.5em;margin:0 0 4px}h2{font-size:1.15em;margin:28px 0 8px;"
+	"border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:1.05em;margin:12px 0}"
+	".meta{color:#555;margin:2px 0 10px}"
+	"table{border-collapse:collapse;font-size:0.9em}"
+	"th,td{border:1px solid #ddd;padding:4px 10px;text-align:left}"
+	"thead th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+	".nodata{color:#999;font-style:italic}.better{color:#1a7f37}.worse{color:#c62828}"
+	".runs{display:grid;gap:24px}.runs.two{grid-template-columns:1fr 1fr}"
+	".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:16px}"
+	".runs.two .charts{grid-template-columns:1fr}"
+	"figure{margin:0;border:1px solid #e3e3e3;border-radius:4px;padding:8px}"
+	"figcaption{font-weight:600;font-size:0.9em;margin-bottom:4px}"
+	"svg.chart{width:100%;height:auto;display:block}"
+	"svg .grid{stroke:#eee}svg .axis{stroke:#888}"
+	"svg .tick,svg .legend{font-size:11px;fill:#444}svg .label{font-size:12px;fill:#222}"
+	"svg .nominal{stroke:#000;stroke-width:1.5;stroke-dasharray:6 3}"
+	"footer{margin-top:32px;color:#888;font-size:0.8em}";
+
+/* The charts of one run; xscale/yscale shared across runs. */
+struct scales {
+	double quota_area, quota_bar, wait;
+};
+
+static void widen(struct scales *s, const json_t *run)
+{
+	double v;
+
+	if ((v = quota_area_max(run)) > s->quota_area)
+		s->quota_area = v;
+	if ((v = quota_bar_max(run)) > s->quota_bar)
+		s->quota_bar = v;
+	if ((v = wait_max(run)) > s->wait)
+		s->wait = v;
+}
+
+static int run_charts(FILE *f, const json_t *run, const char *heading, const struct scales *sc)
+{
+	const json_t *s = obj(run, "series"), *pools = obj(s, "pools"), *pd;
+	const char *pool;
+	int rc;
+
+	fputs("<section class=\"run\">\n", f);
+	if (heading) {
+		fputs("<h3>", f);
+		esc(f, heading);
+		fputs("</h3>\n", f);
+		run_caption(f, run);
+	}
+	fputs("<div class=\"charts\">\n", f);
+	if (!json_object_size(pools))
+		nodata(f, "Allocation and utilisation", "pools");
+	json_object_foreach((json_t *)pools, pool, pd)
+		pool_chart(f, arr(s, "t_s"), pool, json_is_object(pd) ? pd : NULL);
+	rc = quota_area(f, run, sc->quota_area);
+	if (rc)
+		return rc;
+	quota_bars(f, run, sc->quota_bar);
+	wait_cdf(f, run, sc->wait);
+	fputs("</div>\n</section>\n", f);
+	return 0;
+}
+
+static const char *const run_keys[] = {
+	"mode", "policy", "seed", "horizon_s", "gpu_allocation_pct", "effective_utilisation_pct",
+	"first_time_success_pct", "fragmentation_pct", "preemptions", "gpu_hours_per_job",
+	"wait_first_gpu_s", "quota", "queues", "series", "wait_cdf",
+};
+
+/* A run object: an object with at least one key a run has. */
+static bool is_run(const json_t *v)
+{
+	size_t i;
+
+	if (!json_is_object(v))
+		return false;
+	for (i = 0; i < sizeof(run_keys) / sizeof(run_keys[0]); i++)
+		if (json_object_get(v, run_keys[i]))
+			return true;
+	return false;
+}
+
+int carve_report_html(FILE *out, const json_t *result, const char *title,
+		      struct carve_error *err)
+{
+	const json_t *runs[2];
+	struct scales sc = {-1, -1, -1};
+	size_t nruns, i;
+	int rc;
+
+	if (!json_is_object(result))
+		return carve_errorf(err, CARVE_EINVAL, "report: the result is not a JSON object");
+	if (json_object_get(result, "baseline") || json_object_get(result, "carve")) {
+		runs[0] = json_object_get(result, "baseline");
+		runs[1] = json_object_get(result, "carve");
+		for (i = 0; i < 2; i++)
+			if (!is_run(runs[i]) && !json_is_null(runs[i]) && runs[i])
+				return carve_errorf(err, CARVE_EINVAL, "report: \"%s\" is not a "
+						    "run object", i ? "carve" : "baseline");
+		if (!is_run(runs[0]) && !is_run(runs[1]))
+			return carve_errorf(err, CARVE_EINVAL, "report: a comparison needs a "
+					    "\"baseline\" or a \"carve\" run object");
+		nruns = 2;
+	} else if (is_run(result)) {
+		runs[0] = result;
+		runs[1] = NULL;
+		nruns = 1;
+	} else {
+		return carve_errorf(err, CARVE_EINVAL, "report: the result is neither a run "
+				    "(mode, policy, series, ...) nor {\"baseline\", \"carve\"}");
+	}
+	for (i = 0; i < nruns; i++)
+		widen(&sc, runs[i]);
+	if (!title)
+		title = "carve simulation report";
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>", out);
+	esc(out, title);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
+	esc(out, title);
+	fputs("</h1>\n", out);
+	if (nruns == 1)
+		run_caption(out, runs[0]);
+	else
+		fputs("<p class=\"meta\">comparison: baseline against carve; difference = "
+		      "carve &minus; baseline (pp: percentage points)</p>\n", out);
+	tables(out, runs, nruns);
+	fputs("<h2>Charts</h2>\n", out);
+	fprintf(out, "<div class=\"runs%s\">\n", nruns == 2 ? " two" : "");
+	for (i = 0; i < nruns; i++) {
+		rc = run_charts(out, runs[i], nruns == 2 ? (i ? "carve" : "baseline") : NULL, &sc);
+		if (rc)
+			return carve_errorf(err, rc, "report: out of memory");
+	}
+	fprintf(out, "</div>\n<footer>carve %s &middot; self-contained report: no script, "
+		"no external resources</footer>\n</body>\n</html>\n", CARVE_VERSION);
+	if (ferror(out) || fflush(out))
+		return carve_errorf(err, CARVE_EIO, "report: write failed");
+	return 0;
+}
