@@ -49,4 +49,5 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_validate.c
   src/cli/cmd_admit.c
   src/cli/cmd_simulate.c
+  src/cli/cmd_report.c
 )
