@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# End-to-end tests of `carve report`: the comparison fixture
+# (tests/data/report/compare.json) and one run of it from standard input
+# rendered to HTML; the page refers to nothing outside itself (no URL but
+# the SVG namespace, no script, no link); every chart carries data; exit
+# codes (0 ok, 1 bad input or write failure, 2 usage) and no page left
+# behind on failure.  Then, when Debian's `chromium` is installed, the page
+# is opened headless (as root: --no-sandbox; no display needed):
+#   - a screenshot, kept as $ARTIFACTS/report.png (ARTIFACTS =
+#     ${CARVE_ARTIFACTS:-the third argument}), must be a non-trivial PNG;
+#   - the DOM after rendering (--dump-dom) must hold the 12 charts, each with
+#     a series whose data-points > 0;
+#   - no console message: chromium run with --enable-logging=stderr --v=0
+#     logs every console message (errors, uncaught exceptions, SVG attribute
+#     errors) as a "CONSOLE" line on stderr; the detector is first run on a
+#     page with deliberate errors and must fire there.
+# Without chromium the browser part prints SKIP.
+# Usage: report.sh CARVE_BINARY SOURCE_DIR [ARTIFACT_DIR]
+set -u
+carve=$1
+src=$2
+cd "$src" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+art=${CARVE_ARTIFACTS:-${3:-$tmp/artifacts}}
+fixture=tests/data/report/compare.json
+charts_expected=12   # per run: 3 pools, quota stacked, quota average, wait CDF
+fail=0
+pass=0
+
+check() { # name, condition result
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $1"
+		fail=$((fail + 1))
+	fi
+}
+
+# charts FILE: "N M", N charts (<svg class="chart">) of which M have a
+# series with data-points > 0.
+charts() {
+	awk 'BEGIN { RS = "<svg " }
+	     NR > 1 && /^class="chart"/ {
+		n++
+		if ($0 ~ /class="series"[^>]*data-points="[1-9]/) d++
+	     }
+	     END { print n + 0, d + 0 }' "$1"
+}
+
+# self_contained FILE: true when the page loads nothing from outside.
+self_contained() {
+	! sed 's|xmlns="http://www.w3.org/2000/svg"||g' "$1" |
+		grep -Eiq 'http|<script|<link|<img|<iframe|@import|url\(|src='
+}
+
+# ---- carve report, no browser ----------------------------------------------
+
+"$carve" report "$fixture" -o "$tmp/compare.html" 2>"$tmp/err"
+check "report of the compare fixture exits 0" $?
+[ -s "$tmp/compare.html" ] && [ ! -s "$tmp/err" ]
+check "report written, stderr empty" $?
+self_contained "$tmp/compare.html"
+check "compare page refers to nothing outside itself" $?
+grep -q '<th>baseline</th><th>carve</th><th>difference</th>' "$tmp/compare.html"
+check "compare page has the side-by-side table" $?
+[ "$(charts "$tmp/compare.html")" = "$charts_expected $charts_expected" ]
+ok=$?   # before the message runs commands of its own
+check "compare page: $charts_expected charts, each with data (got $(charts "$tmp/compare.html"))" $ok
+
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["carve"], sys.stdout)' \
+	"$fixture" >"$tmp/run.json"
+"$carve" report - --title '<run> & co' <"$tmp/run.json" >"$tmp/run.html"
+check "one run from standard input to standard output exits 0" $?
+grep -q '<th>value</th>' "$tmp/run.html" && ! grep -q '<th>difference</th>' "$tmp/run.html"
+check "one run has a one-column table" $?
+grep -q '<h1>&lt;run&gt; &amp; co</h1>' "$tmp/run.html"
+check "--title is escaped" $?
+[ "$(charts "$tmp/run.html")" = "6 6" ]
+check "one run: 6 charts with data" $?
+self_contained "$tmp/run.html"
+check "run page refers to nothing outside itself" $?
+
+"$carve" report >/dev/null 2>&1
+check "no argument is a usage error (2)" $(($? == 2 ? 0 : 1))
+"$carve" report a.json b.json >/dev/null 2>&1
+check "two arguments are a usage error (2)" $(($? == 2 ? 0 : 1))
+"$carve" report --help | grep -q 'usage: carve report'
+check "--help" $?
+"$carve" report "$tmp/nonexistent.json" -o "$tmp/x.html" 2>"$tmp/err"
+check "missing file exits 1" $(($? == 1 ? 0 : 1))
+[ ! -e "$tmp/x.html" ]
+check "no page for a missing file" $?
+printf '{"mode": "replay",\n  "seed": }\n' >"$tmp/bad.json"
+"$carve" report "$tmp/bad.json" -o "$tmp/x.html" 2>"$tmp/err"
+check "malformed JSON exits 1" $(($? == 1 ? 0 : 1))
+grep -q "bad.json:2:" "$tmp/err"
+ok=$?   # before the message runs commands of its own
+check "malformed JSON: file:line:col on stderr (got: $(cat "$tmp/err"))" $ok
+echo '[1, 2]' >"$tmp/array.json"
+"$carve" report "$tmp/array.json" -o "$tmp/x.html" 2>"$tmp/err"
+check "a JSON array exits 1" $(($? == 1 ? 0 : 1))
+grep -q "not a JSON object" "$tmp/err" && [ ! -e "$tmp/x.html" ]
+check "a JSON array: message, and the half-made page removed" $?
+"$carve" report "$fixture" -o "$tmp/no/such/dir/x.html" 2>/dev/null
+check "unwritable output exits 1" $(($? == 1 ? 0 : 1))
+if [ -w /dev/full ]; then
+	"$carve" report "$fixture" >/dev/full 2>"$tmp/err"
+	check "write failure (/dev/full) exits 1" $(($? == 1 ? 0 : 1))
+fi
+
+# ---- headless chromium -------------------------------------------------------
+
+# browser NAME ARGS...: chromium headless, stderr in $tmp/NAME.err.
+browser() {
+	local name=$1
+	shift
+	HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" XDG_CACHE_HOME="$tmp/home/.cache" \
+		timeout 40 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+		--no-default-browser-check --disable-extensions --disable-background-networking \
+		--user-data-dir="$tmp/profile-$name" --enable-logging=stderr --v=0 \
+		"$@" 2>"$tmp/$name.err"
+}
+
+# console NAME: the console messages chromium logged for run NAME.
+console() {
+	grep -E 'CONSOLE[(:]' "$tmp/$1.err"
+}
+
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ]; then
+	echo "SKIP: chromium not installed: the page is not rendered (scripts/setup-debian.sh installs it)"
+else
+	mkdir -p "$tmp/home" "$art" || exit 1
+	unset DISPLAY WAYLAND_DISPLAY
+
+	# The detector must see a console error, an uncaught exception and a
+	# bad SVG attribute on a page made to have them.
+	cat >"$tmp/broken.html" <<'EOF'
+<!DOCTYPE html><html><head><meta charset="utf-8"><title>broken</title></head>
+<body><svg viewBox="0 0 10 10"><path d="M x y"/></svg>
+<script>console.error("deliberate console error"); noSuchFunction();</script></body></html>
+EOF
+	browser broken --dump-dom "file://$tmp/broken.html" >"$tmp/broken.dom"
+	check "chromium runs on the broken page" $?
+	n=$(console broken | wc -l)
+	[ "$n" -ge 3 ] && console broken | grep -q noSuchFunction &&
+		console broken | grep -q 'attribute d'
+	check "console detector fires on the broken page (3 messages expected, got $n)" $?
+
+	rm -f "$art/report.png"
+	browser shot --screenshot="$art/report.png" --window-size=1280,2000 \
+		"file://$tmp/compare.html" >/dev/null
+	check "chromium screenshot exits 0" $?
+	size=$(wc -c <"$art/report.png" 2>/dev/null || echo 0)
+	[ "$size" -gt 20000 ] && [ "$(head -c 4 "$art/report.png" | tail -c 3)" = PNG ]
+	check "screenshot $art/report.png is a non-trivial PNG ($size bytes)" $?
+	[ -z "$(console shot)" ]
+	ok=$?   # before the message runs commands of its own
+	check "no console message while rendering the screenshot: $(console shot)" $ok
+
+	browser dom --dump-dom "file://$tmp/compare.html" >"$tmp/compare.dom"
+	check "chromium --dump-dom exits 0" $?
+	[ "$(charts "$tmp/compare.dom")" = "$charts_expected $charts_expected" ]
+	ok=$?   # before the message runs commands of its own
+	check "rendered DOM: $charts_expected charts with data (got $(charts "$tmp/compare.dom"))" $ok
+	grep -q '<th>difference</th>' "$tmp/compare.dom"
+	check "rendered DOM has the side-by-side table" $?
+	[ -z "$(console dom)" ]
+	ok=$?   # before the message runs commands of its own
+	check "no console message on the compare page: $(console dom)" $ok
+
+	browser run --dump-dom "file://$tmp/run.html" >"$tmp/run.dom"
+	[ "$(charts "$tmp/run.dom")" = "6 6" ] && [ -z "$(console run)" ]
+	check "run page renders 6 charts with no console message" $?
+	cp "$tmp/compare.html" "$art/report.html"
+	echo "artifacts: $art/report.png $art/report.html"
+fi
+
+echo "report: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
