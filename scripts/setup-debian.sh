@@ -3,7 +3,8 @@
 # package already present is left as it is. Run as root (or through sudo).
 set -eu
 
-PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev valgrind python3"
+# chromium and a font: tests/cli/report.sh renders the HTML report headless.
+PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev valgrind python3 chromium fonts-dejavu-core"
 
 missing=""
 for p in $PKGS; do
