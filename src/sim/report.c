@@ -23,6 +23,7 @@
 #include "carve/report.h"
 
 #define MAX_POINTS 4000   /* a longer series is drawn with a stride */
+#define MAX_TICKS 20
 
 /* Chart geometry, in SVG user units (the SVG scales to its box). */
 #define CW 600.0
@@ -101,11 +102,14 @@ static void fmt_dur(char *buf, size_t n, double s)
 		snprintf(buf, n, "%.1f d", s / 86400);
 }
 
-/* A plain number: integers without decimals, others with up to two. */
+/* A plain number: integers without decimals, others with up to two, huge
+ * ones in exponent form. */
 static void fmt_num(char *buf, size_t n, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
 		snprintf(buf, n, "%.0f", v);
+	else if (fabs(v) >= 1e15)
+		snprintf(buf, n, "%.3g", v);
 	else
 		snprintf(buf, n, "%.2f", v);
 }
@@ -157,17 +161,24 @@ struct plot {
 
 static double xs(double x) { return log10(1 + (x > 0 ? x : 0)); }
 
+/* Keeps a coordinate printable: extreme values draw off the chart, not as
+ * 300-digit numbers the SVG parser rejects. */
+static double clamp(double v)
+{
+	return v > 1e6 ? 1e6 : v < -1e6 ? -1e6 : v;
+}
+
 static double px(const struct plot *p, double x)
 {
 	double lo = p->xlog ? xs(p->xlo) : p->xlo, hi = p->xlog ? xs(p->xhi) : p->xhi;
 	double v = p->xlog ? xs(x) : x;
 
-	return PLOT_L + (v - lo) / (hi - lo) * p->pw;
+	return clamp(PLOT_L + (v - lo) / (hi - lo) * p->pw);
 }
 
 static double py(const struct plot *p, double y)
 {
-	return PLOT_T + PLOT_H - (y - p->ylo) / (p->yhi - p->ylo) * PLOT_H;
+	return clamp(PLOT_T + PLOT_H - (y - p->ylo) / (p->yhi - p->ylo) * PLOT_H);
 }
 
 static int legend_rows(int n)
@@ -181,7 +192,8 @@ static void plot_open(struct plot *p, const char *kind, const char *caption,
 {
 	FILE *f = p->f;
 	double h = PLOT_T + PLOT_H + AXIS_H + legend_rows(nlegend) * LEGEND_ROW + 6;
-	double step, y;
+	double step, y, y0;
+	int i;
 
 	if (!(p->xhi > p->xlo))
 		p->xhi = p->xlo + 1;
@@ -198,8 +210,14 @@ static void plot_open(struct plot *p, const char *kind, const char *caption,
 		"xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
 		"role=\"img\">\n", kind, CW, h);
 	step = nice_step(p->yhi - p->ylo, 5);
-	for (y = ceil(p->ylo / step) * step; y <= p->yhi + step * 1e-9; y += step) {
+	/* At most MAX_TICKS: a step below the values' precision never advances. */
+	y0 = ceil(p->ylo / step) * step;
+	for (i = 0; i < MAX_TICKS; i++) {
 		char b[32];
+
+		y = y0 + i * step;
+		if (y > p->yhi + step * 1e-9)
+			break;
 
 		fmt_num(b, sizeof(b), fabs(y) < step * 1e-9 ? 0 : y);
 		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
@@ -219,11 +237,17 @@ static void plot_open(struct plot *p, const char *kind, const char *caption,
 /* x ticks of a linear axis, labels divided by div. */
 static void xticks_linear(const struct plot *p, double div)
 {
-	double step = nice_step((p->xhi - p->xlo) / div, 6), x;
+	double step = nice_step((p->xhi - p->xlo) / div, 6), x0 = ceil(p->xlo / div / step) * step, x;
+	int i;
 
-	for (x = ceil(p->xlo / div / step) * step; x <= p->xhi / div + step * 1e-9; x += step) {
+	for (i = 0; i < MAX_TICKS; i++) {
 		char b[32];
-		double X = px(p, x * div);
+		double X;
+
+		x = x0 + i * step;
+		if (x > p->xhi / div + step * 1e-9)
+			break;
+		X = px(p, x * div);
 
 		fmt_num(b, sizeof(b), fabs(x) < step * 1e-9 ? 0 : x);
 		fprintf(p->f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"

@@ -178,6 +178,22 @@ static void long_series_are_strided(void **state)
 	json_decref(run);
 }
 
+/* Values far apart in magnitude: no endless tick loop, no huge coordinates. */
+static void extreme_values_stay_drawable(void **state)
+{
+	char *html = render_ok(
+		"{\"series\":{\"t_s\":[1e20,1.0000000000000001e20,1.0000000000000002e20],"
+		"\"pools\":{\"p\":{\"allocation_pct\":[1e300,-1e300,50]}},"
+		"\"quota_used\":{\"q\":[1e-300,1e300,2]}},"
+		"\"wait_cdf\":{\"q\":[[-5,0],[1e300,1]]},\"preemptions\":1e300}");
+
+	(void)state;
+	assert_int_equal(points_of(html, "allocation %"), 3);
+	assert_null(strstr(html, "000000000000000000000"));
+	assert_true(count(html, "class=\"tick\"") < 200);
+	free(html);
+}
+
 static void compare_has_side_by_side_table(void **state)
 {
 	char *html = render_ok(
@@ -263,6 +279,7 @@ int main(void)
 		cmocka_unit_test(null_and_mistyped_fields_never_crash),
 		cmocka_unit_test(counts_points_per_series),
 		cmocka_unit_test(long_series_are_strided),
+		cmocka_unit_test(extreme_values_stay_drawable),
 		cmocka_unit_test(compare_has_side_by_side_table),
 		cmocka_unit_test(compare_with_one_side_missing),
 		cmocka_unit_test(rejects_inputs_of_neither_shape),
