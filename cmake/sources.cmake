@@ -37,10 +37,13 @@ set(CARVE_IO_SOURCES
   src/io/admission.c
   src/io/trace_openb.c
   src/io/jobs.c
+  src/io/jobs_load.c
+  src/io/jobs_write.c
 )
 
 set(CARVE_SIM_SOURCES
   src/sim/fill.c
+  src/sim/tracegen.c
 )
 
 set(CARVE_CLI_SOURCES
@@ -48,4 +51,5 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_validate.c
   src/cli/cmd_admit.c
   src/cli/cmd_simulate.c
+  src/cli/cmd_trace.c
 )
