@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{"validate", cmd_validate, "check manifests and explain the inventory and quotas"},
 	{"admit", cmd_admit, "run the admission engine: what gets quota, what is preempted"},
 	{"simulate", cmd_simulate, "run a placement experiment (the FGD paper's fill) on a trace"},
+	{"trace", cmd_trace, "generate synthetic workload traces and check trace files"},
 	{NULL, NULL, NULL},
 };
 
