@@ -794,9 +794,13 @@ static void y_podset(struct ld *ld, const struct ynode *item, size_t i, void *o)
 	ps->ps.count = 1;
 	ps->count_pos = item->pos;
 	ld_fields(ld, item, podset_fields, ps);
-	if (ps->has_min && ps->ps.min_count > ps->ps.count)
-		ld_error(ld, ps->min_pos, "minCount: %d is more than count %d",
-			 (int)ps->ps.min_count, (int)ps->ps.count);
+	if (ps->has_min && ps->ps.min_count > ps->ps.count) {
+		size_t old = ld_push(ld, ".minCount");
+
+		ld_error(ld, ps->min_pos, "%d is more than count %d", (int)ps->ps.min_count,
+			 (int)ps->ps.count);
+		ld_pop(ld, old);
+	}
 }
 
 static void f_podsets(struct ld *ld, const struct ynode *v, void *o)
@@ -858,9 +862,17 @@ static void y_job(struct ld *ld, const struct ynode *item, size_t i, void *o)
 			ps[k] = y.ps[k].ps;
 		y.j.npodsets = y.nps;
 		y.j.podsets = ps;
-		t->rc = add_job(t->js, &y.j, ld->d, y.name_pos, ld->name ? "job " : "", NULL);
-		if (ld->d->nerrors != e0 && t->skipped)
-			(*t->skipped)++;
+		struct carve_error err = {0, ""};
+		int rc = carve_jobs_add(t->js, &y.j, &err);
+
+		if (rc < 0) {
+			ld_pop(ld, 0);
+			ld_error(ld, y.name_pos, "%s", err.text);
+			if (t->skipped)
+				(*t->skipped)++;
+			if (rc == CARVE_ENOMEM)
+				t->rc = rc;
+		}
 	} else if (t->skipped) {
 		(*t->skipped)++;
 	}
