@@ -780,6 +780,90 @@ static void test_load_path_errors(void **state)
 	fx_cleanup(&f);
 }
 
+/* ---- allocation failures (as test_oom.c does for manifests) ---- */
+
+static long countdown = -1; /* allocations left before failing; -1 = never */
+static long failures;
+
+static void *fail_malloc(size_t n)
+{
+	if (countdown == 0) {
+		failures++;
+		return NULL;
+	}
+	if (countdown > 0)
+		countdown--;
+	return malloc(n);
+}
+
+static void *fail_realloc(void *p, size_t n)
+{
+	if (countdown == 0) {
+		failures++;
+		return NULL;
+	}
+	if (countdown > 0)
+		countdown--;
+	return realloc(p, n);
+}
+
+static const struct carve_allocator failing = {fail_malloc, fail_realloc, free};
+
+static void torture_once(void)
+{
+	static const char csv[] = "name,arrival,duration,cpu,gpu,gpu_models,node_selector\n"
+				  "a,0,1h,1,1,A|B,k=v\nb,5,60,2,,,\nb,6,60,x,,,\n";
+	static const char yaml[] = "apiVersion: carve.dev/v1alpha1\nkind: Trace\njobs:\n"
+				   "- {name: y, arrival: 1, duration: 2, podSets: [{count: 2, "
+				   "requests: {cpu: 1}, nodeSelector: {a: b}, gpuModels: [m]}]}\n"
+				   "- {name: z, arrival: 1, duration: -2, podSets: [{}]}\n";
+	static const char openb[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,"
+				    "pod_phase,creation_time,deletion_time,scheduled_time\n"
+				    "o,1,1,1,500,V100,LS,Running,5,9,6\n";
+	struct carve_error err = {0, ""};
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_trace *t = carve_trace_create();
+	struct carve_diags d;
+	FILE *out;
+
+	carve_diags_init(&d);
+	if (js && t) {
+		carve_jobs_load_csv_buf(js, "t.csv", csv, sizeof(csv) - 1, &d, NULL);
+		carve_jobs_load_yaml_buf(js, "t.yaml", yaml, sizeof(yaml) - 1, &d, NULL);
+		carve_trace_load_openb_buf(t, "o.csv", openb, sizeof(openb) - 1, &d);
+		carve_jobs_from_openb(js, t, &d, NULL);
+		carve_tracegen(js, "seed", 1, 3, &err);
+		out = fopen("/dev/null", "w");
+		if (out) {
+			carve_jobs_write_yaml(js, out, &err);
+			fclose(out);
+		}
+		carve_diags_sort(&d);
+	}
+	carve_diags_cleanup(&d);
+	carve_trace_destroy(t);
+	carve_jobs_destroy(js);
+}
+
+static void test_torture(void **state)
+{
+	long n;
+
+	(void)state;
+	carve_set_allocator(&failing);
+	for (n = 0; n < 100000; n++) {
+		failures = 0;
+		countdown = n;
+		torture_once();
+		if (!failures)
+			break;
+	}
+	countdown = -1;
+	carve_set_allocator(NULL);
+	assert_true(n > 10);
+	assert_true(n < 100000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -799,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_week),
 		cmocka_unit_test(test_manifest_walk_skips_traces),
 		cmocka_unit_test(test_load_path_errors),
+		cmocka_unit_test(test_torture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
