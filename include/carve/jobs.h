@@ -118,9 +118,11 @@ int carve_jobs_load_yaml_buf(struct carve_jobs *js, const char *name, const char
 
 /*
  * A file by its extension (.csv: CSV; .yaml, .yml: YAML; anything else is
- * an error in d), or a directory: every "*.trace.csv", "*.trace.yaml" and
- * "*.trace.yml" directly in it, in name order (subdirectories are not
- * entered).  Returns as the loaders do; the first CARVE_ENOMEM stops.
+ * reported in d and returns CARVE_EIO), or a directory: every "*.trace.csv",
+ * "*.trace.yaml" and "*.trace.yml" directly in it, in name order
+ * (subdirectories are not entered; the manifest walk of carve/manifest.h
+ * skips exactly these files).  Returns as the loaders do, the first error
+ * of the files when several fail; the first CARVE_ENOMEM stops.
  */
 int carve_jobs_load_path(struct carve_jobs *js, const char *path, struct carve_diags *d,
 			 size_t *skipped);
