@@ -37,11 +37,14 @@ set(CARVE_IO_SOURCES
   src/io/admission.c
   src/io/trace_openb.c
   src/io/jobs.c
+  src/io/jobs_load.c
+  src/io/jobs_write.c
 )
 
 set(CARVE_SIM_SOURCES
   src/sim/fill.c
   src/sim/report.c
+  src/sim/tracegen.c
 )
 
 set(CARVE_CLI_SOURCES
@@ -50,4 +53,5 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_admit.c
   src/cli/cmd_simulate.c
   src/cli/cmd_report.c
+  src/cli/cmd_trace.c
 )

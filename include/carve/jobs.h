@@ -25,6 +25,8 @@
 #ifndef CARVE_JOBS_H
 #define CARVE_JOBS_H
 
+#include <stdio.h>
+
 #include "carve/admit.h"
 #include "carve/diag.h"
 #include "carve/trace.h"
@@ -79,5 +81,77 @@ void carve_jobs_destroy(struct carve_jobs *js);
  * field) or CARVE_ENOMEM.
  */
 int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carve_error *err);
+
+/* ---- carve's own trace format (docs/trace-format.md) ---- */
+
+/*
+ * Parses a time span: a whole number of seconds ("90"), or one or more
+ * groups of digits with a unit s, m, h or d, largest first, each unit at
+ * most once ("45m", "2h30m", "1d12h").  A leading '-' is read (so callers
+ * can say "must not be negative") but no other sign, space or fraction.
+ * Returns 0, CARVE_EPARSE or CARVE_ERANGE (beyond 100 years); on error
+ * *out is untouched and *why (when not NULL) points at a static reason.
+ */
+int carve_jobs_parse_span(const char *s, int64_t *out, const char **why);
+
+/*
+ * Loaders.  Each appends to js the jobs of one file and reports every bad
+ * row or field in d gcc-style, "file:line:col: error: <field>: <message>",
+ * at the field's position (a CSV column, a YAML key or value).  A job with
+ * any error is skipped and counted in *skipped (when not NULL; it is
+ * added to, not reset); every other job is kept.  A file that cannot be
+ * read, or a CSV whose header is bad (a missing required column, an
+ * unknown one: "did you mean"), loads nothing and counts nothing skipped.
+ * Return 0 when the file could be read (even with diagnostics), CARVE_EIO
+ * (reported in d), CARVE_EINVAL (a NULL argument) or CARVE_ENOMEM.
+ * Positions borrow a copy of path that js owns.
+ */
+int carve_jobs_load_csv(struct carve_jobs *js, const char *path, struct carve_diags *d,
+			size_t *skipped);
+int carve_jobs_load_yaml(struct carve_jobs *js, const char *path, struct carve_diags *d,
+			 size_t *skipped);
+/* The same from memory; name is the display file name. */
+int carve_jobs_load_csv_buf(struct carve_jobs *js, const char *name, const char *buf,
+			    size_t len, struct carve_diags *d, size_t *skipped);
+int carve_jobs_load_yaml_buf(struct carve_jobs *js, const char *name, const char *buf,
+			     size_t len, struct carve_diags *d, size_t *skipped);
+
+/*
+ * A file by its extension (.csv: CSV; .yaml, .yml: YAML; anything else is
+ * reported in d and returns CARVE_EIO), or a directory: every "*.trace.csv",
+ * "*.trace.yaml" and "*.trace.yml" directly in it, in name order
+ * (subdirectories are not entered; the manifest walk of carve/manifest.h
+ * skips exactly these files).  Returns as the loaders do, the first error
+ * of the files when several fail; the first CARVE_ENOMEM stops.
+ */
+int carve_jobs_load_path(struct carve_jobs *js, const char *path, struct carve_diags *d,
+			 size_t *skipped);
+
+/*
+ * One single-pod job per openb task of t: name as in the trace, namespace
+ * "default", no queue, priority 0, demand 1, no checkpoint; arrival =
+ * creation_time minus the earliest creation_time in t (a task without one
+ * arrives at 0); duration = deletion_time - creation_time, or, without a
+ * deletion time, the last time anywhere in t minus creation_time; at least
+ * 1 s either way.  Requests: cpu (cpu_milli), memory (memory_mib MiB), and
+ * nvidia.com/gpu = num_gpu for whole GPUs, or gpu_milli < 1000 as the
+ * podSet's gpu_milli (a fraction of one GPU, num_gpu 1); models from
+ * gpu_spec.  A task whose deletion_time is before its creation_time, or
+ * that cannot be added (a duplicate name), is reported at its row and
+ * counted in *skipped.  Positions borrow t's file names: keep t alive while
+ * js's positions are used.  Returns 0, CARVE_EINVAL or CARVE_ENOMEM.
+ */
+int carve_jobs_from_openb(struct carve_jobs *js, const struct carve_trace *t,
+			  struct carve_diags *d, size_t *skipped);
+
+/*
+ * Writers: js in carve's trace format, so that the loaders read back the
+ * same jobs (names, times, requests, fractions, models, selectors).  CSV
+ * holds one podSet per job: a job with several gives CARVE_EINVAL (err
+ * names it) before anything is written.  Returns 0, CARVE_EINVAL or
+ * CARVE_EIO (a write failed).
+ */
+int carve_jobs_write_csv(const struct carve_jobs *js, FILE *out, struct carve_error *err);
+int carve_jobs_write_yaml(const struct carve_jobs *js, FILE *out, struct carve_error *err);
 
 #endif

@@ -406,8 +406,10 @@ void carve_manifests_destroy(struct carve_manifests *m);
 /*
  * Loads path: a YAML file (.yaml/.yml, any number of documents), a CSV node
  * list (.csv), or a directory (every .yaml/.yml/.csv regular file in it,
- * recursively, in name order; a directory reached again through a symlink
- * and a FIFO or device are skipped with a warning).  Problems go to
+ * recursively, in name order, except workload traces named *.trace.csv,
+ * *.trace.yaml, *.trace.yml (carve/jobs.h; skipped silently); a directory
+ * reached again through a symlink and a FIFO or device are skipped with a
+ * warning).  A file named directly loads by extension alone.  Problems go to
  * m->diags; what loaded cleanly is kept.
  * Returns 0 when the file(s) could be read (even with diagnostics), or
  * CARVE_EIO (reported in diags) / CARVE_ENOMEM.

@@ -14,5 +14,6 @@ int cmd_validate(int argc, char **argv);
 int cmd_admit(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

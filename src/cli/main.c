@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"admit", cmd_admit, "run the admission engine: what gets quota, what is preempted"},
 	{"simulate", cmd_simulate, "run a placement experiment (the FGD paper's fill) on a trace"},
 	{"report", cmd_report, "write the HTML report of a simulation result (JSON file)"},
+	{"trace", cmd_trace, "generate synthetic workload traces and check trace files"},
 	{NULL, NULL, NULL},
 };
 

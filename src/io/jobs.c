@@ -16,6 +16,7 @@
 
 #include "arena.h"
 #include "carve/jobs.h"
+#include "jobs_int.h"
 
 struct carve_jobs_int {
 	struct carve_arena arena;
@@ -50,6 +51,11 @@ void carve_jobs_destroy(struct carve_jobs *js)
 	carve_free(js->priv);
 	carve_free(js->jobs);
 	carve_free(js);
+}
+
+struct carve_arena *carve__jobs_arena(struct carve_jobs *js)
+{
+	return &js->priv->arena;
 }
 
 static uint64_t hash_str(const char *s)

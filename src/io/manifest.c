@@ -256,6 +256,12 @@ static bool has_ext(const char *p, const char *ext)
 	return lp > le && !strcmp(p + lp - le, ext);
 }
 
+/* carve's trace files, which a directory walk leaves out. */
+static bool is_trace(const char *p)
+{
+	return has_ext(p, ".trace.csv") || has_ext(p, ".trace.yaml") || has_ext(p, ".trace.yml");
+}
+
 static int load_file(struct carve_manifests *m, const char *path)
 {
 	char *buf;
@@ -374,6 +380,10 @@ static int load_dir(struct carve_manifests *m, const char *path, int depth,
 			else
 				carve_diag_warn(&m->diags, file_pos(m, names[i]),
 						"skipping directory already read via another path");
+		} else if (is_trace(names[i])) {
+			/* Workload traces (carve trace check, docs/trace-format.md)
+			 * sit beside a scenario's manifests but are not manifests. */
+			continue;
 		} else if (has_ext(names[i], ".yaml") || has_ext(names[i], ".yml") ||
 			   has_ext(names[i], ".csv")) {
 			/* A FIFO or device would block or never end: regular files only. */

@@ -1,0 +1,14 @@
+/*
+ * jobs_int.h - what the job list's loaders (jobs_load.c) need of the list
+ * itself (jobs.c): its arena, for the file names positions borrow.
+ */
+#ifndef CARVE_JOBS_INT_H
+#define CARVE_JOBS_INT_H
+
+#include "arena.h"
+#include "carve/jobs.h"
+
+/* The list's arena: what is allocated there lives as long as js. */
+struct carve_arena *carve__jobs_arena(struct carve_jobs *js);
+
+#endif

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End-to-end tests of `carve trace`: generate writes a trace that `trace
+# check` loads back with no diagnostics, in CSV and YAML, the same bytes for
+# the same seed; usage errors exit 2, bad traces exit 1 with
+# file:line:col on stderr; `carve validate` on a scenario folder ignores
+# its traces.  Usage: trace.sh CARVE_BINARY SOURCE_DIR
+set -u
+carve=$1
+src=$2
+cd "$src" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+pass=0
+
+check() { # name, condition result
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $1"
+		fail=$((fail + 1))
+	fi
+}
+
+# exit_is NAME WANT COMMAND...: the command's exit status is WANT.
+exit_is() {
+	local name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" -eq "$want" ]
+	check "$name (exit $rc, want $want)" $?
+}
+
+exit_is "generate csv" 0 "$carve" trace generate --scenario seed --days 2 --seed 5 -o "$tmp/a.trace.csv"
+exit_is "generate csv to stdout" 0 "$carve" trace generate --days 2 --seed 5
+cmp -s "$tmp/out" "$tmp/a.trace.csv"
+check "stdout and -o write the same bytes" $?
+head -1 "$tmp/a.trace.csv" | grep -q '^name,arrival,duration,'
+check "csv header" $?
+exit_is "check csv" 0 "$carve" trace check "$tmp/a.trace.csv"
+grep -q "jobs loaded, 0 skipped, 0 errors" "$tmp/err"
+check "csv loads back clean" $?
+
+exit_is "generate yaml by extension" 0 "$carve" trace generate --days 2 --seed 5 -o "$tmp/b.trace.yaml"
+head -2 "$tmp/b.trace.yaml" | grep -q '^kind: Trace$'
+check "yaml kind" $?
+exit_is "check yaml" 0 "$carve" trace check "$tmp/b.trace.yaml"
+n_csv=$(($(wc -l <"$tmp/a.trace.csv") - 1))
+grep -q "^carve trace check: $n_csv jobs loaded, 0 skipped, 0 errors$" "$tmp/err"
+check "yaml holds the same $n_csv jobs" $?
+exit_is "generate --format yaml" 0 "$carve" trace generate --days 2 --seed 5 --format yaml -o "$tmp/c.txt"
+cmp -s "$tmp/b.trace.yaml" "$tmp/c.txt"
+check "--format yaml = .yaml extension" $?
+
+"$carve" trace generate --days 2 --seed 5 -o "$tmp/d.csv"
+cmp -s "$tmp/a.trace.csv" "$tmp/d.csv"
+check "same seed, same bytes" $?
+"$carve" trace generate --days 2 --seed 6 -o "$tmp/e.csv"
+! cmp -s "$tmp/a.trace.csv" "$tmp/e.csv"
+check "other seed, other bytes" $?
+
+mkdir "$tmp/dir"
+cp "$tmp/a.trace.csv" "$tmp/dir/"
+cp "$tmp/e.csv" "$tmp/dir/"  # not *.trace.csv: left out
+exit_is "check a directory" 0 "$carve" trace check "$tmp/dir"
+grep -q "^carve trace check: $n_csv jobs loaded, 0 skipped, 0 errors$" "$tmp/err"
+check "a directory loads its *.trace.* files only" $?
+# a.trace.csv and b.trace.yaml hold the same names: the second are duplicates.
+exit_is "check a directory (duplicates)" 1 "$carve" trace check "$tmp"
+grep -q "b.trace.yaml:[0-9]*:[0-9]*: error: job .*: name: job .* is already in the trace" "$tmp/err"
+check "duplicates across files are named" $?
+
+# Usage errors: 2.
+exit_is "no subcommand" 2 "$carve" trace
+exit_is "unknown subcommand" 2 "$carve" trace frobnicate
+exit_is "unknown scenario" 2 "$carve" trace generate --scenario nope
+exit_is "days 0" 2 "$carve" trace generate --days 0
+exit_is "days text" 2 "$carve" trace generate --days week
+exit_is "bad seed" 2 "$carve" trace generate --seed -1
+exit_is "bad format" 2 "$carve" trace generate --format json
+exit_is "unknown option" 2 "$carve" trace generate --bogus
+exit_is "extra argument" 2 "$carve" trace generate extra
+exit_is "check without path" 2 "$carve" trace check
+exit_is "help" 0 "$carve" trace generate --help
+exit_is "unwritable output" 1 "$carve" trace generate -o "$tmp/no/such/dir.csv"
+
+# A bad trace: exit 1, positions on stderr.
+printf 'name,arrival,duration\nok,0,60\nbad,0,-5\n' >"$tmp/bad.csv"
+exit_is "check bad csv" 1 "$carve" trace check "$tmp/bad.csv"
+grep -q "^$tmp/bad.csv:3:7: error: duration: must be positive (got '-5')$" "$tmp/err"
+check "bad csv position" $?
+grep -q "1 job loaded, 1 skipped, 1 error$" "$tmp/err"
+check "bad csv summary" $?
+
+# The shipped week loads clean, and validate ignores it.
+exit_is "check shipped week" 0 "$carve" trace check examples/seed-scenario
+grep -q " 0 skipped, 0 errors$" "$tmp/err"
+check "shipped week clean" $?
+exit_is "validate seed scenario" 0 "$carve" validate examples/seed-scenario
+[ ! -s "$tmp/out" ] && grep -q "0 errors, 0 warnings" "$tmp/err"
+check "validate ignores the trace" $?
+
+echo "trace.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
