@@ -41,6 +41,9 @@ set(CARVE_IO_SOURCES
 
 set(CARVE_SIM_SOURCES
   src/sim/fill.c
+  src/sim/replay.c
+  src/sim/metrics.c
+  src/sim/baseline.c
 )
 
 set(CARVE_CLI_SOURCES
