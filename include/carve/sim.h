@@ -74,6 +74,15 @@ size_t carve_sim_skipped(const struct carve_sim *s);
 int carve_sim_run(struct carve_sim *s, int64_t until, const volatile sig_atomic_t *stop,
 		  struct carve_error *err);
 
+/*
+ * The same, in steps: returns after at most max_events event times (then
+ * 1: more remain, and the clock is not moved on to until), or 0 when the
+ * run is complete (as carve_sim_run), or a negative error.  For progress
+ * reports.
+ */
+int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
+			 const volatile sig_atomic_t *stop, struct carve_error *err);
+
 /* Virtual time reached, events processed, jobs not yet arrived or done. */
 int64_t carve_sim_now(const struct carve_sim *s);
 size_t carve_sim_events(const struct carve_sim *s);

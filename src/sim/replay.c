@@ -716,6 +716,15 @@ static int apply(struct carve_sim *s, const struct event *e, bool *changed,
 int carve_sim_run(struct carve_sim *s, int64_t until, const volatile sig_atomic_t *stop,
 		  struct carve_error *err)
 {
+	int rc = carve_sim_run_events(s, until, SIZE_MAX, stop, err);
+
+	return rc > 0 ? 0 : rc;
+}
+
+int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
+			 const volatile sig_atomic_t *stop, struct carve_error *err)
+{
+	size_t steps = 0;
 	int rc;
 
 	if (!s->started) {
@@ -725,6 +734,9 @@ int carve_sim_run(struct carve_sim *s, int64_t until, const volatile sig_atomic_
 	}
 	while (s->nheap && !(stop && *stop)) {
 		int64_t t;
+
+		if (steps == max_events)
+			return 1;
 		bool changed = false;
 
 		if (s->heap[0].gen != s->jobs[s->heap[0].job].gen) {
@@ -732,9 +744,9 @@ int carve_sim_run(struct carve_sim *s, int64_t until, const volatile sig_atomic_
 			continue;
 		}
 		t = s->heap[0].t;
-
 		if (until >= 0 && t > until)
 			break;
+		steps++;
 		sim_advance(s, t);
 		while (s->nheap && s->heap[0].t == t) {
 			struct event e = pop(s);
@@ -756,7 +768,9 @@ int carve_sim_run(struct carve_sim *s, int64_t until, const volatile sig_atomic_
 				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 		}
 	}
-	if (until >= 0 && !(stop && *stop) && until > s->now) {
+	if (stop && *stop)
+		return 1;
+	if (until >= 0 && until > s->now) {
 		sim_advance(s, until);
 		if (sim_snapshot(s))
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
