@@ -155,9 +155,11 @@ void sim_measure_frag(struct carve_sim *s)
 	size_t n = 0, i, p;
 	bool base = s->o.sched == CARVE_SIM_KUBE_DEFAULT;
 	struct carve_placer *pl = base ? s->bp : s->p;
+	const uint32_t *list = base ? s->waiting : s->active;
+	size_t nlist = base ? s->nwaiting : s->nactive;
 
-	for (i = 0; i < s->njobs; i++) {
-		const struct sjob *jb = &s->jobs[i];
+	for (i = 0; i < nlist; i++) {
+		const struct sjob *jb = &s->jobs[list[i]];
 
 		if (jb->st != SJ_PENDING)
 			continue;
