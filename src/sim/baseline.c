@@ -25,8 +25,6 @@
 
 #include "sim_int.h"
 
-enum { EV_COMPLETE = 0, EV_TIMEOUT = 1 }; /* as replay.c */
-
 #define KIND_GPU "carve.dev/sim-gpu"
 #define KIND_SHARED "carve.dev/sim-shared"
 #define KIND_FRACTION "carve.dev/sim-fraction"
@@ -263,18 +261,42 @@ int sim_base_timeout(struct carve_sim *s, uint32_t job)
 	return 0;
 }
 
-static const struct carve_sim *cmp_sim;
+/* Queue order of a waiting job: priority (higher first), then arrival or
+ * last retry, then trace order. */
+struct wkey {
+	int32_t prio;
+	int64_t enq;
+	uint32_t job;
+};
 
-static int cmp_waiting(const void *a, const void *b)
+static int cmp_wkey(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct sjob *jx = &cmp_sim->jobs[x], *jy = &cmp_sim->jobs[y];
+	const struct wkey *x = a, *y = b;
 
-	if (jx->j->priority != jy->j->priority)
-		return jx->j->priority > jy->j->priority ? -1 : 1;
-	if (jx->enq != jy->enq)
-		return jx->enq < jy->enq ? -1 : 1;
-	return (x > y) - (x < y);
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	if (x->enq != y->enq)
+		return x->enq < y->enq ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+static int sort_waiting(struct carve_sim *s)
+{
+	struct wkey *k = carve_malloc((s->nwaiting + 1) * sizeof(*k));
+	size_t i;
+
+	if (!k)
+		return CARVE_ENOMEM;
+	for (i = 0; i < s->nwaiting; i++) {
+		const struct sjob *jb = &s->jobs[s->waiting[i]];
+
+		k[i] = (struct wkey){jb->j->priority, jb->enq, s->waiting[i]};
+	}
+	qsort(k, s->nwaiting, sizeof(*k), cmp_wkey);
+	for (i = 0; i < s->nwaiting; i++)
+		s->waiting[i] = k[i].job;
+	carve_free(k);
+	return 0;
 }
 
 /* Places what it can of jb's pods, one by one. */
@@ -360,8 +382,9 @@ int sim_base_pass(struct carve_sim *s)
 	size_t i, n = 0;
 	int rc;
 
-	cmp_sim = s;
-	qsort(s->waiting, s->nwaiting, sizeof(*s->waiting), cmp_waiting);
+	rc = sort_waiting(s);
+	if (rc)
+		return rc;
 	for (i = 0; i < s->nwaiting; i++) {
 		uint32_t job = s->waiting[i];
 		struct sjob *jb = &s->jobs[job];

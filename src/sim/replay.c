@@ -19,8 +19,6 @@
 
 #include "sim_int.h"
 
-enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE };
-
 /* ---- heap ---------------------------------------------------------------------- */
 
 static bool ev_less(const struct event *a, const struct event *b)

@@ -57,17 +57,15 @@ struct squeue {
 	size_t completed, preemptions, jobs;
 };
 
+/* Event kinds; at one time they apply in the order they were pushed. */
+enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE };
+
 struct event {
 	int64_t t;
 	uint64_t seq;             /* insertion order: ties */
 	int kind;                 /* EV_* (replay.c) */
 	uint32_t job;
 	uint32_t gen;
-};
-
-/* One point of the step functions behind "series". */
-struct snap_hdr {
-	int64_t t;
 };
 
 struct carve_sim {
@@ -106,7 +104,6 @@ struct carve_sim {
 	size_t nevents, skipped, left, rejected;
 	size_t preemptions, gang_timeouts, completed;
 	double alloc_area, work_area, frag_area, frag_now;
-	double *active_buf;           /* scratch */
 	uint32_t *active;             /* carve mode: jobs in the engine */
 	size_t nactive, capactive;
 	uint32_t *waiting;            /* baseline: jobs not fully placed */
@@ -131,11 +128,12 @@ double sim_res_ge(const struct carve_sim *s, const char *name);
 bool sim_is_gpu_res(const char *name);
 
 /* ---- metrics.c ---- */
-/* Adds (sign 1) or removes (-1) what job holds: alloc per pod place on
- * node, working w (GE) per place; see the invariant above. */
+/* Adds to what jb holds: alloc GE (devices reserved) and work GE (devices
+ * working) on node; see the invariant above. */
 int sim_hold(struct carve_sim *s, struct sjob *jb, uint32_t node, double alloc, double work);
+/* Takes off everything jb holds. */
 void sim_unhold(struct carve_sim *s, struct sjob *jb);
-/* Marks the job's held devices as working (or not). */
+/* Integrates the time-weighted metrics up to t and moves the clock. */
 void sim_advance(struct carve_sim *s, int64_t t);
 int sim_snapshot(struct carve_sim *s);
 void sim_measure_frag(struct carve_sim *s);
