@@ -320,6 +320,74 @@ static void test_no_queue_single_cq(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* One A100-80GB as 7 x 1g.10gb, quota 7 instances = 1 GPU-equivalent;
+ * seven inference jobs of one 1g.10gb each, 100 s.  carve runs all seven
+ * at once on the slices (0..100, the GPU fully allocated and used); the
+ * baseline gives each a whole GPU, so they run one after another (0..700):
+ * the GPU stays allocated but only 1/7 of it works. */
+static void test_mig_vs_whole(void **state)
+{
+	static const char *y =
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: mig}\n"
+		"spec: {count: 1, namePrefix: m-, gpu: {model: A100-80GB, count: 1},"
+		" sharing: {mode: mig, mig: {layout: {\"1g.10gb\": 7}}}, cpu: \"64\","
+		" memory: 512Gi, labels: {pool: mig}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: mig}\nspec: {nodeLabels: {pool: mig}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: inf}\nspec:\n  namespaceSelector: {}\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/mig-1g.10gb]\n"
+		"    flavors:\n    - name: mig\n      resources:\n"
+		"      - {name: cpu, nominalQuota: \"1000\"}\n"
+		"      - {name: nvidia.com/mig-1g.10gb, nominalQuota: \"7\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: inf}\nspec: {clusterQueue: inf}\n";
+	struct carve_manifests *m = tu_load(y);
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_req reqs[2] = {{"cpu", 1000}, {"nvidia.com/mig-1g.10gb", 1000}};
+	struct carve_job_podset ps;
+	struct carve_job j;
+	struct carve_error err;
+	char name[8];
+	json_t *r;
+	int i;
+
+	(void)state;
+	tu_assert_clean(m);
+	memset(&ps, 0, sizeof(ps));
+	ps.count = 1;
+	ps.nreqs = 2;
+	ps.reqs = reqs;
+	for (i = 0; i < 7; i++) {
+		memset(&j, 0, sizeof(j));
+		snprintf(name, sizeof(name), "i%d", i);
+		j.name = name;
+		j.ns = "ns";
+		j.queue = "inf";
+		j.duration = 100;
+		j.npodsets = 1;
+		j.podsets = &ps;
+		assert_true(carve_jobs_add(js, &j, &err) >= 0);
+	}
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 100);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "quota.inf.nominal") - 1) < 1e-3);
+	assert_true(json_is_array(json_object_get(
+		json_object_get(json_object_get(json_object_get(r, "series"), "pools"), "mig"),
+		"allocation_pct")));
+	json_decref(r);
+	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 700);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 100.0 / 7) < 1e-3);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.inf.p99"), 600);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_fields_and_determinism),
 		cmocka_unit_test(test_invalid_jobs),
 		cmocka_unit_test(test_no_queue_single_cq),
+		cmocka_unit_test(test_mig_vs_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
