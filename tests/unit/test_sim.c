@@ -348,7 +348,7 @@ static void test_mig_vs_whole(void **state)
 	struct carve_job_podset ps;
 	struct carve_job j;
 	struct carve_error err;
-	char name[8];
+	char name[16];
 	json_t *r;
 	int i;
 
