@@ -253,31 +253,85 @@ static int build_pools(struct carve_sim *s)
 	return 0;
 }
 
+/* Podsets already probed (their pod shape and whether it fits), so a
+ * trace of many identical pods probes each shape once. */
+#define PROBE_CACHE 256
+
+struct probe_cache {
+	size_t n;
+	const struct carve_job_podset *ps[PROBE_CACHE];
+	bool fits[PROBE_CACHE];
+};
+
+static bool same_strs(const char *const *a, const char *const *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
+/* Same pod shape: requests, fraction, models, selector. */
+static bool same_pod(const struct carve_job_podset *a, const struct carve_job_podset *b)
+{
+	size_t i;
+
+	if (a->nreqs != b->nreqs || a->gpu_milli != b->gpu_milli ||
+	    a->gpu_mem_mib != b->gpu_mem_mib || a->nmodels != b->nmodels ||
+	    a->nselector != b->nselector || !same_strs(a->models, b->models, a->nmodels))
+		return false;
+	for (i = 0; i < a->nreqs; i++)
+		if (a->reqs[i].milli != b->reqs[i].milli || strcmp(a->reqs[i].name, b->reqs[i].name))
+			return false;
+	for (i = 0; i < a->nselector; i++)
+		if (strcmp(a->selector[i].key, b->selector[i].key) ||
+		    strcmp(a->selector[i].value, b->selector[i].value))
+			return false;
+	return true;
+}
+
+/* Whether one pod of ps fits some node of the empty cluster (placed on a
+ * scratch placer and given back). */
+static bool pod_fits(struct carve_placer *scratch, struct probe_cache *pc,
+		     const struct carve_job_podset *ps)
+{
+	struct carve_match_term terms[2];
+	struct carve_match_expr exprs[2];
+	struct carve_pod_req r;
+	struct carve_pod_group g;
+	struct carve_pod_place pl;
+	bool fits;
+	size_t i;
+
+	for (i = 0; i < pc->n; i++)
+		if (same_pod(pc->ps[i], ps))
+			return pc->fits[i];
+	sim_pod_req(ps, &r, terms, exprs);
+	g.req = &r;
+	g.count = 1;
+	fits = carve_placer_place(scratch, &g, 1, NULL, &pl) == 0;
+	if (fits)
+		carve_placer_release(scratch, &pl, 1);
+	if (pc->n < PROBE_CACHE) {
+		pc->ps[pc->n] = ps;
+		pc->fits[pc->n++] = fits;
+	}
+	return fits;
+}
+
 /* Checks one pod of every podSet of job against the empty cluster. */
-static bool fits_somewhere(struct carve_placer *scratch, const struct carve_job *j,
-			   const char **why)
+static bool fits_somewhere(struct carve_placer *scratch, struct probe_cache *pc,
+			   const struct carve_job *j, const char **why)
 {
 	size_t p;
 
-	for (p = 0; p < j->npodsets; p++) {
-		struct carve_match_term terms[2];
-		struct carve_match_expr exprs[2];
-		struct carve_pod_req r;
-		struct carve_pod_group g;
-		struct carve_pod_place pl;
-		int rc;
-
-		sim_pod_req(&j->podsets[p], &r, terms, exprs);
-		g.req = &r;
-		g.count = 1;
-		rc = carve_placer_place(scratch, &g, 1, NULL, &pl);
-		if (rc == 0) {
-			carve_placer_release(scratch, &pl, 1);
-			continue;
+	for (p = 0; p < j->npodsets; p++)
+		if (!pod_fits(scratch, pc, &j->podsets[p])) {
+			*why = j->podsets[p].name;
+			return false;
 		}
-		*why = j->podsets[p].name;
-		return false;
-	}
 	return true;
 }
 
@@ -286,11 +340,15 @@ static int check_jobs(struct carve_sim *s)
 {
 	struct carve_error err;
 	struct carve_placer *scratch;
+	struct probe_cache *pc = carve_calloc(1, sizeof(*pc));
 	size_t i, p, bad = 0;
 
 	scratch = carve_placer_create(s->c, "binpack", 1, &err);
-	if (!scratch)
+	if (!scratch || !pc) {
+		carve_placer_destroy(scratch);
+		carve_free(pc);
 		return CARVE_ENOMEM;
+	}
 	for (i = 0; i < s->njobs; i++) {
 		struct sjob *jb = &s->jobs[i];
 		const struct carve_job *j = jb->j;
@@ -318,7 +376,7 @@ static int check_jobs(struct carve_sim *s)
 				 "%zu ClusterQueues (a job without a queue needs exactly one)",
 				 j->name, s->nqueues);
 		}
-		if (cq && !fits_somewhere(scratch, j, &why)) {
+		if (cq && !fits_somewhere(scratch, pc, j, &why)) {
 			snprintf(msg, sizeof(msg), "job %s: a pod of podSet %s fits no node of the "
 				 "cluster, even empty", j->name, why);
 			cq = NULL;
@@ -348,6 +406,7 @@ static int check_jobs(struct carve_sim *s)
 		s->left++;
 	}
 	carve_placer_destroy(scratch);
+	carve_free(pc);
 	return bad ? CARVE_EINVAL : 0;
 }
 
