@@ -222,33 +222,62 @@ static int build_queues(struct carve_sim *s)
 	return 0;
 }
 
+/* The pool a node reports under: its NodePool's name; otherwise the
+ * first ResourceFlavor whose nodeLabels it carries; otherwise "default". */
+static const char *node_pool_name(const struct carve_sim *s, const struct carve_inv_pool *pl,
+				  const struct carve_node *n)
+{
+	size_t f, k;
+
+	if (!strcmp(pl->origin, "NodePool"))
+		return pl->name;
+	for (f = 0; f < s->m->nflavors; f++) {
+		const struct carve_kvlist *l = &s->m->flavors[f].node_labels;
+
+		for (k = 0; k < l->n; k++) {
+			const char *v = carve_node_label(n, l->v[k].key);
+
+			if (!v || strcmp(v, l->v[k].value))
+				break;
+		}
+		if (l->n && k == l->n)
+			return s->m->flavors[f].meta.name;
+	}
+	return "default";
+}
+
 static int build_pools(struct carve_sim *s)
 {
 	const struct carve_inventory *inv = s->ad->inv;
-	size_t nn = carve_cluster_node_count(s->c), i;
-	uint32_t k;
+	size_t nn = carve_cluster_node_count(s->c), i, k;
+	uint32_t j;
 
-	s->npools = inv->npools;
-	s->pool_names = carve_calloc(s->npools + 1, sizeof(*s->pool_names));
+	s->pool_names = carve_calloc(nn + 1, sizeof(*s->pool_names));
 	s->node_pool = carve_calloc(nn + 1, sizeof(*s->node_pool));
-	s->pool_cap = carve_calloc(s->npools + 1, sizeof(double));
-	s->pool_alloc = carve_calloc(s->npools + 1, sizeof(double));
-	s->pool_work = carve_calloc(s->npools + 1, sizeof(double));
+	s->pool_cap = carve_calloc(nn + 1, sizeof(double));
+	s->pool_alloc = carve_calloc(nn + 1, sizeof(double));
+	s->pool_work = carve_calloc(nn + 1, sizeof(double));
 	if (!s->pool_names || !s->node_pool || !s->pool_cap || !s->pool_alloc || !s->pool_work)
 		return CARVE_ENOMEM;
-	for (i = 0; i < s->npools; i++) {
+	for (i = 0; i < inv->npools; i++) {
 		const struct carve_inv_pool *pl = &inv->pools[i];
 
-		s->pool_names[i] = pl->name;
-		for (k = 0; k < pl->nnodes; k++) {
-			uint32_t node = pl->node_first + k;
+		for (j = 0; j < pl->nnodes; j++) {
+			uint32_t node = pl->node_first + j;
+			const struct carve_node *n = carve_cluster_node(s->c, node);
+			const char *name;
 
-			if (node < nn) {
-				s->node_pool[node] = (uint32_t)i;
-				s->pool_cap[i] += carve_cluster_node(s->c, node)->ngpus;
-			}
+			if (node >= nn)
+				continue;
+			name = node_pool_name(s, pl, n);
+			for (k = 0; k < s->npools && strcmp(s->pool_names[k], name); k++)
+				;
+			if (k == s->npools)
+				s->pool_names[s->npools++] = name;
+			s->node_pool[node] = (uint32_t)k;
+			s->pool_cap[k] += n->ngpus;
+			s->cap += n->ngpus;
 		}
-		s->cap += s->pool_cap[i];
 	}
 	return 0;
 }
