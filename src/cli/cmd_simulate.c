@@ -789,7 +789,13 @@ static int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 		if (!runs[n++])
 			goto out_sig;
 	}
-	if (!ro->baseline) {
+	if (!ro->baseline && interrupted) {
+		names[n] = "carve";
+		runs[n++] = json_pack("{s:s, s:s, s:b}", "mode", "replay", "scheduler", "carve",
+				      "interrupted_before_start", 1);
+		if (!runs[n - 1])
+			goto out_sig;
+	} else if (!ro->baseline) {
 		names[n] = "carve";
 		runs[n] = replay_one(m, js, ro, CARVE_SIM_CARVE);
 		if (!runs[n++])

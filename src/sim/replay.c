@@ -582,17 +582,21 @@ static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *e
 {
 	struct sjob *jb = &s->jobs[job];
 	const struct carve_job *j = jb->j;
-	struct carve_podset_spec ps[16], *psv = ps;
-	struct carve_match_term terms[16][2];
-	struct carve_match_expr exprs[16][2];
+	struct carve_podset_spec *psv;
+	struct carve_match_term *terms;
+	struct carve_match_expr *exprs;
 	struct carve_wl_spec w;
 	char key[512];
 	size_t p;
 	int id;
 
-	if (j->npodsets > 16)
-		return carve_errorf(err, CARVE_EINVAL, "job %s: more than 16 podSets", j->name);
-	memset(ps, 0, sizeof(ps));
+	psv = carve_calloc(j->npodsets, sizeof(*psv));
+	terms = carve_calloc(2 * j->npodsets, sizeof(*terms));
+	exprs = carve_calloc(2 * j->npodsets, sizeof(*exprs));
+	if (!psv || !terms || !exprs) {
+		id = CARVE_ENOMEM;
+		goto out;
+	}
 	for (p = 0; p < j->npodsets; p++) {
 		const struct carve_job_podset *q = &j->podsets[p];
 
@@ -610,9 +614,9 @@ static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *e
 		if (q->nmodels) {
 			struct carve_pod_req r;
 
-			sim_pod_req(q, &r, terms[p], exprs[p]);
+			sim_pod_req(q, &r, &terms[2 * p], &exprs[2 * p]);
 			psv[p].nterms = 2;
-			psv[p].terms = terms[p];
+			psv[p].terms = &terms[2 * p];
 		}
 	}
 	snprintf(key, sizeof(key), "%s/%s", j->ns, j->name);
@@ -625,6 +629,10 @@ static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *e
 	w.npodsets = j->npodsets;
 	w.podsets = psv;
 	id = carve_adm_add_workload(s->ad->adm, &w, err);
+out:
+	carve_free(psv);
+	carve_free(terms);
+	carve_free(exprs);
 	if (id == CARVE_ENOMEM)
 		return id;
 	if (id < 0) {
