@@ -131,7 +131,7 @@ int sim_base_init(struct carve_sim *s, struct carve_error *err)
 	if (!s->bp)
 		return CARVE_ENOMEM;
 	for (i = 0; i < s->nqueues; i++)
-		s->qcap[i] = s->queues[i].nominal;
+		s->qcap[i] = s->queues[i].nominal_req;
 	return 0;
 }
 
@@ -352,6 +352,42 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 	return 0;
 }
 
+/* GPU work one pod of ps can do on the whole GPUs of place pl, in GE: what
+ * its request would use of those GPUs as they are in the real cluster (a
+ * MIG instance's compute share, one time-slice replica, a fraction). */
+static double pod_work_ge(const struct carve_sim *s, const struct carve_job_podset *ps,
+			  const struct carve_pod_place *pl)
+{
+	const char *mig = NULL, *mig_res = NULL;
+	double ge = 0;
+	size_t k;
+	int d;
+
+	if (ps->gpu_milli)
+		return ps->gpu_milli / 1000.0;
+	if (ps->gpu_mem_mib)
+		return pl->ndevs;
+	for (k = 0; k < ps->nreqs; k++)
+		if (!strncmp(ps->reqs[k].name, "nvidia.com/mig-", 15)) {
+			mig_res = ps->reqs[k].name;
+			mig = mig_res + 15;
+		}
+	for (d = 0; d < pl->ndevs; d++) {
+		const struct carve_gpu *g = carve_cluster_gpu(s->c, pl->devs[d].gpu);
+		int p = mig && g->mig_model ? carve_mig_profile_find(g->mig_model, mig) : -1;
+
+		if (p >= 0)
+			ge += (double)g->mig_model->profiles[p].compute / g->mig_model->compute_slices;
+		else if (mig)
+			ge += sim_res_ge(s, mig_res);
+		else if (g->sharing == CARVE_SHARE_TIMESLICE && g->replicas)
+			ge += 1.0 / g->replicas;
+		else
+			ge += 1.0;
+	}
+	return ge;
+}
+
 /* All pods placed: the job runs. */
 static int start(struct carve_sim *s, uint32_t job)
 {
@@ -360,12 +396,15 @@ static int start(struct carve_sim *s, uint32_t job)
 	int off = 0, i;
 
 	for (p = 0; p < jb->j->npodsets; p++) {
-		double ge = pod_req_ge(s, &jb->j->podsets[p]) * jb->j->demand;
+		const struct carve_job_podset *ps = &jb->j->podsets[p];
 
-		for (i = off; i < off + jb->j->podsets[p].count; i++)
+		for (i = off; i < off + ps->count; i++) {
+			double ge = pod_work_ge(s, ps, &jb->pl[i]) * jb->j->demand;
+
 			if (ge > 0 && sim_hold(s, jb, jb->pl[i].node, 0, ge))
 				return CARVE_ENOMEM;
-		off += jb->j->podsets[p].count;
+		}
+		off += ps->count;
 	}
 	jb->st = SJ_RUNNING;
 	jb->start = s->now;

@@ -196,6 +196,43 @@ static int find_queue(const struct carve_sim *s, const char *cq)
 	return -1;
 }
 
+/* Whether node n carries every nodeLabel of flavor f (and f has some). */
+static bool flavor_matches(const struct carve_mf_flavor *f, const struct carve_node *n)
+{
+	size_t k;
+
+	for (k = 0; k < f->node_labels.n; k++) {
+		const char *v = carve_node_label(n, f->node_labels.v[k].key);
+
+		if (!v || strcmp(v, f->node_labels.v[k].value))
+			return false;
+	}
+	return f->node_labels.n > 0;
+}
+
+/* GE of one unit of quota of resource res in flavor: as sim_res_ge(), but
+ * nvidia.com/gpu on a flavor whose first GPU node is time-sliced counts
+ * one replica (1/replicas). */
+static double quota_ge(const struct carve_sim *s, const char *flavor, const char *res)
+{
+	const struct carve_mf_flavor *f = carve_mf_find_flavor(s->m, flavor);
+	size_t i, nn = carve_cluster_node_count(s->c);
+
+	if (f && !strcmp(res, "nvidia.com/gpu"))
+		for (i = 0; i < nn; i++) {
+			const struct carve_node *n = carve_cluster_node(s->c, (uint32_t)i);
+			const struct carve_gpu *g;
+
+			if (!n->ngpus || !flavor_matches(f, n))
+				continue;
+			g = carve_cluster_gpu(s->c, n->gpu_first);
+			if (g->sharing == CARVE_SHARE_TIMESLICE && g->replicas)
+				return 1.0 / g->replicas;
+			break;
+		}
+	return sim_res_ge(s, res);
+}
+
 static int build_queues(struct carve_sim *s)
 {
 	const struct carve_manifests *m = s->m;
@@ -214,9 +251,14 @@ static int build_queues(struct carve_sim *s)
 				const struct carve_mf_flavorquotas *fq = &cq->groups[g].flavors[f];
 
 				for (k = 0; k < fq->n; k++)
-					if (sim_is_gpu_res(fq->v[k].resource))
-						q->nominal += fq->v[k].nominal / 1000.0 *
-							      sim_res_ge(s, fq->v[k].resource);
+					if (sim_is_gpu_res(fq->v[k].resource)) {
+						double units = fq->v[k].nominal / 1000.0;
+
+						q->nominal += units * quota_ge(s, fq->flavor,
+									       fq->v[k].resource);
+						q->nominal_req += units *
+								  sim_res_ge(s, fq->v[k].resource);
+					}
 			}
 	}
 	return 0;
@@ -227,22 +269,13 @@ static int build_queues(struct carve_sim *s)
 static const char *node_pool_name(const struct carve_sim *s, const struct carve_inv_pool *pl,
 				  const struct carve_node *n)
 {
-	size_t f, k;
+	size_t f;
 
 	if (!strcmp(pl->origin, "NodePool"))
 		return pl->name;
-	for (f = 0; f < s->m->nflavors; f++) {
-		const struct carve_kvlist *l = &s->m->flavors[f].node_labels;
-
-		for (k = 0; k < l->n; k++) {
-			const char *v = carve_node_label(n, l->v[k].key);
-
-			if (!v || strcmp(v, l->v[k].value))
-				break;
-		}
-		if (l->n && k == l->n)
+	for (f = 0; f < s->m->nflavors; f++)
+		if (flavor_matches(&s->m->flavors[f], n))
 			return s->m->flavors[f].meta.name;
-	}
 	return "default";
 }
 

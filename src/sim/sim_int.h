@@ -52,6 +52,7 @@ struct sjob {
 struct squeue {
 	const char *name;
 	double nominal;           /* GPU-equivalents */
+	double nominal_req;       /* the same, one per nvidia.com/gpu unit (baseline cap) */
 	double used;              /* GPU-equivalents held now */
 	double used_area, borrowed_area; /* GE x seconds */
 	size_t completed, preemptions, jobs;

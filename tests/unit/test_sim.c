@@ -388,6 +388,74 @@ static void test_mig_vs_whole(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* One L40S time-sliced 4 ways, quota nvidia.com/gpu 4 (= 4 replicas = 1
+ * GPU-equivalent); four jobs of one nvidia.com/gpu, demand 0.5, 100 s.
+ * carve runs them together on the replicas; the baseline gives each the
+ * whole GPU (its cap is 4 requested GPUs, as a ResourceQuota counts them),
+ * one after another, and the GPU works 1/8 of that time. */
+static void test_timeslice_vs_whole(void **state)
+{
+	static const char *y =
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: ts}\n"
+		"spec: {count: 1, namePrefix: t-, gpu: {model: L40S, count: 1},"
+		" sharing: {mode: timeslice, timeSlicing: {replicas: 4}}, cpu: \"64\","
+		" memory: 512Gi, labels: {pool: ts}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: ts}\nspec: {nodeLabels: {pool: ts}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: dev}\nspec:\n  namespaceSelector: {}\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n"
+		"    flavors:\n    - name: ts\n      resources:\n"
+		"      - {name: cpu, nominalQuota: \"1000\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"4\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: dev}\nspec: {clusterQueue: dev}\n";
+	struct carve_manifests *m = tu_load(y);
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_req reqs[2] = {{"cpu", 1000}, {"nvidia.com/gpu", 1000}};
+	struct carve_job_podset ps;
+	struct carve_job j;
+	struct carve_error err;
+	char name[16];
+	json_t *r;
+	int i;
+
+	(void)state;
+	tu_assert_clean(m);
+	memset(&ps, 0, sizeof(ps));
+	ps.count = 1;
+	ps.nreqs = 2;
+	ps.reqs = reqs;
+	for (i = 0; i < 4; i++) {
+		memset(&j, 0, sizeof(j));
+		snprintf(name, sizeof(name), "t%d", i);
+		j.name = name;
+		j.ns = "ns";
+		j.queue = "dev";
+		j.duration = 100;
+		j.demand = 0.5;
+		j.npodsets = 1;
+		j.podsets = &ps;
+		assert_true(carve_jobs_add(js, &j, &err) >= 0);
+	}
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 100);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 50) < 1e-3);
+	assert_true(fabs(dget(r, "quota.dev.nominal") - 1) < 1e-3);
+	assert_true(fabs(dget(r, "quota.dev.used_avg") - 1) < 1e-3);
+	json_decref(r);
+	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 400);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	/* each job still needs one replica's worth (1/4 GPU) at demand 0.5 */
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 12.5) < 1e-3);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.dev.p99"), 300);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_jobs),
 		cmocka_unit_test(test_no_queue_single_cq),
 		cmocka_unit_test(test_mig_vs_whole),
+		cmocka_unit_test(test_timeslice_vs_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
