@@ -45,6 +45,9 @@ set(CARVE_SIM_SOURCES
   src/sim/fill.c
   src/sim/report.c
   src/sim/tracegen.c
+  src/sim/replay.c
+  src/sim/metrics.c
+  src/sim/baseline.c
 )
 
 set(CARVE_CLI_SOURCES

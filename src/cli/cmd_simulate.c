@@ -1,17 +1,28 @@
 /*
- * cmd_simulate.c - `carve simulate --mode fill --nodes NODES.csv --trace
- * PODS.csv [--policy P[,P...]] [--seeds 42-51] [-o json|table]`.
+ * cmd_simulate.c - `carve simulate`, two modes:
  *
- * Runs the FGD paper's fill experiment (src/sim/fill.c) once per policy and
- * seed and prints, per policy, the unallocated GPU % at arrived workload
- * 50, 55, ..., 130 % of GPU capacity: median, min and max over the seeds
- * (JSON), or the medians as a table.  Every run is independent.  Input
- * problems are printed gcc-style on stderr (exit 1, nothing simulated);
- * progress goes to stderr once the runs take longer than a second.  Only
- * this file reads a clock, for that progress.
+ *   --mode replay (default): `carve simulate -f MANIFESTS... --trace FILE
+ *   [--baseline|--compare kube-default] ...` replays a job trace in virtual
+ *   time through the admission engine and/or the kube-default baseline
+ *   (src/sim/replay.c, docs/simulator.md) and prints the metrics as JSON
+ *   or a table.  SIGINT stops the replay at the next event time and the
+ *   partial report is printed.
+ *
+ *   --mode fill: `--nodes NODES.csv --trace PODS.csv [--policy P[,P...]]
+ *   [--seeds 42-51]` runs the FGD paper's fill experiment (src/sim/fill.c)
+ *   once per policy and seed and prints, per policy, the unallocated GPU %
+ *   at arrived workload 50, 55, ..., 130 % of GPU capacity: median, min and
+ *   max over the seeds (JSON), or the medians as a table.
+ *
+ * Input problems are printed gcc-style on stderr (exit 1, nothing
+ * simulated); progress goes to stderr once a run takes longer than a
+ * second.  Only this file reads a clock, for that progress.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +31,10 @@
 #include <time.h>
 
 #include "carve/fill.h"
+#include "carve/jobs.h"
 #include "carve/place.h"
+#include "carve/quantity.h"
+#include "carve/sim.h"
 #include "cli.h"
 
 #define MAX_SEEDS 10000
@@ -39,8 +53,36 @@ static void usage(FILE *out)
 	int i;
 
 	fprintf(out,
-		"usage: carve simulate --mode fill --nodes NODES.csv --trace PODS.csv\n"
+		"usage: carve simulate [-f] MANIFESTS... --trace FILE [--baseline|--compare\n"
+		"                      kube-default] [--policy P] [--seed N] [--until T]\n"
+		"                      [--mig static|dynamic] [--gang-timeout T]\n"
+		"                      [--skip-invalid] [-o json|table]\n"
+		"       carve simulate DIR            (manifests and DIR/*.trace.csv or *.trace.yaml)\n"
+		"       carve simulate --mode fill --nodes NODES.csv --trace PODS.csv\n"
 		"                      [--policy P[,P...]] [--seeds LIST] [-o json|table]\n"
+		"\n"
+		"--mode replay (the default) replays a job trace in virtual time: arrivals,\n"
+		"admission cycles, preemptions (a preempted job restarts, keeping its progress\n"
+		"only with checkpointing) and completions, through carve's admission engine\n"
+		"and placer, and prints allocation, utilisation, waits, quota use, preemptions\n"
+		"and fragmentation (docs/simulator.md).\n"
+		"\n"
+		"  -f, --file PATH    manifests: YAML file, node CSV or directory (repeatable;\n"
+		"                     plain arguments are manifests too)\n"
+		"  --trace PATH       the job trace (for now an openb pod CSV: one single-pod\n"
+		"                     job per row)\n"
+		"  --baseline kube-default\n"
+		"                     run only the stock-stack model: whole GPUs, static\n"
+		"                     per-queue caps, per-pod scheduling with a gang timeout\n"
+		"  --compare kube-default\n"
+		"                     run the trace both ways; JSON {\"baseline\", \"carve\"}\n"
+		"  --policy P         carve's placement policy (default binpack)\n"
+		"  --seed N           placer seed (default 42)\n"
+		"  --until T          stop at virtual time T (seconds, or with s/m/h/d)\n"
+		"  --mig MODE         static (default) or dynamic MIG repartitioning\n"
+		"  --gang-timeout T   baseline gang timeout (default 30m)\n"
+		"  --skip-invalid     skip jobs with an unknown queue or a pod no node fits\n"
+		"                     (their count on stderr) instead of failing\n"
 		"\n"
 		"--mode fill runs the fill experiment of the FGD paper (Weng et al., USENIX\n"
 		"ATC '23; docs/fgd-results.md) on an openb cluster and trace: per seed the\n"
@@ -50,8 +92,6 @@ static void usage(FILE *out)
 		"%d, %d, ..., %d %% of capacity: median, min and max over the seeds (JSON), or\n"
 		"the medians as a table.\n"
 		"\n"
-		"  --mode MODE        fill (the default).  replay (a trace replayed with its\n"
-		"                     arrival and departure times) is not implemented yet\n"
 		"  --nodes PATH       openb node CSV (sn,cpu_milli,memory_mib,gpu,model); the\n"
 		"                     paper uses openb_node_list_gpu_node.csv\n"
 		"  --trace PATH       openb pod CSV (openb_pod_list_*.csv)\n"
@@ -77,9 +117,11 @@ static void usage(FILE *out)
 		"  -o, --output FMT   json (default) or table\n"
 		"  -h, --help         this help\n"
 		"\n"
-		"One JSON object per policy ({\"policy\", \"seeds\", \"unallocated_gpu_pct\":\n"
-		"{\"50\": {\"median\", \"min\", \"max\"}, ...}}), an array of them for several.\n"
-		"Exit status: 0 ok, 1 errors in the input, 2 usage error.\n");
+		"Fill prints one JSON object per policy ({\"policy\", \"seeds\",\n"
+		"\"unallocated_gpu_pct\": {\"50\": {\"median\", \"min\", \"max\"}, ...}}), an array\n"
+		"of them for several.\n"
+		"Exit status: 0 ok, 1 errors in the input (or an interrupted replay, whose\n"
+		"partial report is printed), 2 usage error.\n");
 }
 
 /* ---- options ------------------------------------------------------------------ */
@@ -178,7 +220,7 @@ struct series {
 	bool *have;
 };
 
-struct stat {
+struct summary {
 	bool ok;
 	double median, min, max;
 };
@@ -197,9 +239,9 @@ static double round2(double x)
 
 /* Median (mean of the middle two for an even count), min, max over seeds
  * that reached bucket j. */
-static struct stat stat_of(const struct series *s, size_t nseeds, size_t j, double *tmp)
+static struct summary stat_of(const struct series *s, size_t nseeds, size_t j, double *tmp)
 {
-	struct stat st = {false, 0, 0, 0};
+	struct summary st = {false, 0, 0, 0};
 	size_t i, n = 0;
 
 	for (i = 0; i < nseeds; i++)
@@ -225,7 +267,7 @@ static json_t *series_json(const struct series *s, const uint64_t *seeds, size_t
 	for (i = 0; !bad && i < nseeds; i++)
 		bad |= json_array_append_new(js, json_integer((json_int_t)seeds[i]));
 	for (j = 0; !bad && j < NPCT; j++) {
-		struct stat st = stat_of(s, nseeds, j, tmp);
+		struct summary st = stat_of(s, nseeds, j, tmp);
 		char key[8];
 		json_t *b;
 
@@ -291,7 +333,7 @@ static void print_table(const struct series *ser, size_t npol, size_t nseeds, do
 	for (j = 0; j < NPCT; j++) {
 		printf("%8d", PCT_FIRST + (int)j * PCT_STEP);
 		for (i = 0; i < npol; i++) {
-			struct stat st = stat_of(&ser[i], nseeds, j, tmp);
+			struct summary st = stat_of(&ser[i], nseeds, j, tmp);
 			int w = (int)(strlen(ser[i].policy) > 7 ? strlen(ser[i].policy) : 7);
 
 			if (st.ok)
@@ -354,7 +396,7 @@ static int run_all(struct carve_fill *f, struct series *ser, size_t npol, const 
 }
 
 /* Loads both inputs, runs, prints; the exit code. */
-static int simulate(const char *nodes, const char *trace, const char **pols, size_t npol,
+static int simulate_fill(const char *nodes, const char *trace, const char **pols, size_t npol,
 		    const uint64_t *seeds, size_t nseeds, bool table)
 {
 	struct carve_manifests *m = carve_manifests_create();
@@ -433,6 +475,343 @@ out:
 	return rc;
 }
 
+/* ---- replay: the trace --------------------------------------------------------------- */
+
+/* True when the file at path starts with the openb pod list's header. */
+static bool is_openb(const char *path)
+{
+	static const char head[] = "name,cpu_milli,memory_mib,num_gpu";
+	char buf[sizeof(head)];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(head) - 1, f);
+	fclose(f);
+	return n == sizeof(head) - 1 && !memcmp(buf, head, n);
+}
+
+/*
+ * Reads the job trace at path into js; problems go to d.  The one place
+ * the replay reads a trace: an openb pod CSV (recognised by its header)
+ * becomes one single-pod job per row (carve_jobs_from_openb; t keeps its
+ * file names alive), anything else is carve's own trace format, a file or
+ * a directory of *.trace.csv / *.trace.yaml (carve_jobs_load_path,
+ * docs/trace-format.md).  *skipped counts rows reported and not made into
+ * jobs.  Returns 0, CARVE_EIO or CARVE_ENOMEM.
+ */
+static int load_trace(struct carve_jobs *js, struct carve_trace *t, const char *path,
+		      struct carve_diags *d, size_t *skipped)
+{
+	struct stat st;
+	int rc;
+
+	*skipped = 0;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !is_openb(path))
+		return carve_jobs_load_path(js, path, d, skipped);
+	rc = carve_trace_load_openb(t, path, d);
+	if (rc)
+		return rc;
+	rc = carve_jobs_from_openb(js, t, d, skipped);
+	return rc == CARVE_ENOMEM ? rc : 0;
+}
+
+/* ---- replay: running and printing ----------------------------------------------------- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct replay_opts {
+	struct carve_sim_opts sim;
+	int64_t until;            /* -1: none */
+	bool baseline, compare, table;
+};
+
+/* Runs one simulation to its end (or SIGINT) with progress on stderr;
+ * returns the result object, NULL on failure (reported). */
+static json_t *replay_one(struct carve_manifests *m, const struct carve_jobs *js,
+			  const struct replay_opts *ro, enum carve_sim_sched sched)
+{
+	struct carve_sim_opts o = ro->sim;
+	struct carve_error err;
+	struct carve_sim *s;
+	const char *who = sched == CARVE_SIM_KUBE_DEFAULT ? "kube-default" : "carve";
+	double t0 = now_s(), last = t0;
+	json_t *r;
+	int rc;
+
+	o.sched = sched;
+	s = carve_sim_create(m, js, &o, &err);
+	if (!s) {
+		carve_diags_sort(&m->diags);
+		carve_diags_print(&m->diags, stderr);
+		fprintf(stderr, "carve simulate: %s; nothing simulated\n", err.text);
+		return NULL;
+	}
+	if (carve_sim_skipped(s))
+		fprintf(stderr, "carve simulate: %s: skipped %zu invalid job%s\n", who,
+			carve_sim_skipped(s), carve_sim_skipped(s) == 1 ? "" : "s");
+	do {
+		rc = carve_sim_run_events(s, ro->until, 4096, &interrupted, &err);
+		if (rc > 0 && now_s() - last > 1.0) {
+			last = now_s();
+			fprintf(stderr, "carve simulate: %s: t=%llds, %zu events, %zu jobs left, "
+				"%.1f s\n", who, (long long)carve_sim_now(s), carve_sim_events(s),
+				carve_sim_jobs_left(s), last - t0);
+		}
+	} while (rc > 0 && !interrupted);
+	if (rc < 0) {
+		fprintf(stderr, "carve simulate: %s: %s\n", who, err.text);
+		carve_sim_destroy(s);
+		return NULL;
+	}
+	if (interrupted)
+		fprintf(stderr, "carve simulate: %s: interrupted at t=%llds; partial report\n",
+			who, (long long)carve_sim_now(s));
+	/* Rejections by the engine at arrival are errors too. */
+	if (m->diags.nerrors) {
+		carve_diags_sort(&m->diags);
+		carve_diags_print(&m->diags, stderr);
+	}
+	r = carve_sim_result_json(s);
+	carve_sim_destroy(s);
+	if (!r)
+		fprintf(stderr, "carve simulate: out of memory\n");
+	return r;
+}
+
+static double jnum(json_t *o, const char *a, const char *b, const char *c)
+{
+	json_t *v = json_object_get(o, a);
+
+	if (b)
+		v = json_object_get(v, b);
+	if (c)
+		v = json_object_get(v, c);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void cell(double v)
+{
+	if (isnan(v))
+		printf("  %14s", "-");
+	else
+		printf("  %14.2f", v);
+}
+
+/* One row: label, then the value in each run. */
+static void row(json_t *const *runs, size_t n, const char *label, const char *a,
+		const char *b, const char *c)
+{
+	size_t i;
+
+	printf("%-36s", label);
+	for (i = 0; i < n; i++)
+		cell(jnum(runs[i], a, b, c));
+	printf("\n");
+}
+
+static void print_replay_table(json_t *const *runs, const char *const *names, size_t n)
+{
+	json_t *quota = json_object_get(runs[0], "quota");
+	const char *q;
+	json_t *v;
+	size_t i;
+	char label[128];
+
+	printf("%-36s", "metric");
+	for (i = 0; i < n; i++)
+		printf("  %14s", names[i]);
+	printf("\n");
+	row(runs, n, "horizon_s", "horizon_s", NULL, NULL);
+	row(runs, n, "jobs completed", "jobs", "completed", NULL);
+	row(runs, n, "jobs pending at the end", "jobs", "pending", NULL);
+	row(runs, n, "gpu_allocation_pct", "gpu_allocation_pct", NULL, NULL);
+	row(runs, n, "effective_utilisation_pct", "effective_utilisation_pct", NULL, NULL);
+	row(runs, n, "first_time_success_pct", "first_time_success_pct", NULL, NULL);
+	row(runs, n, "fragmentation_pct", "fragmentation_pct", NULL, NULL);
+	row(runs, n, "preemptions", "preemptions", NULL, NULL);
+	row(runs, n, "gang_timeouts", "gang_timeouts", NULL, NULL);
+	row(runs, n, "gpu_hours_per_job", "gpu_hours_per_job", "overall", NULL);
+	json_object_foreach(quota, q, v) {
+		(void)v;
+		snprintf(label, sizeof(label), "%.20s wait p50 s", q);
+		row(runs, n, label, "wait_first_gpu_s", q, "p50");
+		snprintf(label, sizeof(label), "%.20s wait p95 s", q);
+		row(runs, n, label, "wait_first_gpu_s", q, "p95");
+		snprintf(label, sizeof(label), "%.20s wait p99 s", q);
+		row(runs, n, label, "wait_first_gpu_s", q, "p99");
+		snprintf(label, sizeof(label), "%.20s quota nominal", q);
+		row(runs, n, label, "quota", q, "nominal");
+		snprintf(label, sizeof(label), "%.20s quota used_avg", q);
+		row(runs, n, label, "quota", q, "used_avg");
+		snprintf(label, sizeof(label), "%.20s quota borrowed_avg", q);
+		row(runs, n, label, "quota", q, "borrowed_avg");
+	}
+}
+
+/* True when directory dir holds a trace file (*.trace.csv, *.trace.yaml,
+ * *.trace.yml). */
+static bool dir_has_trace(const char *dir)
+{
+	static const char *const ext[] = {".trace.csv", ".trace.yaml", ".trace.yml"};
+	struct dirent **ents = NULL;
+	bool found = false;
+	int ne = scandir(dir, &ents, NULL, alphasort), k;
+	size_t e;
+
+	for (k = 0; k < ne; k++) {
+		size_t len = strlen(ents[k]->d_name);
+
+		for (e = 0; e < sizeof(ext) / sizeof(ext[0]); e++)
+			if (len > strlen(ext[e]) &&
+			    !strcmp(ents[k]->d_name + len - strlen(ext[e]), ext[e]))
+				found = true;
+		free(ents[k]);
+	}
+	free(ents);
+	return found;
+}
+
+/* Manifests from each path (the manifest walk leaves trace files out); a
+ * directory that holds trace files is the trace too when --trace is not
+ * given (the first such directory). */
+static int load_inputs(struct carve_manifests *m, char *const *paths, size_t n,
+		       const char **trace)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!*trace && !stat(paths[i], &st) && S_ISDIR(st.st_mode) &&
+		    dir_has_trace(paths[i]))
+			*trace = paths[i];
+		rc = carve_manifests_load_path(m, paths[i]);
+		if (rc == CARVE_ENOMEM)
+			return rc;
+	}
+	return 0;
+}
+
+static int simulate_replay(char *const *paths, size_t npaths, const char *trace,
+			   const struct replay_opts *ro)
+{
+	struct carve_manifests *m = carve_manifests_create();
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_trace *t = carve_trace_create();
+	json_t *runs[2] = {NULL, NULL}, *root = NULL;
+	const char *names[2];
+	struct sigaction sa, old;
+	size_t skipped = 0, n = 0;
+	int rc = CARVE_EXIT_FAIL;
+
+	if (!m || !js || !t || load_inputs(m, paths, npaths, &trace))
+		goto out_nomem;
+	if (!trace) {
+		fprintf(stderr, "carve simulate: no trace (--trace FILE, or a DIR holding *.trace.csv or *.trace.yaml)\n");
+		rc = CARVE_EXIT_USAGE;
+		goto out;
+	}
+	if (load_trace(js, t, trace, &m->diags, &skipped) == CARVE_ENOMEM)
+		goto out_nomem;
+	if (!m->diags.nerrors && !js->n)
+		carve_diag_error(&m->diags, (struct carve_pos){0}, "%s: no jobs", trace);
+	if (m->diags.nerrors) {
+		carve_diags_sort(&m->diags);
+		carve_diags_print(&m->diags, stderr);
+		fprintf(stderr, "carve simulate: %zu error%s in the input; nothing simulated\n",
+			m->diags.nerrors, m->diags.nerrors == 1 ? "" : "s");
+		goto out;
+	}
+	carve_diags_sort(&m->diags);
+	carve_diags_print(&m->diags, stderr); /* warnings */
+	m->diags.n = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	interrupted = 0;
+	if (ro->baseline || ro->compare) {
+		names[n] = "kube-default";
+		runs[n] = replay_one(m, js, ro, CARVE_SIM_KUBE_DEFAULT);
+		if (!runs[n++])
+			goto out_sig;
+	}
+	if (!ro->baseline && interrupted) {
+		names[n] = "carve";
+		runs[n++] = json_pack("{s:s, s:s, s:b}", "mode", "replay", "scheduler", "carve",
+				      "interrupted_before_start", 1);
+		if (!runs[n - 1])
+			goto out_sig;
+	} else if (!ro->baseline) {
+		names[n] = "carve";
+		runs[n] = replay_one(m, js, ro, CARVE_SIM_CARVE);
+		if (!runs[n++])
+			goto out_sig;
+	}
+	if (ro->table) {
+		print_replay_table(runs, names, n);
+	} else {
+		if (ro->compare) {
+			root = json_object();
+			if (!root || json_object_set(root, "baseline", runs[0]) ||
+			    json_object_set(root, "carve", runs[1]))
+				goto out_sig;
+		} else {
+			root = json_incref(runs[0]);
+		}
+		if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				   JSON_REAL_PRECISION(10)))
+			goto out_sig;
+		fputc('\n', stdout);
+	}
+	rc = interrupted ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
+	if (fflush(stdout)) {
+		fprintf(stderr, "carve simulate: cannot write the result\n");
+		rc = CARVE_EXIT_FAIL;
+	}
+out_sig:
+	sigaction(SIGINT, &old, NULL);
+	goto out;
+out_nomem:
+	fprintf(stderr, "carve simulate: out of memory\n");
+	rc = CARVE_EXIT_FAIL;
+out:
+	json_decref(root);
+	json_decref(runs[0]);
+	json_decref(runs[1]);
+	carve_jobs_destroy(js);
+	carve_trace_destroy(t);
+	carve_manifests_destroy(m);
+	return rc;
+}
+
+/* "90", "90s", "15m", "2h", "7d" -> seconds; false when malformed. */
+static bool parse_duration(const char *s, int64_t *out)
+{
+	uint64_t v;
+	size_t len = strlen(s);
+	int64_t mul = 1;
+
+	if (len && strchr("smhd", s[len - 1])) {
+		mul = s[len - 1] == 's' ? 1 : s[len - 1] == 'm' ? 60 : s[len - 1] == 'h' ? 3600
+											   : 86400;
+		len--;
+	}
+	if (!parse_u64(s, len, &v) || v > (uint64_t)INT64_MAX / 86400)
+		return false;
+	*out = (int64_t)v * mul;
+	return true;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -441,6 +820,14 @@ int cmd_simulate(int argc, char **argv)
 		{"trace", required_argument, NULL, 't'},
 		{"policy", required_argument, NULL, 'p'},
 		{"seeds", required_argument, NULL, 's'},
+		{"seed", required_argument, NULL, 'S'},
+		{"file", required_argument, NULL, 'f'},
+		{"baseline", required_argument, NULL, 'B'},
+		{"compare", required_argument, NULL, 'C'},
+		{"until", required_argument, NULL, 'U'},
+		{"mig", required_argument, NULL, 'M'},
+		{"gang-timeout", required_argument, NULL, 'G'},
+		{"skip-invalid", no_argument, NULL, 'K'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -448,16 +835,27 @@ int cmd_simulate(int argc, char **argv)
 	static uint64_t seeds[MAX_SEEDS];
 	char polbuf[512];
 	const char *pols[MAX_POLICIES];
-	const char *mode = "fill", *nodes = NULL, *trace = NULL, *policy = paper_policies;
-	size_t nseeds, npol;
+	const char *mode = "replay", *nodes = NULL, *trace = NULL, *policy = NULL;
+	char **files;
+	size_t nseeds, npol, nfiles = 0;
+	struct replay_opts ro;
 	bool table = false;
-	int c;
+	uint64_t seed = 0;
+	int c, rc;
 
+	memset(&ro, 0, sizeof(ro));
+	ro.until = -1;
+	files = carve_calloc((size_t)argc + 1, sizeof(*files));
+	if (!files) {
+		fprintf(stderr, "carve simulate: out of memory\n");
+		return CARVE_EXIT_FAIL;
+	}
 	nseeds = 10;
 	for (c = 0; c < 10; c++)
 		seeds[c] = 42 + (uint64_t)c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	rc = -1;
+	while (rc < 0 && (c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			mode = optarg;
@@ -471,13 +869,61 @@ int cmd_simulate(int argc, char **argv)
 		case 'p':
 			policy = optarg;
 			break;
+		case 'f':
+			files[nfiles++] = optarg;
+			break;
 		case 's':
 			if (!parse_seeds(optarg, seeds, &nseeds)) {
 				fprintf(stderr, "carve simulate: --seeds wants N, A-B (A <= B) or a "
 					"comma-separated list of them, at most %d seeds, not '%s'\n",
 					MAX_SEEDS, optarg);
-				return CARVE_EXIT_USAGE;
+				rc = CARVE_EXIT_USAGE;
 			}
+			break;
+		case 'S':
+			if (!parse_u64(optarg, strlen(optarg), &seed)) {
+				fprintf(stderr, "carve simulate: --seed wants a number, not '%s'\n",
+					optarg);
+				rc = CARVE_EXIT_USAGE;
+			}
+			ro.sim.seed = seed;
+			ro.sim.has_seed = true;
+			break;
+		case 'B':
+		case 'C':
+			if (strcmp(optarg, "kube-default")) {
+				fprintf(stderr, "carve simulate: unknown baseline '%s' (kube-default)\n",
+					optarg);
+				rc = CARVE_EXIT_USAGE;
+			}
+			if (c == 'B')
+				ro.baseline = true;
+			else
+				ro.compare = true;
+			break;
+		case 'U':
+		case 'G':
+			if (!parse_duration(optarg, c == 'U' ? &ro.until : &ro.sim.gang_timeout) ||
+			    (c == 'G' && ro.sim.gang_timeout == 0)) {
+				fprintf(stderr, "carve simulate: --%s wants a duration (90, 90s, 15m, "
+					"2h, 7d), not '%s'\n", c == 'U' ? "until" : "gang-timeout",
+					optarg);
+				rc = CARVE_EXIT_USAGE;
+			}
+			break;
+		case 'M':
+			if (!strcmp(optarg, "dynamic")) {
+				ro.sim.mig_dynamic = true;
+			} else if (!strcmp(optarg, "static")) {
+				ro.sim.mig_dynamic = false;
+			} else {
+				fprintf(stderr, "carve simulate: --mig wants static or dynamic, not "
+					"'%s'\n", optarg);
+				rc = CARVE_EXIT_USAGE;
+			}
+			break;
+		case 'K':
+			ro.sim.skip_invalid = true;
 			break;
 		case 'o':
 			if (!strcmp(optarg, "json")) {
@@ -487,39 +933,63 @@ int cmd_simulate(int argc, char **argv)
 			} else {
 				fprintf(stderr, "carve simulate: unknown output format '%s' "
 					"(expected json or table)\n", optarg);
-				return CARVE_EXIT_USAGE;
+				rc = CARVE_EXIT_USAGE;
 			}
 			break;
 		case 'h':
 			usage(stdout);
-			return CARVE_EXIT_OK;
+			rc = CARVE_EXIT_OK;
+			break;
 		default:
 			usage(stderr);
-			return CARVE_EXIT_USAGE;
+			rc = CARVE_EXIT_USAGE;
+			break;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "carve simulate: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return CARVE_EXIT_USAGE;
-	}
+	if (rc >= 0)
+		goto out;
+	rc = CARVE_EXIT_USAGE;
 	if (!strcmp(mode, "replay")) {
-		fprintf(stderr, "carve simulate: --mode replay is not implemented yet\n");
-		return CARVE_EXIT_USAGE;
+		while (optind < argc)
+			files[nfiles++] = argv[optind++];
+		if (ro.baseline && ro.compare) {
+			fprintf(stderr, "carve simulate: --baseline and --compare exclude each other\n");
+			goto out;
+		}
+		if (!nfiles) {
+			fprintf(stderr, "carve simulate: no manifests (-f PATH or DIR)\n");
+			usage(stderr);
+			goto out;
+		}
+		if (policy && !known_policy(policy)) {
+			fprintf(stderr, "carve simulate: unknown policy '%s'\n", policy);
+			goto out;
+		}
+		ro.sim.policy = policy;
+		ro.table = table;
+		rc = simulate_replay(files, nfiles, trace, &ro);
+		goto out;
 	}
 	if (strcmp(mode, "fill")) {
-		fprintf(stderr, "carve simulate: unknown mode '%s' (fill; replay is not "
-			"implemented yet)\n", mode);
-		return CARVE_EXIT_USAGE;
+		fprintf(stderr, "carve simulate: unknown mode '%s' (replay or fill)\n", mode);
+		goto out;
+	}
+	if (optind < argc || nfiles) {
+		fprintf(stderr, "carve simulate: --mode fill takes no manifests ('%s')\n",
+			nfiles ? files[0] : argv[optind]);
+		usage(stderr);
+		goto out;
 	}
 	if (!nodes || !trace) {
 		fprintf(stderr, "carve simulate: --mode fill needs --nodes and --trace\n");
 		usage(stderr);
-		return CARVE_EXIT_USAGE;
+		goto out;
 	}
+	if (!policy)
+		policy = paper_policies;
 	if (strlen(policy) >= sizeof(polbuf)) {
 		fprintf(stderr, "carve simulate: --policy list too long\n");
-		return CARVE_EXIT_USAGE;
+		goto out;
 	}
 	strcpy(polbuf, policy);
 	if (!parse_policies(polbuf, pols, &npol)) {
@@ -527,7 +997,10 @@ int cmd_simulate(int argc, char **argv)
 		for (c = 0; c < carve_policy_count(); c++)
 			fprintf(stderr, "%s%s", c ? ", " : "", carve_policy_name(c));
 		fprintf(stderr, "\n");
-		return CARVE_EXIT_USAGE;
+		goto out;
 	}
-	return simulate(nodes, trace, pols, npol, seeds, nseeds, table);
+	rc = simulate_fill(nodes, trace, pols, npol, seeds, nseeds, table);
+out:
+	carve_free(files);
+	return rc;
 }

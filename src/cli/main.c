@@ -17,7 +17,7 @@ struct command {
 static const struct command commands[] = {
 	{"validate", cmd_validate, "check manifests and explain the inventory and quotas"},
 	{"admit", cmd_admit, "run the admission engine: what gets quota, what is preempted"},
-	{"simulate", cmd_simulate, "run a placement experiment (the FGD paper's fill) on a trace"},
+	{"simulate", cmd_simulate, "replay a job trace (carve vs. kube-default), or the FGD fill experiment"},
 	{"report", cmd_report, "write the HTML report of a simulation result (JSON file)"},
 	{"trace", cmd_trace, "generate synthetic workload traces and check trace files"},
 	{NULL, NULL, NULL},

@@ -1,0 +1,100 @@
+/*
+ * sim.h - the replay simulator: a job trace replayed in virtual time
+ * against a cluster and its queues, either through the real admission
+ * engine (carve mode) or through a model of what the stock Kubernetes
+ * stack does (the kube-default baseline).  docs/simulator.md defines every
+ * metric and the baseline model.
+ *
+ * Events are arrivals, completions, preemptions (carve mode: a preempted
+ * job requeues and restarts, keeping its progress only when it declares
+ * checkpointing) and gang timeouts (baseline only).  Time is virtual
+ * seconds from the start of the trace; nothing here reads a clock, so the
+ * same manifests, jobs, options and seed give the same result.
+ *
+ * Ownership: a struct carve_sim borrows the manifest set (its diagnostics
+ * receive problems found in the jobs) and the job list; both must outlive
+ * it.  It owns its engine, inventory and placers.  carve_sim_result_json()
+ * returns a new reference.
+ */
+#ifndef CARVE_SIM_H
+#define CARVE_SIM_H
+
+#include <signal.h>
+
+#include <jansson.h>
+
+#include "carve/jobs.h"
+#include "carve/manifest.h"
+
+enum carve_sim_sched {
+	CARVE_SIM_CARVE = 0,          /* the admission engine + placer */
+	CARVE_SIM_KUBE_DEFAULT        /* the stock-stack baseline (docs/simulator.md) */
+};
+
+/* Options; a zeroed struct means the defaults. */
+struct carve_sim_opts {
+	enum carve_sim_sched sched;
+	const char *policy;           /* carve placement policy; NULL: "binpack" */
+	uint64_t seed;                /* placer RNG seed (default 42 unless has_seed) */
+	bool has_seed;
+	bool mig_dynamic;             /* --mig dynamic (carve mode) */
+	int64_t gang_timeout;         /* baseline gang timeout, seconds; 0: 1800 */
+	bool skip_invalid;            /* skip invalid jobs (counted) instead of failing */
+};
+
+struct carve_sim;
+
+/*
+ * Prepares a replay of js over the cluster and queues of m (ResourceFlavors,
+ * Cohorts, ClusterQueues, LocalQueues and nodes; Workloads in m take part as
+ * workloads already present and never finish).  Each job is checked: its
+ * queue must resolve (namespace/queue -> LocalQueue -> ClusterQueue; a job
+ * without a queue goes to the only ClusterQueue when there is exactly one)
+ * and each of its pods must fit some node of the empty cluster.  A job that
+ * fails a check is reported as an error in m->diags at its position, unless
+ * o->skip_invalid, where it is only counted (carve_sim_skipped()).
+ * Returns NULL with err set when anything was reported as an error (in the
+ * manifests or the jobs), when m has no nodes or no ClusterQueue, on an
+ * unknown policy, or on allocation failure.
+ */
+struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve_jobs *js,
+				   const struct carve_sim_opts *o, struct carve_error *err);
+void carve_sim_destroy(struct carve_sim *s);
+
+/* Jobs skipped as invalid (skip_invalid). */
+size_t carve_sim_skipped(const struct carve_sim *s);
+
+/*
+ * Runs events in time order until none is left, the next one is later
+ * than until (until < 0: no limit; the horizon is then until), or *stop
+ * becomes non-zero (checked between event times; stop may be NULL).  May
+ * be called again to go on.  Returns 0, CARVE_ENOMEM, or CARVE_EINVAL when
+ * the engine refused something (err says what).
+ */
+int carve_sim_run(struct carve_sim *s, int64_t until, const volatile sig_atomic_t *stop,
+		  struct carve_error *err);
+
+/*
+ * The same, in steps: returns after at most max_events event times (then
+ * 1: more remain, and the clock is not moved on to until), or 0 when the
+ * run is complete (as carve_sim_run), or a negative error.  For progress
+ * reports.
+ */
+int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
+			 const volatile sig_atomic_t *stop, struct carve_error *err);
+
+/* Virtual time reached, events processed, jobs not yet arrived or done. */
+int64_t carve_sim_now(const struct carve_sim *s);
+size_t carve_sim_events(const struct carve_sim *s);
+size_t carve_sim_jobs_left(const struct carve_sim *s);
+
+/*
+ * The run object of docs/simulator.md: the metrics at the time reached
+ * (gpu_allocation_pct, effective_utilisation_pct, first_time_success_pct,
+ * wait_first_gpu_s, quota, preemptions, gang_timeouts, fragmentation_pct,
+ * gpu_hours_per_job, jobs, queues, series, wait_cdf, policy, seed, mode,
+ * scheduler, horizon_s).  New reference, or NULL on allocation failure.
+ */
+json_t *carve_sim_result_json(const struct carve_sim *s);
+
+#endif

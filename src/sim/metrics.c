@@ -1,0 +1,443 @@
+/*
+ * metrics.c - the replay simulator's accounting and its JSON result
+ * (docs/simulator.md defines every field).
+ *
+ * What jobs hold is kept as running sums (per pool, per queue, total) in
+ * GPU-equivalents, changed only through sim_hold()/sim_unhold(); the
+ * time-weighted metrics integrate those step functions between event
+ * times (sim_advance), and a snapshot after each event time records them
+ * for the sampled "series".  Nothing here allocates per event except the
+ * snapshot log and the fragmentation mix.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place_int.h"
+#include "sim_int.h"
+
+/* ---- accounting ------------------------------------------------------------------ */
+
+int sim_hold(struct carve_sim *s, struct sjob *jb, uint32_t node, double alloc, double work)
+{
+	uint32_t pool = s->node_pool[node];
+
+	if (!jb->contrib) {
+		jb->contrib = carve_calloc(2 * s->npools + 1, sizeof(double));
+		if (!jb->contrib)
+			return CARVE_ENOMEM;
+	}
+	jb->contrib[pool] += alloc;
+	jb->contrib[s->npools + pool] += work;
+	s->pool_alloc[pool] += alloc;
+	s->pool_work[pool] += work;
+	s->alloc += alloc;
+	s->work += work;
+	s->queues[jb->q].used += alloc;
+	jb->held_alloc += alloc;
+	jb->held_work += work;
+	return 0;
+}
+
+void sim_unhold(struct carve_sim *s, struct sjob *jb)
+{
+	size_t i;
+
+	if (!jb->contrib)
+		return;
+	for (i = 0; i < s->npools; i++) {
+		s->pool_alloc[i] -= jb->contrib[i];
+		s->pool_work[i] -= jb->contrib[s->npools + i];
+		/* Sums of the same doubles in another order: clamp the dust. */
+		if (fabs(s->pool_alloc[i]) < 1e-9)
+			s->pool_alloc[i] = 0;
+		if (fabs(s->pool_work[i]) < 1e-9)
+			s->pool_work[i] = 0;
+	}
+	memset(jb->contrib, 0, 2 * s->npools * sizeof(double));
+	s->alloc -= jb->held_alloc;
+	s->work -= jb->held_work;
+	s->queues[jb->q].used -= jb->held_alloc;
+	if (fabs(s->alloc) < 1e-9)
+		s->alloc = 0;
+	if (fabs(s->work) < 1e-9)
+		s->work = 0;
+	if (fabs(s->queues[jb->q].used) < 1e-9)
+		s->queues[jb->q].used = 0;
+	jb->held_alloc = jb->held_work = 0;
+}
+
+void sim_advance(struct carve_sim *s, int64_t t)
+{
+	double dt = (double)(t - s->last_t);
+	size_t i;
+
+	if (dt > 0) {
+		s->alloc_area += s->alloc * dt;
+		s->work_area += s->work * dt;
+		s->frag_area += s->frag_now * dt;
+		for (i = 0; i < s->nqueues; i++) {
+			struct squeue *q = &s->queues[i];
+
+			q->used_area += q->used * dt;
+			if (q->used > q->nominal + 1e-9)
+				q->borrowed_area += (q->used - q->nominal) * dt;
+		}
+		s->last_t = t;
+	}
+	s->now = t;
+}
+
+int sim_snapshot(struct carve_sim *s)
+{
+	size_t w = 1 + s->snapw, i;
+	double *row;
+
+	if (s->nsnap && (int64_t)s->snaps[(s->nsnap - 1) * w] == s->now) {
+		row = &s->snaps[(s->nsnap - 1) * w];
+	} else {
+		if (s->nsnap == s->capsnap) {
+			size_t c = s->capsnap ? s->capsnap * 2 : 256;
+			void *v = carve_realloc(s->snaps, c * w * sizeof(double));
+
+			if (!v)
+				return CARVE_ENOMEM;
+			s->snaps = v;
+			s->capsnap = c;
+		}
+		row = &s->snaps[s->nsnap++ * w];
+	}
+	row[0] = (double)s->now;
+	for (i = 0; i < s->npools; i++) {
+		row[1 + i] = s->pool_alloc[i];
+		row[1 + s->npools + i] = s->pool_work[i];
+	}
+	for (i = 0; i < s->nqueues; i++)
+		row[1 + 2 * s->npools + i] = s->queues[i].used;
+	return 0;
+}
+
+/* ---- fragmentation ------------------------------------------------------------- */
+
+#define MIX_MAX 64
+
+static bool same_type(const struct carve_pod_req *a, const struct carve_pod_req *b)
+{
+	return a->cpu_milli == b->cpu_milli && a->gpu == b->gpu && a->count == b->count &&
+	       a->milli == b->milli && a->mem_mib == b->mem_mib && a->models == b->models &&
+	       (a->mig_profile == b->mig_profile ||
+		(a->mig_profile && b->mig_profile && !strcmp(a->mig_profile, b->mig_profile)));
+}
+
+/* Adds count pods of r to the mix. */
+static void mix_add(struct carve_pod_req *types, double *w, size_t *n,
+		    const struct carve_pod_req *r, double count)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (same_type(&types[i], r)) {
+			w[i] += count;
+			return;
+		}
+	if (*n == MIX_MAX)
+		return; /* the rarest types beyond MIX_MAX are left out */
+	types[*n] = *r;
+	types[*n].nterms = 0;
+	types[*n].terms = NULL;
+	w[(*n)++] = count;
+}
+
+void sim_measure_frag(struct carve_sim *s)
+{
+	struct carve_pod_req types[MIX_MAX];
+	double w[MIX_MAX], total = 0;
+	size_t n = 0, i, p;
+	bool base = s->o.sched == CARVE_SIM_KUBE_DEFAULT;
+	struct carve_placer *pl = base ? s->bp : s->p;
+	const uint32_t *list = base ? s->waiting : s->active;
+	size_t nlist = base ? s->nwaiting : s->nactive;
+
+	for (i = 0; i < nlist; i++) {
+		const struct sjob *jb = &s->jobs[list[i]];
+
+		if (jb->st != SJ_PENDING)
+			continue;
+		for (p = 0; p < jb->j->npodsets; p++) {
+			const struct carve_job_podset *ps = &jb->j->podsets[p];
+			struct carve_match_term terms[2];
+			struct carve_match_expr exprs[2];
+			struct carve_pod_req r;
+
+			sim_pod_req(ps, &r, terms, exprs);
+			r.nmodels = ps->nmodels;
+			r.models = ps->models;
+			if (base && r.gpu != CARVE_GREQ_NONE) {
+				r.count = r.gpu == CARVE_GREQ_FRACTION ? 1 : r.count;
+				r.gpu = CARVE_GREQ_WHOLE;
+				r.mig_profile = NULL;
+				r.milli = 0;
+				r.mem_mib = 0;
+			}
+			mix_add(types, w, &n, &r, ps->count);
+			total += ps->count;
+		}
+	}
+	if (!n || s->cap <= 0) {
+		s->frag_now = 0;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		w[i] /= total;
+	if (carve_placer_set_mix(pl, types, w, n)) {
+		s->frag_now = 0;
+		return;
+	}
+	s->frag_now = carve__frag_cluster(pl) / (1000.0 * s->cap) * 100.0;
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static double r4(double x)
+{
+	return round(x * 10000.0) / 10000.0;
+}
+
+static json_t *num(double x)
+{
+	return json_real(r4(x));
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least pct % of them at or below. */
+static int64_t pctl(const int64_t *v, size_t n, double pct)
+{
+	size_t k = (size_t)ceil(pct / 100.0 * (double)n);
+
+	return v[k ? k - 1 : 0];
+}
+
+#define SET(o, k, v) (bad |= json_object_set_new((o), (k), (v)) != 0)
+
+/* Waits of queue q (sorted) into *out; returns how many. */
+static size_t queue_waits(const struct carve_sim *s, size_t q, int64_t *out, size_t *waiting)
+{
+	size_t i, n = 0;
+
+	*waiting = 0;
+	for (i = 0; i < s->njobs; i++) {
+		const struct sjob *jb = &s->jobs[i];
+
+		if (jb->q != (int)q || !jb->gpu_job || jb->st == SJ_FUTURE ||
+		    jb->st == SJ_SKIPPED)
+			continue;
+		if (jb->has_first_gpu)
+			out[n++] = jb->first_gpu - jb->j->arrival;
+		else
+			(*waiting)++;
+	}
+	qsort(out, n, sizeof(*out), cmp_i64);
+	return n;
+}
+
+static json_t *waits_json(const struct carve_sim *s, int64_t *buf, json_t **cdf)
+{
+	json_t *o = json_object();
+	size_t q, i;
+	int bad = !o || !(*cdf = json_object());
+
+	for (q = 0; !bad && q < s->nqueues; q++) {
+		size_t waiting, n = queue_waits(s, q, buf, &waiting), pts;
+		json_t *w = json_object(), *c = json_array();
+
+		bad |= !w || !c;
+		if (bad) {
+			json_decref(w);
+			json_decref(c);
+			break;
+		}
+		SET(w, "n", json_integer((json_int_t)n));
+		SET(w, "still_waiting", json_integer((json_int_t)waiting));
+		SET(w, "p50", n ? json_integer(pctl(buf, n, 50)) : json_null());
+		SET(w, "p95", n ? json_integer(pctl(buf, n, 95)) : json_null());
+		SET(w, "p99", n ? json_integer(pctl(buf, n, 99)) : json_null());
+		SET(o, s->queues[q].name, w);
+		pts = n < 100 ? n : 100;
+		for (i = 1; !bad && i <= pts; i++) {
+			size_t k = (size_t)ceil((double)i * (double)n / (double)pts) - 1;
+			json_t *pt = json_pack("[If]", (json_int_t)buf[k], r4((double)(k + 1) / n));
+
+			bad |= !pt || json_array_append_new(c, pt);
+		}
+		SET(*cdf, s->queues[q].name, c);
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static double pct_of(double area, double cap, double h)
+{
+	return cap > 0 && h > 0 ? area / (cap * h) * 100.0 : 0;
+}
+
+/* "series": the step functions sampled at <= 200 evenly spaced times. */
+static json_t *series_json(const struct carve_sim *s)
+{
+	json_t *o = json_object(), *ts = json_array(), *pools = json_object(),
+	       *qu = json_object();
+	size_t npts = s->now > 0 ? 200 : 1, w = 1 + s->snapw, i, k, at = 0;
+	json_t **pa = carve_calloc(s->npools + 1, sizeof(*pa));
+	json_t **pu = carve_calloc(s->npools + 1, sizeof(*pu));
+	json_t **qa = carve_calloc(s->nqueues + 1, sizeof(*qa));
+	int bad = !o || !ts || !pools || !qu || !pa || !pu || !qa;
+
+	if (s->now > 0 && s->now < 199)
+		npts = (size_t)s->now + 1;
+	for (k = 0; !bad && k < s->npools; k++) {
+		json_t *p = json_object();
+
+		pa[k] = json_array();
+		pu[k] = json_array();
+		bad |= !p || !pa[k] || !pu[k];
+		if (!bad) {
+			SET(p, "allocation_pct", pa[k]);
+			SET(p, "utilisation_pct", pu[k]);
+			SET(pools, s->pool_names[k], p);
+		} else {
+			json_decref(p);
+			json_decref(pa[k]);
+			json_decref(pu[k]);
+		}
+	}
+	for (k = 0; !bad && k < s->nqueues; k++) {
+		qa[k] = json_array();
+		bad |= !qa[k];
+		SET(qu, s->queues[k].name, qa[k]);
+	}
+	for (i = 0; !bad && i < npts && s->nsnap; i++) {
+		int64_t t = npts > 1 ? (int64_t)llround((double)s->now * (double)i /
+							  (double)(npts - 1)) : s->now;
+		const double *row;
+
+		while (at + 1 < s->nsnap && s->snaps[(at + 1) * w] <= (double)t)
+			at++;
+		row = &s->snaps[at * w];
+		bad |= json_array_append_new(ts, json_integer(t)) != 0;
+		for (k = 0; !bad && k < s->npools; k++) {
+			double cap = s->pool_cap[k];
+
+			bad |= json_array_append_new(pa[k], num(cap > 0 ? row[1 + k] / cap * 100 : 0));
+			bad |= json_array_append_new(
+				pu[k], num(cap > 0 ? row[1 + s->npools + k] / cap * 100 : 0));
+		}
+		for (k = 0; !bad && k < s->nqueues; k++)
+			bad |= json_array_append_new(qa[k], num(row[1 + 2 * s->npools + k]));
+	}
+	carve_free(pa);
+	carve_free(pu);
+	carve_free(qa);
+	SET(o, "t_s", ts);
+	SET(o, "pools", pools);
+	SET(o, "quota_used", qu);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *carve_sim_result_json(const struct carve_sim *s)
+{
+	json_t *o = json_object(), *quota = json_object(), *queues = json_object(),
+	       *ghq = json_object(), *gh = json_object(), *jobs = json_object(), *cdf = NULL,
+	       *waits;
+	double h = (double)s->now, area = 0;
+	size_t i, multi = 0, ok = 0, running = 0, pending = 0, future = 0;
+	int64_t *buf = carve_calloc(s->njobs + 1, sizeof(*buf));
+	int bad = !o || !quota || !queues || !ghq || !gh || !jobs || !buf;
+
+	for (i = 0; i < s->njobs; i++) {
+		const struct sjob *jb = &s->jobs[i];
+
+		running += jb->st == SJ_RUNNING;
+		pending += jb->st == SJ_PENDING;
+		future += jb->st == SJ_FUTURE;
+		if (jb->npods > 1 && (jb->attempted || jb->failed_first)) {
+			multi++;
+			ok += jb->attempted && !jb->failed_first;
+		}
+	}
+	waits = bad ? NULL : waits_json(s, buf, &cdf);
+	bad |= !waits;
+	for (i = 0; !bad && i < s->nqueues; i++) {
+		const struct squeue *q = &s->queues[i];
+		json_t *qo = json_object(), *qq = json_object();
+
+		bad |= !qo || !qq;
+		SET(qo, "nominal", num(q->nominal));
+		SET(qo, "used_avg", num(h > 0 ? q->used_area / h : 0));
+		SET(qo, "borrowed_avg", num(h > 0 ? q->borrowed_area / h : 0));
+		SET(quota, q->name, qo);
+		SET(qq, "nominal", num(q->nominal));
+		SET(qq, "jobs", json_integer((json_int_t)q->jobs));
+		SET(qq, "jobs_completed", json_integer((json_int_t)q->completed));
+		SET(qq, "preemptions", json_integer((json_int_t)q->preemptions));
+		SET(queues, q->name, qq);
+		SET(ghq, q->name, q->completed ? num(q->used_area / 3600.0 / (double)q->completed)
+					       : json_null());
+		area += q->used_area;
+	}
+	SET(gh, "overall", s->completed ? num(area / 3600.0 / (double)s->completed)
+					: json_null());
+	SET(gh, "queues", ghq);
+	SET(jobs, "total", json_integer((json_int_t)s->njobs));
+	SET(jobs, "completed", json_integer((json_int_t)s->completed));
+	SET(jobs, "running", json_integer((json_int_t)running));
+	SET(jobs, "pending", json_integer((json_int_t)pending));
+	SET(jobs, "not_arrived", json_integer((json_int_t)future));
+	SET(jobs, "skipped", json_integer((json_int_t)s->skipped));
+	SET(jobs, "rejected", json_integer((json_int_t)s->rejected));
+
+	SET(o, "mode", json_string("replay"));
+	SET(o, "scheduler", json_string(s->o.sched == CARVE_SIM_KUBE_DEFAULT ? "kube-default"
+									      : "carve"));
+	SET(o, "policy", json_string(s->o.sched == CARVE_SIM_KUBE_DEFAULT ? "spread"
+									      : s->policy));
+	SET(o, "seed", json_integer((json_int_t)s->seed));
+	SET(o, "horizon_s", json_integer(s->now));
+	SET(o, "gpu_capacity", num(s->cap));
+	SET(o, "gpu_allocation_pct", num(pct_of(s->alloc_area, s->cap, h)));
+	SET(o, "effective_utilisation_pct", num(pct_of(s->work_area, s->cap, h)));
+	SET(o, "first_time_success_pct", multi ? num(100.0 * (double)ok / (double)multi)
+					       : json_null());
+	SET(o, "wait_first_gpu_s", waits);
+	SET(o, "quota", quota);
+	SET(o, "preemptions", json_integer((json_int_t)s->preemptions));
+	SET(o, "gang_timeouts", json_integer((json_int_t)s->gang_timeouts));
+	SET(o, "fragmentation_pct", num(h > 0 ? s->frag_area / h : 0));
+	SET(o, "gpu_hours_per_job", gh);
+	SET(o, "jobs", jobs);
+	SET(o, "queues", queues);
+	if (!bad) {
+		json_t *ser = series_json(s);
+
+		bad |= !ser;
+		SET(o, "series", ser);
+	}
+	SET(o, "wait_cdf", cdf);
+	carve_free(buf);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}

@@ -1,0 +1,915 @@
+/*
+ * replay.c - the replay simulator's event loop (include/carve/sim.h) and
+ * its carve mode, which drives the real admission engine.
+ *
+ * Events sit in a binary min-heap ordered by (time, insertion order), so
+ * equal times keep the order they were scheduled in.  At each event time
+ * the loop integrates the metrics up to that time, applies every event of
+ * that time (completions and timeouts, then arrivals, as they were
+ * pushed), and schedules once, only when something changed: carve mode
+ * runs engine cycles until they are stable (carve_adm_run) and reads the
+ * statuses back (admissions start jobs, evictions requeue them); the
+ * baseline does one per-pod pass (baseline.c).  A job's scheduled events
+ * carry its generation; bumping it cancels them (a preempted job's
+ * completion, a finished gang's timeout).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+/* ---- heap ---------------------------------------------------------------------- */
+
+static bool ev_less(const struct event *a, const struct event *b)
+{
+	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
+}
+
+int sim_push(struct carve_sim *s, int64_t t, int kind, uint32_t job)
+{
+	struct event e = {t, s->seq++, kind, job, s->jobs[job].gen};
+	size_t i;
+
+	if (s->nheap == s->capheap) {
+		size_t c = s->capheap ? s->capheap * 2 : 64;
+		void *v = carve_realloc(s->heap, c * sizeof(*s->heap));
+
+		if (!v)
+			return CARVE_ENOMEM;
+		s->heap = v;
+		s->capheap = c;
+	}
+	for (i = s->nheap++; i && ev_less(&e, &s->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		s->heap[i] = s->heap[(i - 1) / 2];
+	s->heap[i] = e;
+	return 0;
+}
+
+static struct event pop(struct carve_sim *s)
+{
+	struct event top = s->heap[0], last = s->heap[--s->nheap];
+	size_t i = 0, k;
+
+	for (;;) {
+		k = 2 * i + 1;
+		if (k >= s->nheap)
+			break;
+		if (k + 1 < s->nheap && ev_less(&s->heap[k + 1], &s->heap[k]))
+			k++;
+		if (!ev_less(&s->heap[k], &last))
+			break;
+		s->heap[i] = s->heap[k];
+		i = k;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	return top;
+}
+
+/* ---- requests and GPU-equivalents ---------------------------------------------- */
+
+static const char *const model_keys[2] = {"alibabacloud.com/gpu-card-model",
+					  "nvidia.com/gpu.product"};
+
+void sim_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
+		 struct carve_match_term *terms, struct carve_match_expr *exprs)
+{
+	size_t k;
+
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < ps->nreqs; k++) {
+		const char *n = ps->reqs[k].name;
+		int64_t m = ps->reqs[k].milli;
+
+		if (!strcmp(n, "cpu")) {
+			r->cpu_milli = m;
+		} else if (!strcmp(n, "memory")) {
+			r->memory_milli = m;
+		} else if (!strcmp(n, "nvidia.com/gpu")) {
+			r->gpu = CARVE_GREQ_GPU;
+			r->count = (int)(m / 1000);
+		} else if (!strcmp(n, "nvidia.com/gpu.shared")) {
+			r->gpu = CARVE_GREQ_REPLICA;
+			r->count = (int)(m / 1000);
+		} else if (!strncmp(n, "nvidia.com/mig-", 15)) {
+			r->gpu = CARVE_GREQ_MIG;
+			r->mig_profile = n + 15;
+			r->count = (int)(m / 1000);
+		}
+	}
+	if (ps->gpu_milli || ps->gpu_mem_mib) {
+		r->gpu = CARVE_GREQ_FRACTION;
+		r->milli = ps->gpu_milli;
+		r->mem_mib = ps->gpu_mem_mib;
+		r->count = 0;
+	}
+	r->nselector = ps->nselector;
+	r->selector = ps->selector;
+	if (ps->nmodels) {
+		for (k = 0; k < 2; k++) {
+			exprs[k].key = model_keys[k];
+			exprs[k].op = "In";
+			exprs[k].nvalues = ps->nmodels;
+			exprs[k].values = ps->models;
+			terms[k].n = 1;
+			terms[k].exprs = &exprs[k];
+		}
+		r->nterms = 2;
+		r->terms = terms;
+	}
+}
+
+bool sim_is_gpu_res(const char *name)
+{
+	return !strcmp(name, "nvidia.com/gpu") || !strcmp(name, "nvidia.com/gpu.shared") ||
+	       !strncmp(name, "nvidia.com/mig-", 15);
+}
+
+double sim_dev_ge(const struct carve_sim *s, const struct carve_placer *p,
+		  const struct carve_dev *d)
+{
+	const struct carve_gpu *g = carve_cluster_gpu(s->c, d->gpu);
+
+	if (d->mig >= 0) {
+		const struct carve_mig_layout *l = carve_placer_mig_layout(p, d->gpu);
+		const struct carve_mig_model *mm = g ? g->mig_model : NULL;
+
+		if (l && mm && d->mig < l->n)
+			return (double)mm->profiles[l->inst[d->mig].profile].compute /
+			       mm->compute_slices;
+		return 1.0;
+	}
+	if (d->replica >= 0)
+		return g && g->replicas ? 1.0 / g->replicas : 1.0;
+	if (d->milli > 0)
+		return d->milli / 1000.0;
+	return 1.0;
+}
+
+/* Compute slices of profile "Ng..." on the first MIG model of the cluster
+ * that has it, over that model's compute slices; N/7 when none has it. */
+static double mig_ge(const struct carve_sim *s, const char *prof)
+{
+	size_t i, n = carve_cluster_gpu_count(s->c);
+
+	for (i = 0; i < n; i++) {
+		const struct carve_gpu *g = carve_cluster_gpu(s->c, (uint32_t)i);
+		int k;
+
+		if (!g->mig_model)
+			continue;
+		k = carve_mig_profile_find(g->mig_model, prof);
+		if (k >= 0)
+			return (double)g->mig_model->profiles[k].compute /
+			       g->mig_model->compute_slices;
+	}
+	return atoi(prof) > 0 ? atoi(prof) / 7.0 : 1.0;
+}
+
+double sim_res_ge(const struct carve_sim *s, const char *name)
+{
+	size_t i, n = carve_cluster_gpu_count(s->c);
+
+	if (!strncmp(name, "nvidia.com/mig-", 15))
+		return mig_ge(s, name + 15);
+	if (!strcmp(name, "nvidia.com/gpu.shared")) {
+		for (i = 0; i < n; i++) {
+			const struct carve_gpu *g = carve_cluster_gpu(s->c, (uint32_t)i);
+
+			if (g->sharing == CARVE_SHARE_TIMESLICE && g->replicas)
+				return 1.0 / g->replicas;
+		}
+	}
+	return sim_is_gpu_res(name) ? 1.0 : 0.0;
+}
+
+/* ---- building ------------------------------------------------------------------ */
+
+static int find_queue(const struct carve_sim *s, const char *cq)
+{
+	size_t i;
+
+	for (i = 0; i < s->nqueues; i++)
+		if (!strcmp(s->queues[i].name, cq))
+			return (int)i;
+	return -1;
+}
+
+/* Whether node n carries every nodeLabel of flavor f (and f has some). */
+static bool flavor_matches(const struct carve_mf_flavor *f, const struct carve_node *n)
+{
+	size_t k;
+
+	for (k = 0; k < f->node_labels.n; k++) {
+		const char *v = carve_node_label(n, f->node_labels.v[k].key);
+
+		if (!v || strcmp(v, f->node_labels.v[k].value))
+			return false;
+	}
+	return f->node_labels.n > 0;
+}
+
+/* GE of one unit of quota of resource res in flavor: as sim_res_ge(), but
+ * nvidia.com/gpu on a flavor whose first GPU node is time-sliced counts
+ * one replica (1/replicas). */
+static double quota_ge(const struct carve_sim *s, const char *flavor, const char *res)
+{
+	const struct carve_mf_flavor *f = carve_mf_find_flavor(s->m, flavor);
+	size_t i, nn = carve_cluster_node_count(s->c);
+
+	if (f && !strcmp(res, "nvidia.com/gpu"))
+		for (i = 0; i < nn; i++) {
+			const struct carve_node *n = carve_cluster_node(s->c, (uint32_t)i);
+			const struct carve_gpu *g;
+
+			if (!n->ngpus || !flavor_matches(f, n))
+				continue;
+			g = carve_cluster_gpu(s->c, n->gpu_first);
+			if (g->sharing == CARVE_SHARE_TIMESLICE && g->replicas)
+				return 1.0 / g->replicas;
+			break;
+		}
+	return sim_res_ge(s, res);
+}
+
+static int build_queues(struct carve_sim *s)
+{
+	const struct carve_manifests *m = s->m;
+	size_t i, g, f, k;
+
+	s->queues = carve_calloc(m->ncqs + 1, sizeof(*s->queues));
+	if (!s->queues)
+		return CARVE_ENOMEM;
+	for (i = 0; i < m->ncqs; i++) {
+		const struct carve_mf_cq *cq = &m->cqs[i];
+		struct squeue *q = &s->queues[s->nqueues++];
+
+		q->name = cq->meta.name;
+		for (g = 0; g < cq->ngroups; g++)
+			for (f = 0; f < cq->groups[g].nflavors; f++) {
+				const struct carve_mf_flavorquotas *fq = &cq->groups[g].flavors[f];
+
+				for (k = 0; k < fq->n; k++)
+					if (sim_is_gpu_res(fq->v[k].resource)) {
+						double units = fq->v[k].nominal / 1000.0;
+
+						q->nominal += units * quota_ge(s, fq->flavor,
+									       fq->v[k].resource);
+						q->nominal_req += units *
+								  sim_res_ge(s, fq->v[k].resource);
+					}
+			}
+	}
+	return 0;
+}
+
+/* The pool a node reports under: its NodePool's name; otherwise the
+ * first ResourceFlavor whose nodeLabels it carries; otherwise "default". */
+static const char *node_pool_name(const struct carve_sim *s, const struct carve_inv_pool *pl,
+				  const struct carve_node *n)
+{
+	size_t f;
+
+	if (!strcmp(pl->origin, "NodePool"))
+		return pl->name;
+	for (f = 0; f < s->m->nflavors; f++)
+		if (flavor_matches(&s->m->flavors[f], n))
+			return s->m->flavors[f].meta.name;
+	return "default";
+}
+
+static int build_pools(struct carve_sim *s)
+{
+	const struct carve_inventory *inv = s->ad->inv;
+	size_t nn = carve_cluster_node_count(s->c), i, k;
+	uint32_t j;
+
+	s->pool_names = carve_calloc(nn + 1, sizeof(*s->pool_names));
+	s->node_pool = carve_calloc(nn + 1, sizeof(*s->node_pool));
+	s->pool_cap = carve_calloc(nn + 1, sizeof(double));
+	s->pool_alloc = carve_calloc(nn + 1, sizeof(double));
+	s->pool_work = carve_calloc(nn + 1, sizeof(double));
+	if (!s->pool_names || !s->node_pool || !s->pool_cap || !s->pool_alloc || !s->pool_work)
+		return CARVE_ENOMEM;
+	for (i = 0; i < inv->npools; i++) {
+		const struct carve_inv_pool *pl = &inv->pools[i];
+
+		for (j = 0; j < pl->nnodes; j++) {
+			uint32_t node = pl->node_first + j;
+			const struct carve_node *n = carve_cluster_node(s->c, node);
+			const char *name;
+
+			if (node >= nn)
+				continue;
+			name = node_pool_name(s, pl, n);
+			for (k = 0; k < s->npools && strcmp(s->pool_names[k], name); k++)
+				;
+			if (k == s->npools)
+				s->pool_names[s->npools++] = name;
+			s->node_pool[node] = (uint32_t)k;
+			s->pool_cap[k] += n->ngpus;
+			s->cap += n->ngpus;
+		}
+	}
+	return 0;
+}
+
+/* Podsets already probed (their pod shape and whether it fits), so a
+ * trace of many identical pods probes each shape once. */
+#define PROBE_CACHE 256
+
+struct probe_cache {
+	size_t n;
+	const struct carve_job_podset *ps[PROBE_CACHE];
+	bool fits[PROBE_CACHE];
+};
+
+static bool same_strs(const char *const *a, const char *const *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
+/* Same pod shape: requests, fraction, models, selector. */
+static bool same_pod(const struct carve_job_podset *a, const struct carve_job_podset *b)
+{
+	size_t i;
+
+	if (a->nreqs != b->nreqs || a->gpu_milli != b->gpu_milli ||
+	    a->gpu_mem_mib != b->gpu_mem_mib || a->nmodels != b->nmodels ||
+	    a->nselector != b->nselector || !same_strs(a->models, b->models, a->nmodels))
+		return false;
+	for (i = 0; i < a->nreqs; i++)
+		if (a->reqs[i].milli != b->reqs[i].milli || strcmp(a->reqs[i].name, b->reqs[i].name))
+			return false;
+	for (i = 0; i < a->nselector; i++)
+		if (strcmp(a->selector[i].key, b->selector[i].key) ||
+		    strcmp(a->selector[i].value, b->selector[i].value))
+			return false;
+	return true;
+}
+
+/* Exists with no key tolerates every taint (Kubernetes semantics). */
+static const struct carve_toleration_spec tolerate_all = {NULL, "Exists", NULL, NULL};
+
+/* Whether one pod of ps fits some node of the empty cluster (placed on a
+ * scratch placer and given back), taints aside. */
+static bool pod_fits(struct carve_placer *scratch, struct probe_cache *pc,
+		     const struct carve_job_podset *ps)
+{
+	struct carve_match_term terms[2];
+	struct carve_match_expr exprs[2];
+	struct carve_pod_req r;
+	struct carve_pod_group g;
+	struct carve_pod_place pl;
+	bool fits;
+	size_t i;
+
+	for (i = 0; i < pc->n; i++)
+		if (same_pod(pc->ps[i], ps))
+			return pc->fits[i];
+	sim_pod_req(ps, &r, terms, exprs);
+	/* Taints are left out: the queue's flavors bring the tolerations (a
+	 * tainted pool is meant for the queues whose flavor tolerates it),
+	 * and this check is about resources, not about which queue may go
+	 * where. */
+	r.ntolerations = 1;
+	r.tolerations = &tolerate_all;
+	g.req = &r;
+	g.count = 1;
+	fits = carve_placer_place(scratch, &g, 1, NULL, &pl) == 0;
+	if (fits)
+		carve_placer_release(scratch, &pl, 1);
+	if (pc->n < PROBE_CACHE) {
+		pc->ps[pc->n] = ps;
+		pc->fits[pc->n++] = fits;
+	}
+	return fits;
+}
+
+/* Checks one pod of every podSet of job against the empty cluster. */
+static bool fits_somewhere(struct carve_placer *scratch, struct probe_cache *pc,
+			   const struct carve_job *j, const char **why)
+{
+	size_t p;
+
+	for (p = 0; p < j->npodsets; p++)
+		if (!pod_fits(scratch, pc, &j->podsets[p])) {
+			*why = j->podsets[p].name;
+			return false;
+		}
+	return true;
+}
+
+/* Resolves every job's queue and checks that it can ever fit. */
+static int check_jobs(struct carve_sim *s)
+{
+	struct carve_error err;
+	struct carve_placer *scratch;
+	struct probe_cache *pc = carve_calloc(1, sizeof(*pc));
+	size_t i, p, bad = 0;
+
+	scratch = carve_placer_create(s->c, "binpack", 1, &err);
+	if (!scratch || !pc) {
+		carve_placer_destroy(scratch);
+		carve_free(pc);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < s->njobs; i++) {
+		struct sjob *jb = &s->jobs[i];
+		const struct carve_job *j = jb->j;
+		const char *why = NULL, *cq = NULL;
+		char msg[300];
+
+		jb->wl = -1;
+		jb->partial_since = -1;
+		if (j->queue) {
+			const struct carve_mf_localqueue *lq = carve_mf_find_lq(s->m, j->ns, j->queue);
+
+			if (!lq)
+				snprintf(msg, sizeof(msg), "job %s: no LocalQueue %s/%s", j->name,
+					 j->ns, j->queue);
+			else if (find_queue(s, lq->cluster_queue) < 0)
+				snprintf(msg, sizeof(msg), "job %s: LocalQueue %s/%s names unknown "
+					 "ClusterQueue %s", j->name, j->ns, j->queue,
+					 lq->cluster_queue);
+			else
+				cq = lq->cluster_queue;
+		} else if (s->nqueues == 1) {
+			cq = s->queues[0].name;
+		} else {
+			snprintf(msg, sizeof(msg), "job %s names no queue and the manifests have "
+				 "%zu ClusterQueues (a job without a queue needs exactly one)",
+				 j->name, s->nqueues);
+		}
+		if (cq && !fits_somewhere(scratch, pc, j, &why)) {
+			snprintf(msg, sizeof(msg), "job %s: a pod of podSet %s fits no node of the "
+				 "cluster, even empty", j->name, why);
+			cq = NULL;
+		}
+		if (!cq) {
+			jb->st = SJ_SKIPPED;
+			s->skipped++;
+			if (!s->o.skip_invalid) {
+				carve_diag_error(&s->m->diags, j->pos, "%s", msg);
+				bad++;
+			}
+			continue;
+		}
+		jb->cq = cq;
+		jb->q = find_queue(s, cq);
+		s->queues[jb->q].jobs++;
+		for (p = 0; p < j->npodsets; p++) {
+			struct carve_match_term terms[2];
+			struct carve_match_expr exprs[2];
+			struct carve_pod_req r;
+
+			sim_pod_req(&j->podsets[p], &r, terms, exprs);
+			jb->gpu_job |= r.gpu != CARVE_GREQ_NONE;
+			jb->npods += j->podsets[p].count;
+		}
+		jb->remaining = j->duration;
+		s->left++;
+	}
+	carve_placer_destroy(scratch);
+	carve_free(pc);
+	return bad ? CARVE_EINVAL : 0;
+}
+
+struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve_jobs *js,
+				   const struct carve_sim_opts *o, struct carve_error *err)
+{
+	struct carve_admission_opts ao;
+	struct carve_sim *s = carve_calloc(1, sizeof(*s));
+	size_t i;
+	int rc;
+
+	if (!s) {
+		carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->m = m;
+	s->js = js;
+	if (o)
+		s->o = *o;
+	if (!s->o.gang_timeout)
+		s->o.gang_timeout = 1800;
+	s->policy = s->o.policy ? s->o.policy : "binpack";
+	s->seed = s->o.has_seed ? s->o.seed : 42;
+	memset(&ao, 0, sizeof(ao));
+	ao.policy = s->policy;
+	ao.seed = s->seed;
+	ao.has_seed = true;
+	ao.mig_dynamic = s->o.mig_dynamic && s->o.sched == CARVE_SIM_CARVE;
+	s->ad = carve_admission_build_opts(m, &ao);
+	if (!s->ad)
+		goto out_nomem;
+	if (m->diags.nerrors) {
+		carve_errorf(err, CARVE_EINVAL, "%zu error%s in the manifests", m->diags.nerrors,
+			     m->diags.nerrors == 1 ? "" : "s");
+		goto out;
+	}
+	if (!s->ad->inv || !s->ad->placer || !carve_cluster_node_count(s->ad->inv->cluster)) {
+		carve_errorf(err, CARVE_EINVAL, "the manifests describe no nodes to simulate on");
+		goto out;
+	}
+	if (!m->ncqs) {
+		carve_errorf(err, CARVE_EINVAL, "the manifests have no ClusterQueue");
+		goto out;
+	}
+	s->c = s->ad->inv->cluster;
+	s->p = s->ad->placer;
+	s->njobs = js->n;
+	s->jobs = carve_calloc(s->njobs + 1, sizeof(*s->jobs));
+	if (!s->jobs || build_queues(s) || build_pools(s))
+		goto out_nomem;
+	for (i = 0; i < s->njobs; i++)
+		s->jobs[i].j = &js->jobs[i];
+	rc = check_jobs(s);
+	if (rc == CARVE_ENOMEM)
+		goto out_nomem;
+	if (rc) {
+		carve_errorf(err, CARVE_EINVAL, "%zu invalid job%s", s->skipped,
+			     s->skipped == 1 ? "" : "s");
+		goto out;
+	}
+	if (s->o.sched == CARVE_SIM_KUBE_DEFAULT) {
+		rc = sim_base_init(s, err);
+		if (rc)
+			goto out;
+	}
+	s->snapw = 2 * s->npools + s->nqueues;
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].st == SJ_FUTURE &&
+		    sim_push(s, s->jobs[i].j->arrival, EV_ARRIVE, (uint32_t)i))
+			goto out_nomem;
+	return s;
+out_nomem:
+	carve_errorf(err, CARVE_ENOMEM, "out of memory");
+out:
+	carve_sim_destroy(s);
+	return NULL;
+}
+
+void carve_sim_destroy(struct carve_sim *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->njobs; i++) {
+		carve_free(s->jobs[i].contrib);
+		carve_free(s->jobs[i].pl);
+		carve_free(s->jobs[i].placed);
+	}
+	sim_base_free(s);
+	carve_free(s->jobs);
+	carve_free(s->queues);
+	carve_free(s->pool_names);
+	carve_free(s->node_pool);
+	carve_free(s->pool_cap);
+	carve_free(s->pool_alloc);
+	carve_free(s->pool_work);
+	carve_free(s->heap);
+	carve_free(s->active);
+	carve_free(s->waiting);
+	carve_free(s->snaps);
+	carve_admission_destroy(s->ad);
+	carve_free(s);
+}
+
+size_t carve_sim_skipped(const struct carve_sim *s)
+{
+	return s->skipped;
+}
+
+int64_t carve_sim_now(const struct carve_sim *s)
+{
+	return s->now;
+}
+
+size_t carve_sim_events(const struct carve_sim *s)
+{
+	return s->nevents;
+}
+
+size_t carve_sim_jobs_left(const struct carve_sim *s)
+{
+	return s->left;
+}
+
+/* ---- carve mode ------------------------------------------------------------------ */
+
+static int add_active(struct carve_sim *s, uint32_t job)
+{
+	if (s->nactive == s->capactive) {
+		size_t c = s->capactive ? s->capactive * 2 : 64;
+		void *v = carve_realloc(s->active, c * sizeof(*s->active));
+
+		if (!v)
+			return CARVE_ENOMEM;
+		s->active = v;
+		s->capactive = c;
+	}
+	s->active[s->nactive++] = job;
+	return 0;
+}
+
+static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *err)
+{
+	struct sjob *jb = &s->jobs[job];
+	const struct carve_job *j = jb->j;
+	struct carve_podset_spec *psv;
+	struct carve_match_term *terms;
+	struct carve_match_expr *exprs;
+	struct carve_wl_spec w;
+	char key[512];
+	size_t p;
+	int id;
+
+	psv = carve_calloc(j->npodsets, sizeof(*psv));
+	terms = carve_calloc(2 * j->npodsets, sizeof(*terms));
+	exprs = carve_calloc(2 * j->npodsets, sizeof(*exprs));
+	if (!psv || !terms || !exprs) {
+		id = CARVE_ENOMEM;
+		goto out;
+	}
+	for (p = 0; p < j->npodsets; p++) {
+		const struct carve_job_podset *q = &j->podsets[p];
+
+		psv[p].name = q->name;
+		psv[p].count = q->count;
+		psv[p].min_count = q->min_count;
+		psv[p].nreqs = q->nreqs;
+		psv[p].reqs = q->reqs;
+		psv[p].nselector = q->nselector;
+		psv[p].selector = q->selector;
+		psv[p].gpu_milli = q->gpu_milli;
+		psv[p].gpu_mem_mib = q->gpu_mem_mib;
+		psv[p].topology_level = q->topology_level;
+		psv[p].topology_required = q->topology_required;
+		if (q->nmodels) {
+			struct carve_pod_req r;
+
+			sim_pod_req(q, &r, &terms[2 * p], &exprs[2 * p]);
+			psv[p].nterms = 2;
+			psv[p].terms = &terms[2 * p];
+		}
+	}
+	snprintf(key, sizeof(key), "%s/%s", j->ns, j->name);
+	memset(&w, 0, sizeof(w));
+	w.key = key;
+	w.cq = jb->cq;
+	w.priority = j->priority;
+	w.created = j->arrival;
+	w.has_created = true;
+	w.npodsets = j->npodsets;
+	w.podsets = psv;
+	id = carve_adm_add_workload(s->ad->adm, &w, err);
+out:
+	carve_free(psv);
+	carve_free(terms);
+	carve_free(exprs);
+	if (id == CARVE_ENOMEM)
+		return id;
+	if (id < 0) {
+		/* Refused by the engine: reported, counted, never scheduled. */
+		carve_diag_error(&s->m->diags, j->pos, "job %s: %s", j->name, err->text);
+		jb->st = SJ_SKIPPED;
+		s->rejected++;
+		s->left--;
+		return 0;
+	}
+	jb->wl = id;
+	return add_active(s, job);
+}
+
+/* Job admitted by the engine at s->now with placement st. */
+static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_status *st)
+{
+	struct sjob *jb = &s->jobs[job];
+	size_t p, k;
+	int d;
+
+	for (p = 0; p < st->npodsets; p++)
+		for (k = 0; k < st->podsets[p].npods; k++) {
+			const struct carve_pod_place *pl = &st->podsets[p].pods[k];
+			double ge = 0;
+
+			for (d = 0; d < pl->ndevs; d++)
+				ge += sim_dev_ge(s, s->p, &pl->devs[d]);
+			if (sim_hold(s, jb, pl->node, ge, ge * jb->j->demand))
+				return CARVE_ENOMEM;
+		}
+	jb->st = SJ_RUNNING;
+	jb->adm_cycle = st->cycle;
+	jb->start = s->now;
+	if (!jb->started_once || !jb->j->checkpoint)
+		jb->remaining = jb->j->duration;
+	jb->started_once = true;
+	if (jb->gpu_job && !jb->has_first_gpu) {
+		jb->first_gpu = s->now;
+		jb->has_first_gpu = true;
+	}
+	if (jb->npods > 1)
+		jb->attempted = true;
+	jb->gen++;
+	return sim_push(s, s->now + jb->remaining, EV_COMPLETE, job);
+}
+
+static void carve_preempted(struct carve_sim *s, uint32_t job)
+{
+	struct sjob *jb = &s->jobs[job];
+
+	if (jb->j->checkpoint) {
+		jb->remaining -= s->now - jb->start;
+		if (jb->remaining < 1)
+			jb->remaining = 1;
+	}
+	sim_unhold(s, jb);
+	jb->st = SJ_PENDING;
+	jb->gen++;
+	jb->failed_first = true;
+	s->preemptions++;
+	s->queues[jb->q].preemptions++;
+}
+
+/* Reads back the decisions of the cycles just run. */
+static int carve_scan(struct carve_sim *s)
+{
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < s->nactive; i++) {
+		uint32_t job = s->active[i];
+		struct sjob *jb = &s->jobs[job];
+		const struct carve_wl_status *st;
+
+		if (jb->st == SJ_DONE)
+			continue;
+		s->active[n++] = job;
+		st = carve_adm_status(s->ad->adm, (uint32_t)jb->wl);
+		if (!st)
+			continue;
+		if (jb->st == SJ_RUNNING) {
+			if (st->state == CARVE_WL_PENDING) {
+				carve_preempted(s, job);
+			} else if (st->state == CARVE_WL_ADMITTED && st->evicted &&
+				   st->cycle != jb->adm_cycle) {
+				carve_preempted(s, job);
+				rc = carve_start(s, job, st);
+				if (rc)
+					return rc;
+			}
+		} else if (st->state == CARVE_WL_ADMITTED) {
+			rc = carve_start(s, job, st);
+			if (rc)
+				return rc;
+		}
+	}
+	s->nactive = n;
+	return 0;
+}
+
+static int carve_schedule(struct carve_sim *s)
+{
+	int rc, round;
+
+	for (round = 0; round < 100; round++) {
+		rc = carve_adm_run(s->ad->adm, s->now, 1000);
+		if (rc < 0)
+			return rc;
+		if (rc > 1 || round) {
+			rc = carve_scan(s);
+			if (rc)
+				return rc;
+		}
+		if (!carve_adm_evict_marked(s->ad->adm))
+			break;
+	}
+	return 0;
+}
+
+static void carve_complete(struct carve_sim *s, uint32_t job)
+{
+	struct sjob *jb = &s->jobs[job];
+
+	carve_adm_finish(s->ad->adm, (uint32_t)jb->wl);
+	sim_unhold(s, jb);
+}
+
+/* ---- the loop -------------------------------------------------------------------- */
+
+static void job_done(struct carve_sim *s, uint32_t job)
+{
+	struct sjob *jb = &s->jobs[job];
+
+	jb->st = SJ_DONE;
+	jb->gen++;
+	s->left--;
+	s->completed++;
+	s->queues[jb->q].completed++;
+}
+
+static int apply(struct carve_sim *s, const struct event *e, bool *changed,
+		 struct carve_error *err)
+{
+	struct sjob *jb = &s->jobs[e->job];
+	bool base = s->o.sched == CARVE_SIM_KUBE_DEFAULT;
+	int rc = 0;
+
+	if (e->gen != jb->gen)
+		return 0; /* cancelled */
+	switch (e->kind) {
+	case EV_ARRIVE:
+		jb->st = SJ_PENDING;
+		jb->enq = s->now;
+		rc = base ? sim_base_arrive(s, e->job) : carve_arrive(s, e->job, err);
+		break;
+	case EV_COMPLETE:
+		if (jb->st != SJ_RUNNING)
+			return 0;
+		if (base)
+			rc = sim_base_complete(s, e->job);
+		else
+			carve_complete(s, e->job);
+		job_done(s, e->job);
+		break;
+	case EV_TIMEOUT:
+		if (base)
+			rc = sim_base_timeout(s, e->job);
+		break;
+	}
+	*changed = true;
+	return rc;
+}
+
+int carve_sim_run(struct carve_sim *s, int64_t until, const volatile sig_atomic_t *stop,
+		  struct carve_error *err)
+{
+	int rc = carve_sim_run_events(s, until, SIZE_MAX, stop, err);
+
+	return rc > 0 ? 0 : rc;
+}
+
+int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
+			 const volatile sig_atomic_t *stop, struct carve_error *err)
+{
+	size_t steps = 0;
+	int rc;
+
+	if (!s->started) {
+		s->started = true;
+		if (sim_snapshot(s))
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	while (s->nheap && !(stop && *stop)) {
+		int64_t t;
+
+		if (steps == max_events)
+			return 1;
+		bool changed = false;
+
+		if (s->heap[0].gen != s->jobs[s->heap[0].job].gen) {
+			pop(s); /* cancelled: it must not move the clock */
+			continue;
+		}
+		t = s->heap[0].t;
+		if (until >= 0 && t > until)
+			break;
+		steps++;
+		sim_advance(s, t);
+		while (s->nheap && s->heap[0].t == t) {
+			struct event e = pop(s);
+
+			s->nevents++;
+			rc = apply(s, &e, &changed, err);
+			if (rc)
+				return rc == CARVE_ENOMEM
+					       ? carve_errorf(err, rc, "out of memory") : rc;
+		}
+		if (changed) {
+			rc = s->o.sched == CARVE_SIM_KUBE_DEFAULT ? sim_base_pass(s)
+								   : carve_schedule(s);
+			if (rc)
+				return carve_errorf(err, rc, "%s", rc == CARVE_ENOMEM ? "out of memory"
+					: "the scheduler failed");
+			sim_measure_frag(s);
+			if (sim_snapshot(s))
+				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		}
+	}
+	if (stop && *stop)
+		return 1;
+	if (until >= 0 && until > s->now) {
+		sim_advance(s, until);
+		if (sim_snapshot(s))
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	return 0;
+}

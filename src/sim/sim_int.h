@@ -1,0 +1,150 @@
+/*
+ * sim_int.h - the replay simulator's private state, shared by replay.c
+ * (events, carve mode), baseline.c (the kube-default model) and metrics.c
+ * (accounting and the JSON result).
+ *
+ * Accounting invariant: every device a job holds was added to the pool,
+ * queue and total counters through sim_hold() with a contribution the job
+ * keeps (struct sjob.contrib), and is taken off with exactly that
+ * contribution (sim_unhold()), so the counters are always the sum over
+ * the jobs holding something.
+ */
+#ifndef CARVE_SIM_INT_H
+#define CARVE_SIM_INT_H
+
+#include "carve/admission.h"
+#include "carve/inventory.h"
+#include "carve/place.h"
+#include "carve/sim.h"
+
+enum sjob_state { SJ_FUTURE = 0, SJ_PENDING, SJ_RUNNING, SJ_DONE, SJ_SKIPPED };
+
+struct sjob {
+	const struct carve_job *j;
+	int q;                    /* index into sim->queues */
+	const char *cq;           /* ClusterQueue name */
+	int wl;                   /* carve mode: engine id, -1 before arrival */
+	enum sjob_state st;
+	int64_t start;            /* time the current run started */
+	int64_t remaining;        /* seconds of work left */
+	bool started_once;
+	int64_t first_gpu;        /* when the first pod got a GPU; valid when has_first_gpu */
+	bool has_first_gpu;
+	bool gpu_job;             /* asks for some GPU */
+	int npods;                /* sum of podSet counts */
+	bool attempted;           /* multi-pod: reached full placement or failed once */
+	bool failed_first;        /* multi-pod: timed out or preempted before completing */
+	uint32_t gen;             /* bumped to invalidate its scheduled events */
+	int adm_cycle;            /* carve mode: engine cycle of the admission */
+	/* Held devices: per pool allocated then working GPU-equivalents
+	 * (2 * npools), NULL when nothing held. */
+	double *contrib;
+	double held_alloc, held_work;
+	/* Baseline: one place per pod (npods), which are placed, the charge. */
+	struct carve_pod_place *pl;
+	bool *placed;
+	int nplaced;
+	double charged;
+	int64_t enq;              /* baseline queue order: arrival or last requeue */
+	int64_t partial_since;    /* baseline: first pod of this attempt placed; -1 none */
+};
+
+struct squeue {
+	const char *name;
+	double nominal;           /* GPU-equivalents */
+	double nominal_req;       /* the same, one per nvidia.com/gpu unit (baseline cap) */
+	double used;              /* GPU-equivalents held now */
+	double used_area, borrowed_area; /* GE x seconds */
+	size_t completed, preemptions, jobs;
+};
+
+/* Event kinds; at one time they apply in the order they were pushed. */
+enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE };
+
+struct event {
+	int64_t t;
+	uint64_t seq;             /* insertion order: ties */
+	int kind;                 /* EV_* (replay.c) */
+	uint32_t job;
+	uint32_t gen;
+};
+
+struct carve_sim {
+	struct carve_manifests *m;
+	const struct carve_jobs *js;
+	struct carve_sim_opts o;
+	const char *policy;
+	uint64_t seed;
+	struct carve_admission *ad;   /* engine, inventory, placer (carve mode) */
+	const struct carve_cluster *c; /* the cluster being placed on */
+	struct carve_placer *p;       /* the placer being placed with */
+	/* Baseline: an all-exclusive copy of the cluster and its placer. */
+	struct carve_cluster *bc;
+	struct carve_placer *bp;
+	double *qcap, *qcharged;      /* baseline per-queue cap and charge (GE) */
+
+	size_t njobs;
+	struct sjob *jobs;
+	size_t nqueues;
+	struct squeue *queues;
+	size_t npools;
+	const char **pool_names;
+	uint32_t *node_pool;          /* node id -> pool index */
+	double *pool_cap;             /* GPUs per pool */
+	double *pool_alloc, *pool_work; /* GE held now */
+	double cap;                   /* GPUs in the cluster */
+	double alloc, work;           /* GE held now */
+
+	/* event heap */
+	struct event *heap;
+	size_t nheap, capheap;
+	uint64_t seq;
+
+	int64_t now, last_t;
+	bool started;
+	size_t nevents, skipped, left, rejected;
+	size_t preemptions, gang_timeouts, completed;
+	double alloc_area, work_area, frag_area, frag_now;
+	uint32_t *active;             /* carve mode: jobs in the engine */
+	size_t nactive, capactive;
+	uint32_t *waiting;            /* baseline: jobs not fully placed */
+	size_t nwaiting, capwaiting;
+
+	/* snapshots: t then npools alloc, npools work, nqueues used */
+	size_t nsnap, capsnap, snapw;
+	double *snaps;
+};
+
+/* ---- replay.c ---- */
+int sim_push(struct carve_sim *s, int64_t t, int kind, uint32_t job);
+/* Pod request of podSet ps of a job as the engine's placer builds it
+ * (terms: room for 2 terms and 2 expressions, for the models). */
+void sim_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
+		 struct carve_match_term *terms, struct carve_match_expr *exprs);
+/* GPU-equivalents of one device of placement on the placer's GPUs. */
+double sim_dev_ge(const struct carve_sim *s, const struct carve_placer *p,
+		  const struct carve_dev *d);
+/* GPU-equivalents one unit of resource name stands for (quota). */
+double sim_res_ge(const struct carve_sim *s, const char *name);
+bool sim_is_gpu_res(const char *name);
+
+/* ---- metrics.c ---- */
+/* Adds to what jb holds: alloc GE (devices reserved) and work GE (devices
+ * working) on node; see the invariant above. */
+int sim_hold(struct carve_sim *s, struct sjob *jb, uint32_t node, double alloc, double work);
+/* Takes off everything jb holds. */
+void sim_unhold(struct carve_sim *s, struct sjob *jb);
+/* Integrates the time-weighted metrics up to t and moves the clock. */
+void sim_advance(struct carve_sim *s, int64_t t);
+int sim_snapshot(struct carve_sim *s);
+void sim_measure_frag(struct carve_sim *s);
+
+/* ---- baseline.c ---- */
+int sim_base_init(struct carve_sim *s, struct carve_error *err);
+void sim_base_free(struct carve_sim *s);
+int sim_base_arrive(struct carve_sim *s, uint32_t job);
+int sim_base_complete(struct carve_sim *s, uint32_t job);
+int sim_base_timeout(struct carve_sim *s, uint32_t job);
+int sim_base_pass(struct carve_sim *s);
+
+#endif

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# End-to-end tests of `carve simulate --mode replay`: a hand-checkable
+# scenario (one queue, 4 GPUs, three openb rows of known durations) as
+# JSON and table, --compare kube-default's shape, determinism, --until,
+# a DIR argument, invalid jobs (a pod no node fits; jobs without a queue
+# and two ClusterQueues) as file:line errors or, with --skip-invalid, a
+# count, usage errors, and that --mode fill still runs.
+# Usage: simulate.sh CARVE_BINARY SOURCE_DIR
+set -u
+carve=$1
+src=$2
+cd "$src" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+pass=0
+
+check() { # name, condition result
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $1"
+		fail=$((fail + 1))
+	fi
+}
+
+cat >"$tmp/m.yaml" <<'EOF'
+apiVersion: carve.dev/v1alpha1
+kind: NodePool
+metadata: {name: h100}
+spec: {count: 1, namePrefix: n-, gpu: {model: H100-80GB, count: 4}, sharing: {mode: exclusive}, cpu: "64", memory: 512Gi, labels: {pool: h100}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: h100}
+spec: {nodeLabels: {pool: h100}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: team}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: h100
+      resources:
+      - {name: cpu, nominalQuota: "1000"}
+      - {name: memory, nominalQuota: "10Ti"}
+      - {name: nvidia.com/gpu, nominalQuota: "4"}
+EOF
+hdr=name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+# a: 2 GPUs 0..100, b: 2 GPUs 0..50, c: 4 GPUs arrives 10, waits until 100, runs to 200.
+{
+	echo "$hdr"
+	echo "a,1000,1024,2,1000,,LS,Running,1000,1100,1000"
+	echo "b,1000,1024,2,1000,,LS,Running,1000,1050,1000"
+	echo "c,1000,1024,4,1000,,LS,Running,1010,1110,1010"
+} >"$tmp/trace.csv"
+
+out=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" 2>"$tmp/err")
+check "replay exits 0" $?
+printf '%s\n' "$out" | grep -q '"mode": "replay"'
+check "mode replay" $?
+printf '%s\n' "$out" | grep -q '"horizon_s": 200,'
+check "horizon 200" $?
+printf '%s\n' "$out" | grep -q '"gpu_allocation_pct": 87.5,'
+check "allocation 87.5 %" $?
+printf '%s\n' "$out" | grep -q '"p95": 90'
+check "c waited 90 s" $?
+for f in effective_utilisation_pct first_time_success_pct wait_first_gpu_s quota preemptions \
+	fragmentation_pct gpu_hours_per_job series wait_cdf queues policy seed; do
+	printf '%s\n' "$out" | grep -q "\"$f\":"
+	check "field $f" $?
+done
+
+again=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" 2>/dev/null)
+[ "$out" = "$again" ]
+check "deterministic" $?
+
+cmp=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube-default 2>/dev/null)
+check "compare exits 0" $?
+printf '%s\n' "$cmp" | grep -q '^  "baseline": {' && printf '%s\n' "$cmp" | grep -q '^  "carve": {'
+check "compare JSON has baseline and carve" $?
+printf '%s\n' "$cmp" | grep -q '"scheduler": "kube-default"'
+check "baseline scheduler named" $?
+
+base=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --baseline kube-default 2>/dev/null)
+printf '%s\n' "$base" | grep -q '"scheduler": "kube-default"' &&
+	! printf '%s\n' "$base" | grep -q '"scheduler": "carve"'
+check "--baseline runs only the baseline" $?
+
+tab=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube-default -o table 2>/dev/null)
+printf '%s\n' "$tab" | head -1 | grep -q 'kube-default.*carve'
+check "table header" $?
+printf '%s\n' "$tab" | grep -q '^gpu_allocation_pct *87.50 *87.50$'
+check "table allocation row" $?
+
+u=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --until 75 2>/dev/null)
+printf '%s\n' "$u" | grep -q '"horizon_s": 75,'
+check "--until 75" $?
+
+# The same three jobs in carve's trace format, found in DIR beside the manifests.
+mkdir "$tmp/dir" && cp "$tmp/m.yaml" "$tmp/dir/"
+{
+	echo "name,arrival,duration,cpu,memory,gpu"
+	echo "a,0,100,1,1Gi,2"
+	echo "b,0,50,1,1Gi,2"
+	echo "c,10,100,1,1Gi,4"
+} >"$tmp/dir/jobs.trace.csv"
+d=$("$carve" simulate "$tmp/dir" 2>"$tmp/err")
+[ "$d" = "$out" ]
+check "DIR argument (carve trace format)" $?
+[ ! -s "$tmp/err" ]
+check "DIR argument: no diagnostics" $?
+
+# A row no node fits (8 GPUs on a 4-GPU node).
+cp "$tmp/trace.csv" "$tmp/bad.csv"
+echo "huge,1000,1024,8,1000,,LS,Running,1020,1120,1020" >>"$tmp/bad.csv"
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/bad.csv" >/dev/null 2>"$tmp/err"
+check "no-fit exits 1" $(($? != 1))
+grep -q "bad.csv:5:1: error: job huge: a pod of podSet main fits no node" "$tmp/err"
+check "no-fit file:line" $?
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/bad.csv" --skip-invalid >/dev/null 2>"$tmp/err"
+check "--skip-invalid exits 0" $?
+grep -q "skipped 1 invalid job" "$tmp/err"
+check "--skip-invalid count" $?
+
+# Jobs without a queue and two ClusterQueues.
+sed 's/name: team/name: other/' "$tmp/m.yaml" | sed -n '/kind: ClusterQueue/,$p' >"$tmp/cq2.yaml"
+sed -i '1i apiVersion: kueue.x-k8s.io/v1beta2' "$tmp/cq2.yaml"
+"$carve" simulate -f "$tmp/m.yaml" -f "$tmp/cq2.yaml" --trace "$tmp/trace.csv" >/dev/null 2>"$tmp/err"
+check "no queue + 2 ClusterQueues exits 1" $(($? != 1))
+grep -q "trace.csv:2:1: error: job a names no queue and the manifests have 2 ClusterQueues" "$tmp/err"
+check "no queue error names the job" $?
+
+# Usage errors.
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --mig sometimes >/dev/null 2>&1
+check "--mig bad: usage" $(($? != 2))
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare slurm >/dev/null 2>&1
+check "--compare bad: usage" $(($? != 2))
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --until soon >/dev/null 2>&1
+check "--until bad: usage" $(($? != 2))
+"$carve" simulate --trace "$tmp/trace.csv" >/dev/null 2>&1
+check "no manifests: usage" $(($? != 2))
+
+# --mode fill still works.
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,4,V100M16\nn1,32000,262144,4,V100M16\n' >"$tmp/nodes.csv"
+"$carve" simulate --mode fill --nodes "$tmp/nodes.csv" --trace "$tmp/trace.csv" --policy binpack \
+	--seeds 1 >"$tmp/fill" 2>/dev/null
+check "fill exits 0" $?
+grep -q '"unallocated_gpu_pct"' "$tmp/fill"
+check "fill JSON" $?
+
+echo "simulate: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,474 @@
+/*
+ * test_sim.c - the replay simulator (sim.h) on small scenarios that can
+ * be checked by hand: one queue over 4 GPUs with jobs of known durations
+ * (exact allocation %, waits, completions), a priority preemption that
+ * requeues and restarts a job (with and without checkpointing), the
+ * kube-default baseline holding a partial gang's GPUs until the gang
+ * timeout, the result's field names, determinism, and invalid jobs
+ * (unknown queue, a pod no node fits) reported at the job's position.
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#include "carve/sim.h"
+
+/* One NodePool of `nodes` nodes x `gpus` H100s, flavor h100, ClusterQueue
+ * team (nominal `quota` GPUs, preemption within the queue by priority),
+ * LocalQueue ns/team. */
+static struct carve_manifests *cluster(int nodes, int gpus, int quota, const char *extra)
+{
+	char y[4096];
+
+	snprintf(y, sizeof(y),
+		 "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: h100}\n"
+		 "spec: {count: %d, namePrefix: n-, gpu: {model: H100-80GB, count: %d},"
+		 " sharing: {mode: exclusive}, cpu: \"64\", memory: 512Gi, labels: {pool: h100}}\n"
+		 "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		 "metadata: {name: h100}\nspec: {nodeLabels: {pool: h100}}\n"
+		 "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		 "metadata: {name: team}\nspec:\n  namespaceSelector: {}\n"
+		 "  preemption: {withinClusterQueue: LowerPriority}\n"
+		 "  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+		 "    - name: h100\n      resources:\n      - {name: cpu, nominalQuota: \"1000\"}\n"
+		 "      - {name: nvidia.com/gpu, nominalQuota: \"%d\"}\n"
+		 "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		 "metadata: {namespace: ns, name: team}\nspec: {clusterQueue: team}\n%s",
+		 nodes, gpus, quota, extra ? extra : "");
+	return tu_load(y);
+}
+
+/* Adds job name: count pods x gpus GPUs (and 1 cpu) each. */
+static void job(struct carve_jobs *js, const char *name, int64_t arrival, int64_t duration,
+		int count, int gpus, int prio, bool ckpt, const char *queue)
+{
+	struct carve_req reqs[2] = {{"cpu", 1000}, {"nvidia.com/gpu", gpus * 1000}};
+	struct carve_job_podset ps;
+	struct carve_job j;
+	struct carve_error err;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.count = count;
+	ps.nreqs = 2;
+	ps.reqs = reqs;
+	memset(&j, 0, sizeof(j));
+	j.name = name;
+	j.ns = "ns";
+	j.queue = queue;
+	j.priority = prio;
+	j.arrival = arrival;
+	j.duration = duration;
+	j.checkpoint = ckpt;
+	j.npodsets = 1;
+	j.podsets = &ps;
+	j.pos.file = "jobs.csv";
+	j.pos.line = (int)js->n + 2;
+	j.pos.col = 1;
+	assert_true(carve_jobs_add(js, &j, &err) >= 0);
+}
+
+static json_t *run(struct carve_manifests *m, struct carve_jobs *js, enum carve_sim_sched sc,
+		   int64_t until)
+{
+	struct carve_sim_opts o;
+	struct carve_error err;
+	struct carve_sim *s;
+	json_t *r;
+
+	memset(&o, 0, sizeof(o));
+	o.sched = sc;
+	s = carve_sim_create(m, js, &o, &err);
+	if (!s) {
+		tu_dump(m);
+		fail_msg("carve_sim_create: %s", err.text);
+	}
+	assert_int_equal(carve_sim_run(s, until, NULL, &err), 0);
+	r = carve_sim_result_json(s);
+	assert_non_null(r);
+	carve_sim_destroy(s);
+	return r;
+}
+
+static double dget(json_t *o, const char *path)
+{
+	json_t *v = o;
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, tok);
+	if (!json_is_number(v))
+		fail_msg("%s is not a number", path);
+	return json_number_value(v);
+}
+
+/* 4 GPUs; a (2 GPUs, 0..100) and b (2 GPUs, 0..50) start at once; c (4
+ * GPUs, arrives 10) waits for both and runs 100..200.  Allocation: 4 GPUs
+ * for 50 s, 2 for 50 s, 4 for 100 s = 700 of 800 GPU-seconds. */
+static void test_hand_checked(void **state)
+{
+	struct carve_manifests *m = cluster(1, 4, 4, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	job(js, "a", 0, 100, 1, 2, 0, false, "team");
+	job(js, "b", 0, 50, 1, 2, 0, false, "team");
+	job(js, "c", 10, 100, 1, 4, 0, false, "team");
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 200);
+	assert_true(dget(r, "gpu_allocation_pct") == 87.5);
+	assert_true(dget(r, "effective_utilisation_pct") == 87.5);
+	assert_int_equal((int)dget(r, "jobs.completed"), 3);
+	assert_int_equal((int)dget(r, "queues.team.jobs_completed"), 3);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p50"), 0);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p95"), 90);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 90);
+	assert_true(dget(r, "quota.team.nominal") == 4);
+	assert_true(dget(r, "quota.team.used_avg") == 3.5);
+	assert_true(dget(r, "quota.team.borrowed_avg") == 0);
+	assert_int_equal((int)dget(r, "preemptions"), 0);
+	assert_true(fabs(dget(r, "gpu_hours_per_job.overall") - 700.0 / 3600 / 3) < 1e-4);
+	assert_true(json_is_null(json_object_get(r, "first_time_success_pct")));
+	/* series: 200 samples, the pool full at t = 0 and half full at 75 */
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "series"), "t_s")),
+			 200);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+/* lo (4 GPUs, 1000 s) starts at 0; hi (priority 10, 4 GPUs, 100 s) arrives
+ * at 100 and preempts it; lo restarts at 200 and needs 1000 s again (no
+ * checkpoint: done at 1200) or 900 s (checkpoint: done at 1100). */
+static void preempt_case(bool ckpt, int horizon)
+{
+	struct carve_manifests *m = cluster(1, 4, 4, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	job(js, "lo", 0, 1000, 1, 4, 0, ckpt, "team");
+	job(js, "hi", 100, 100, 1, 4, 10, false, "team");
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "preemptions"), 1);
+	assert_int_equal((int)dget(r, "queues.team.preemptions"), 1);
+	assert_int_equal((int)dget(r, "horizon_s"), horizon);
+	assert_int_equal((int)dget(r, "jobs.completed"), 2);
+	/* always 4 GPUs held */
+	assert_true(dget(r, "gpu_allocation_pct") == 100.0);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+static void test_preempt_requeue(void **state)
+{
+	(void)state;
+	preempt_case(false, 1200);
+}
+
+static void test_preempt_checkpoint(void **state)
+{
+	(void)state;
+	preempt_case(true, 1100);
+}
+
+/* Baseline, 2 nodes x 2 GPUs, quota 4: "hold" (1 GPU, 0..3000) leaves 3
+ * GPUs; "gang" (4 pods x 1 GPU, arrives 10) gets 3 pods and holds them
+ * while the 4th waits; at the gang timeout (1810) it releases them, is
+ * retried at once and holds 3 again; at 3000 the 4th pod fits and the gang
+ * runs to 3100.  carve (gang admission) admits it whole at 3000: no
+ * timeout, no partial hold. */
+static void test_baseline_gang_timeout(void **state)
+{
+	struct carve_manifests *m = cluster(2, 2, 4, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	job(js, "hold", 0, 3000, 1, 1, 0, false, "team");
+	job(js, "gang", 10, 100, 4, 1, 0, false, "team");
+	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	assert_string_equal(json_string_value(json_object_get(r, "scheduler")), "kube-default");
+	assert_int_equal((int)dget(r, "gang_timeouts"), 1);
+	assert_int_equal((int)dget(r, "horizon_s"), 3100);
+	assert_int_equal((int)dget(r, "jobs.completed"), 2);
+	assert_true(dget(r, "first_time_success_pct") == 0);
+	/* the gang's first pod got a GPU on arrival */
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 0);
+	/* GPU-seconds: hold 3000, the gang's 3 partial pods 10..3000, gang 4 x 100 */
+	assert_true(fabs(dget(r, "gpu_allocation_pct") -
+			 (3000.0 + 3 * 2990 + 400) / (4 * 3100.0) * 100) < 1e-3);
+	/* work: only running jobs work */
+	assert_true(fabs(dget(r, "effective_utilisation_pct") -
+			 (3000.0 + 400) / (4 * 3100.0) * 100) < 1e-3);
+	json_decref(r);
+
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "gang_timeouts"), 0);
+	assert_int_equal((int)dget(r, "horizon_s"), 3100);
+	assert_true(dget(r, "first_time_success_pct") == 100);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 2990);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+static void test_fields_and_determinism(void **state)
+{
+	static const char *const fields[] = {
+		"mode", "scheduler", "policy", "seed", "horizon_s", "gpu_allocation_pct",
+		"effective_utilisation_pct", "first_time_success_pct", "wait_first_gpu_s",
+		"quota", "preemptions", "gang_timeouts", "fragmentation_pct",
+		"gpu_hours_per_job", "jobs", "queues", "series", "wait_cdf"};
+	struct carve_manifests *m = cluster(3, 4, 8, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *a, *b, *ser;
+	char *sa, *sb, name[16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "j%zu", i);
+		job(js, name, (int64_t)(i * 37 % 5000), 60 + (int64_t)(i * 53 % 900),
+		    1 + (int)(i % 3), 1 + (int)(i % 2), (int)(i % 4), i % 5 == 0, "team");
+	}
+	a = run(m, js, CARVE_SIM_CARVE, -1);
+	b = run(m, js, CARVE_SIM_CARVE, -1);
+	sa = json_dumps(a, JSON_SORT_KEYS);
+	sb = json_dumps(b, JSON_SORT_KEYS);
+	assert_string_equal(sa, sb);
+	free(sa);
+	free(sb);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!json_object_get(a, fields[i]))
+			fail_msg("no field %s", fields[i]);
+	assert_string_equal(json_string_value(json_object_get(a, "mode")), "replay");
+	ser = json_object_get(a, "series");
+	assert_true(json_array_size(json_object_get(ser, "t_s")) <= 200);
+	assert_non_null(json_object_get(json_object_get(json_object_get(ser, "pools"), "h100"),
+					"allocation_pct"));
+	assert_non_null(json_object_get(json_object_get(json_object_get(ser, "pools"), "h100"),
+					"utilisation_pct"));
+	assert_non_null(json_object_get(json_object_get(ser, "quota_used"), "team"));
+	assert_true(json_array_size(json_object_get(json_object_get(a, "wait_cdf"), "team")) <=
+		    100);
+	assert_int_equal((int)dget(a, "jobs.completed"), 300);
+	json_decref(b);
+	b = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	assert_int_equal((int)dget(b, "jobs.total"), 300);
+	json_decref(b);
+	json_decref(a);
+	/* --until: stops there, horizon = until */
+	a = run(m, js, CARVE_SIM_CARVE, 1000);
+	assert_int_equal((int)dget(a, "horizon_s"), 1000);
+	assert_true(dget(a, "jobs.completed") < 300);
+	json_decref(a);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+static void test_invalid_jobs(void **state)
+{
+	struct carve_manifests *m = cluster(1, 4, 4, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_sim_opts o;
+	struct carve_error err;
+	struct carve_sim *s;
+
+	(void)state;
+	job(js, "ok", 0, 10, 1, 1, 0, false, "team");
+	job(js, "lost", 0, 10, 1, 1, 0, false, "nosuch");
+	job(js, "huge", 0, 10, 1, 8, 0, false, "team");
+	memset(&o, 0, sizeof(o));
+	s = carve_sim_create(m, js, &o, &err);
+	assert_null(s);
+	assert_true(carve_diags_find(&m->diags, "no LocalQueue ns/nosuch") >= 0);
+	assert_int_equal(m->diags.v[carve_diags_find(&m->diags, "nosuch")].pos.line, 3);
+	assert_true(carve_diags_find(&m->diags, "job huge: a pod of podSet main fits no node") >= 0);
+	assert_int_equal(m->diags.v[carve_diags_find(&m->diags, "huge")].pos.line, 4);
+	carve_manifests_destroy(m);
+
+	m = cluster(1, 4, 4, NULL);
+	o.skip_invalid = true;
+	s = carve_sim_create(m, js, &o, &err);
+	assert_non_null(s);
+	assert_int_equal(carve_sim_skipped(s), 2);
+	assert_int_equal(m->diags.nerrors, 0);
+	assert_int_equal(carve_sim_run(s, -1, NULL, &err), 0);
+	assert_int_equal(carve_sim_jobs_left(s), 0);
+	carve_sim_destroy(s);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+/* A job without a queue goes to the only ClusterQueue. */
+static void test_no_queue_single_cq(void **state)
+{
+	struct carve_manifests *m = cluster(1, 4, 4, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	job(js, "anon", 5, 10, 1, 1, 0, false, NULL);
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "queues.team.jobs_completed"), 1);
+	assert_int_equal((int)dget(r, "horizon_s"), 15);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+/* One A100-80GB as 7 x 1g.10gb, quota 7 instances = 1 GPU-equivalent;
+ * seven inference jobs of one 1g.10gb each, 100 s.  carve runs all seven
+ * at once on the slices (0..100, the GPU fully allocated and used); the
+ * baseline gives each a whole GPU, so they run one after another (0..700):
+ * the GPU stays allocated but only 1/7 of it works. */
+static void test_mig_vs_whole(void **state)
+{
+	static const char *y =
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: mig}\n"
+		"spec: {count: 1, namePrefix: m-, gpu: {model: A100-80GB, count: 1},"
+		" sharing: {mode: mig, mig: {layout: {\"1g.10gb\": 7}}}, cpu: \"64\","
+		" memory: 512Gi, labels: {pool: mig}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: mig}\nspec: {nodeLabels: {pool: mig}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: inf}\nspec:\n  namespaceSelector: {}\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/mig-1g.10gb]\n"
+		"    flavors:\n    - name: mig\n      resources:\n"
+		"      - {name: cpu, nominalQuota: \"1000\"}\n"
+		"      - {name: nvidia.com/mig-1g.10gb, nominalQuota: \"7\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: inf}\nspec: {clusterQueue: inf}\n";
+	struct carve_manifests *m = tu_load(y);
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_req reqs[2] = {{"cpu", 1000}, {"nvidia.com/mig-1g.10gb", 1000}};
+	struct carve_job_podset ps;
+	struct carve_job j;
+	struct carve_error err;
+	char name[16];
+	json_t *r;
+	int i;
+
+	(void)state;
+	tu_assert_clean(m);
+	memset(&ps, 0, sizeof(ps));
+	ps.count = 1;
+	ps.nreqs = 2;
+	ps.reqs = reqs;
+	for (i = 0; i < 7; i++) {
+		memset(&j, 0, sizeof(j));
+		snprintf(name, sizeof(name), "i%d", i);
+		j.name = name;
+		j.ns = "ns";
+		j.queue = "inf";
+		j.duration = 100;
+		j.npodsets = 1;
+		j.podsets = &ps;
+		assert_true(carve_jobs_add(js, &j, &err) >= 0);
+	}
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 100);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "quota.inf.nominal") - 1) < 1e-3);
+	assert_true(json_is_array(json_object_get(
+		json_object_get(json_object_get(json_object_get(r, "series"), "pools"), "mig"),
+		"allocation_pct")));
+	json_decref(r);
+	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 700);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 100.0 / 7) < 1e-3);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.inf.p99"), 600);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+/* One L40S time-sliced 4 ways, quota nvidia.com/gpu 4 (= 4 replicas = 1
+ * GPU-equivalent); four jobs of one nvidia.com/gpu, demand 0.5, 100 s.
+ * carve runs them together on the replicas; the baseline gives each the
+ * whole GPU (its cap is 4 requested GPUs, as a ResourceQuota counts them),
+ * one after another, and the GPU works 1/8 of that time. */
+static void test_timeslice_vs_whole(void **state)
+{
+	static const char *y =
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: ts}\n"
+		"spec: {count: 1, namePrefix: t-, gpu: {model: L40S, count: 1},"
+		" sharing: {mode: timeslice, timeSlicing: {replicas: 4}}, cpu: \"64\","
+		" memory: 512Gi, labels: {pool: ts}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: ts}\nspec: {nodeLabels: {pool: ts}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: dev}\nspec:\n  namespaceSelector: {}\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n"
+		"    flavors:\n    - name: ts\n      resources:\n"
+		"      - {name: cpu, nominalQuota: \"1000\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"4\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: dev}\nspec: {clusterQueue: dev}\n";
+	struct carve_manifests *m = tu_load(y);
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_req reqs[2] = {{"cpu", 1000}, {"nvidia.com/gpu", 1000}};
+	struct carve_job_podset ps;
+	struct carve_job j;
+	struct carve_error err;
+	char name[16];
+	json_t *r;
+	int i;
+
+	(void)state;
+	tu_assert_clean(m);
+	memset(&ps, 0, sizeof(ps));
+	ps.count = 1;
+	ps.nreqs = 2;
+	ps.reqs = reqs;
+	for (i = 0; i < 4; i++) {
+		memset(&j, 0, sizeof(j));
+		snprintf(name, sizeof(name), "t%d", i);
+		j.name = name;
+		j.ns = "ns";
+		j.queue = "dev";
+		j.duration = 100;
+		j.demand = 0.5;
+		j.npodsets = 1;
+		j.podsets = &ps;
+		assert_true(carve_jobs_add(js, &j, &err) >= 0);
+	}
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 100);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 50) < 1e-3);
+	assert_true(fabs(dget(r, "quota.dev.nominal") - 1) < 1e-3);
+	assert_true(fabs(dget(r, "quota.dev.used_avg") - 1) < 1e-3);
+	json_decref(r);
+	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 400);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
+	/* each job still needs one replica's worth (1/4 GPU) at demand 0.5 */
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 12.5) < 1e-3);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.dev.p99"), 300);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hand_checked),
+		cmocka_unit_test(test_preempt_requeue),
+		cmocka_unit_test(test_preempt_checkpoint),
+		cmocka_unit_test(test_baseline_gang_timeout),
+		cmocka_unit_test(test_fields_and_determinism),
+		cmocka_unit_test(test_invalid_jobs),
+		cmocka_unit_test(test_no_queue_single_cq),
+		cmocka_unit_test(test_mig_vs_whole),
+		cmocka_unit_test(test_timeslice_vs_whole),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
