@@ -34,6 +34,7 @@
 #include "carve/jobs.h"
 #include "carve/place.h"
 #include "carve/quantity.h"
+#include "carve/report.h"
 #include "carve/sim.h"
 #include "cli.h"
 
@@ -56,7 +57,7 @@ static void usage(FILE *out)
 		"usage: carve simulate [-f] MANIFESTS... --trace FILE [--baseline|--compare\n"
 		"                      kube-default] [--policy P] [--seed N] [--until T]\n"
 		"                      [--mig static|dynamic] [--gang-timeout T]\n"
-		"                      [--skip-invalid] [-o json|table]\n"
+		"                      [--skip-invalid] [--report OUT.html] [-o json|table]\n"
 		"       carve simulate DIR            (manifests and DIR/*.trace.csv or *.trace.yaml)\n"
 		"       carve simulate --mode fill --nodes NODES.csv --trace PODS.csv\n"
 		"                      [--policy P[,P...]] [--seeds LIST] [-o json|table]\n"
@@ -69,8 +70,9 @@ static void usage(FILE *out)
 		"\n"
 		"  -f, --file PATH    manifests: YAML file, node CSV or directory (repeatable;\n"
 		"                     plain arguments are manifests too)\n"
-		"  --trace PATH       the job trace (for now an openb pod CSV: one single-pod\n"
-		"                     job per row)\n"
+		"  --trace PATH       the job trace: carve's CSV or YAML trace format\n"
+		"                     (docs/trace-format.md), a directory of *.trace.csv /\n"
+		"                     *.trace.yaml, or an openb pod CSV (one job per row)\n"
 		"  --baseline kube-default\n"
 		"                     run only the stock-stack model: whole GPUs, static\n"
 		"                     per-queue caps, per-pod scheduling with a gang timeout\n"
@@ -83,6 +85,7 @@ static void usage(FILE *out)
 		"  --gang-timeout T   baseline gang timeout (default 30m)\n"
 		"  --skip-invalid     skip jobs with an unknown queue or a pod no node fits\n"
 		"                     (their count on stderr) instead of failing\n"
+		"  --report FILE      also write the HTML report (docs/report.md) to FILE\n"
 		"\n"
 		"--mode fill runs the fill experiment of the FGD paper (Weng et al., USENIX\n"
 		"ATC '23; docs/fgd-results.md) on an openb cluster and trace: per seed the\n"
@@ -531,6 +534,7 @@ struct replay_opts {
 	struct carve_sim_opts sim;
 	int64_t until;            /* -1: none */
 	bool baseline, compare, table;
+	const char *report;       /* --report FILE: the HTML report; NULL none */
 };
 
 /* Runs one simulation to its end (or SIGINT) with progress on stderr;
@@ -701,6 +705,31 @@ static int load_inputs(struct carve_manifests *m, char *const *paths, size_t n,
 	return 0;
 }
 
+/* Writes the HTML report of result to path (removed again on failure).
+ * Returns 0, or -1 after saying why on stderr. */
+static int write_report(const char *path, const json_t *result)
+{
+	struct carve_error err;
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "carve simulate: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = carve_report_html(f, result, "carve simulate", &err);
+	if (fclose(f) && !rc) {
+		snprintf(err.text, sizeof(err.text), "%s", strerror(errno));
+		rc = CARVE_EIO;
+	}
+	if (rc) {
+		fprintf(stderr, "carve simulate: %s: %s\n", path, err.text);
+		remove(path);
+		return -1;
+	}
+	return 0;
+}
+
 static int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 			   const struct replay_opts *ro)
 {
@@ -757,23 +786,25 @@ static int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 		if (!runs[n++])
 			goto out_sig;
 	}
+	if (ro->compare) {
+		root = json_object();
+		if (!root || json_object_set(root, "baseline", runs[0]) ||
+		    json_object_set(root, "carve", runs[1]))
+			goto out_sig;
+	} else {
+		root = json_incref(runs[0]);
+	}
 	if (ro->table) {
 		print_replay_table(runs, names, n);
 	} else {
-		if (ro->compare) {
-			root = json_object();
-			if (!root || json_object_set(root, "baseline", runs[0]) ||
-			    json_object_set(root, "carve", runs[1]))
-				goto out_sig;
-		} else {
-			root = json_incref(runs[0]);
-		}
 		if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 				   JSON_REAL_PRECISION(10)))
 			goto out_sig;
 		fputc('\n', stdout);
 	}
 	rc = interrupted ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
+	if (ro->report && write_report(ro->report, root))
+		rc = CARVE_EXIT_FAIL;
 	if (fflush(stdout)) {
 		fprintf(stderr, "carve simulate: cannot write the result\n");
 		rc = CARVE_EXIT_FAIL;
@@ -828,6 +859,7 @@ int cmd_simulate(int argc, char **argv)
 		{"mig", required_argument, NULL, 'M'},
 		{"gang-timeout", required_argument, NULL, 'G'},
 		{"skip-invalid", no_argument, NULL, 'K'},
+		{"report", required_argument, NULL, 'R'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -924,6 +956,9 @@ int cmd_simulate(int argc, char **argv)
 			break;
 		case 'K':
 			ro.sim.skip_invalid = true;
+			break;
+		case 'R':
+			ro.report = optarg;
 			break;
 		case 'o':
 			if (!strcmp(optarg, "json")) {

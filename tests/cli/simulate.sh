@@ -144,6 +144,18 @@ check "--until bad: usage" $(($? != 2))
 "$carve" simulate --trace "$tmp/trace.csv" >/dev/null 2>&1
 check "no manifests: usage" $(($? != 2))
 
+# --report writes the HTML report of the same result, with data in the charts.
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube-default \
+	--report "$tmp/r.html" >"$tmp/cmp.json" 2>/dev/null
+check "--report exits 0" $?
+grep -q 'data-chart="wait-cdf"' "$tmp/r.html" && grep -q 'data-points="[1-9]' "$tmp/r.html"
+check "--report charts carry data" $?
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --report "$tmp/nodir/r.html" \
+	>/dev/null 2>"$tmp/err"
+check "--report unwritable exits 1" $(($? != 1))
+grep -q "nodir/r.html" "$tmp/err"
+check "--report unwritable names the file" $?
+
 # --mode fill still works.
 printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,4,V100M16\nn1,32000,262144,4,V100M16\n' >"$tmp/nodes.csv"
 "$carve" simulate --mode fill --nodes "$tmp/nodes.csv" --trace "$tmp/trace.csv" --policy binpack \
