@@ -420,34 +420,109 @@ static const struct carve_kv *annotation(const struct carve_podspec *sp, const c
 	return NULL;
 }
 
-/* KAI-style fractional GPU annotations: "gpu-fraction" (0 < f < 1, to
- * milli) and "gpu-memory" (MiB).  A bad value is warned about and ignored. */
-static void gpu_share(struct bld *b, const struct carve_podspec *sp, const char *wl,
-		      struct carve_podset_spec *v)
+/* The most memory (MiB) any GPU of the inventory has; 0 without nodes. */
+static uint32_t largest_gpu_mib(const struct bld *b, const char **model)
+{
+	const struct carve_cluster *c;
+	uint32_t best = 0;
+	size_t g, n;
+
+	*model = NULL;
+	if (!b->ad->inv)
+		return 0;
+	c = b->ad->inv->cluster;
+	n = carve_cluster_gpu_count(c);
+	for (g = 0; g < n; g++) {
+		const struct carve_gpu *gpu = carve_cluster_gpu(c, (uint32_t)g);
+
+		if (gpu->memory_mib > best) {
+			best = gpu->memory_mib;
+			*model = gpu->model;
+		}
+	}
+	return best;
+}
+
+/*
+ * KAI-style fractional GPU annotations: "gpu-fraction" (0 < f < 1, to
+ * milli) and "gpu-memory" (MiB, at most the largest GPU's memory when the
+ * input has nodes).  A bad value is an error at the annotation; false
+ * then: the workload must not be queued.
+ */
+static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char *wl,
+		      const char *ps, struct carve_podset_spec *v)
 {
 	const struct carve_kv *f = annotation(sp, "gpu-fraction");
 	const struct carve_kv *mem = annotation(sp, "gpu-memory");
+	bool ok = true;
 	char *end;
 
 	if (f && f->value) {
 		double x = strtod(f->value, &end);
 		long milli = (long)(x * 1000.0 + 0.5);
 
-		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999)
-			carve_diag_warn(&b->m->diags, f->pos, "Workload %s: gpu-fraction '%s' is not "
-					"a number above 0 and below 1; ignored", wl, f->value);
-		else
+		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999) {
+			carve_diag_error(&b->m->diags, f->pos, "Workload %s podSet %s: annotation "
+					 "gpu-fraction '%s' is not a number above 0 and below 1 "
+					 "(whole GPUs are requested as nvidia.com/gpu); not admitted",
+					 wl, ps, f->value);
+			ok = false;
+		} else {
 			v->gpu_milli = (int32_t)milli;
+		}
 	}
 	if (mem && mem->value) {
 		unsigned long long x = strtoull(mem->value, &end, 10);
+		const char *model;
+		uint32_t most = largest_gpu_mib(b, &model);
 
-		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX)
-			carve_diag_warn(&b->m->diags, mem->pos, "Workload %s: gpu-memory '%s' is not "
-					"a whole number of MiB; ignored", wl, mem->value);
-		else
+		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX) {
+			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
+					 "gpu-memory '%s' is not a whole number of MiB; not admitted",
+					 wl, ps, mem->value);
+			ok = false;
+		} else if (most && x > most) {
+			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
+					 "gpu-memory %llu MiB is more than any GPU has (largest: "
+					 "%s, %u MiB); not admitted", wl, ps, x,
+					 model ? model : "?", most);
+			ok = false;
+		} else {
 			v->gpu_mem_mib = (uint32_t)x;
+		}
 	}
+	return ok;
+}
+
+/*
+ * Every nvidia.com/mig-<profile> request names a profile some GPU model of
+ * the MIG table (mig_profiles.c) offers; an unknown one is an error at the
+ * request and false: the workload must not be queued.
+ */
+static bool mig_known(struct bld *b, const struct carve_podspec *sp, const char *wl,
+		      const char *ps)
+{
+	bool ok = true;
+	size_t j;
+
+	for (j = 0; j < sp->requests.n; j++) {
+		const struct carve_resq *r = &sp->requests.v[j];
+		const char *prof;
+		int k;
+
+		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+			continue;
+		prof = r->name + 15;
+		for (k = 0; k < carve_mig_model_count(); k++)
+			if (carve_mig_profile_find(carve_mig_model_at(k), prof) >= 0)
+				break;
+		if (k < carve_mig_model_count())
+			continue;
+		carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: no GPU "
+				 "model offers MIG profile '%s'; not admitted", wl, ps, r->name, prof);
+		ok = false;
+	}
+	return ok;
 }
 
 /* Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
@@ -480,9 +555,13 @@ static void podset_topology(struct bld *b, const struct carve_podspec *sp, const
 	}
 }
 
+/* The podSets of w for the engine; *bad is set when one of them asks for
+ * something no GPU can give (reported; the workload must be skipped). */
 static const struct carve_podset_spec *conv_podsets(struct bld *b,
-						    const struct carve_mf_workload *w)
+						    const struct carve_mf_workload *w, bool *bad)
 {
+	const char *key = obj_name(b, &w->meta);
+
 	struct carve_podset_spec *v = scratch(b, w->npodsets, sizeof(*v));
 	size_t i, j;
 
@@ -506,7 +585,10 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		v[i].terms = conv_terms(b, sp->nterms, sp->terms);
 		v[i].ntolerations = sp->ntolerations;
 		v[i].tolerations = conv_tols(b, sp->ntolerations, sp->tolerations);
-		gpu_share(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
+		if (!gpu_share(b, sp, key, ps->name, &v[i]))
+			*bad = true;
+		if (!mig_known(b, sp, key, ps->name))
+			*bad = true;
 		podset_topology(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
 	}
 	return v;
@@ -591,6 +673,7 @@ static void add_workload(struct bld *b, const struct carve_mf_workload *w)
 	struct carve_wl_spec s;
 	struct carve_error err = {0};
 	struct carve_pos qpos;
+	bool bad = false;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
@@ -608,7 +691,9 @@ static void add_workload(struct bld *b, const struct carve_mf_workload *w)
 	s.created = w->meta.created;
 	s.has_created = w->meta.has_created;
 	s.npodsets = w->npodsets;
-	s.podsets = conv_podsets(b, w);
+	s.podsets = conv_podsets(b, w, &bad);
+	if (bad)
+		return;
 	if (w->admitted_cq) {
 		s.admitted = true;
 		s.admitted_at = w->quota_reserved_at;

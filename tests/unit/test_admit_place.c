@@ -458,6 +458,85 @@ static void topology_unknown_level(void **state)
 	run_free(&r);
 }
 
+/* 1-based line and column of the first `needle` in b after `after`. */
+static void pos_of(const struct buf *b, const char *after, const char *needle, unsigned *line,
+		   unsigned *col)
+{
+	const char *a = strstr(b->s, after), *p, *q;
+
+	assert_non_null(a);
+	p = strstr(a, needle);
+	assert_non_null(p);
+	*line = 1;
+	for (q = b->s; q < p; q++)
+		if (*q == '\n')
+			(*line)++;
+	for (q = p; q > b->s && q[-1] != '\n'; q--)
+		;
+	*col = (unsigned)(p - q) + 1;
+}
+
+/*
+ * Requests no GPU can serve: an unknown MIG profile, a fraction above 1, a
+ * gpu-memory above the largest GPU.  Each is an error naming the field at
+ * its position; those workloads never reach the engine, the others are
+ * admitted.
+ */
+static void impossible_requests(void **state)
+{
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	unsigned line, col;
+
+	(void)state;
+	pool(&b, "m", 1, "A100-80GB", 1, "{mode: mig, mig: {layout: {\"3g.40gb\": 2}}}");
+	pool(&b, "fr", 1, "A100-80GB", 1, "{mode: fraction}");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n"
+		"---\n");
+	queue(&b, "cq", NULL, "nvidia.com/mig-3g.40gb", "f", "8");
+	workload(&b, "badmig", "cq", 1, 1, "nvidia.com/mig-5g.99gb", 1, NULL);
+	workload(&b, "badfrac", "cq", 2, 1, NULL, 0, "1.5");
+	workload(&b, "badmem", "cq", 3, 1, NULL, 0, "0.5");
+	/* badmem also asks for 200000 MiB: more than the 81920 of an A100-80GB */
+	{
+		static const char ins[] = "gpu-memory: \"200000\", ";
+		char *a = strstr(strstr(b.s, "name: badmem"), "{gpu-fraction") + 1;
+
+		memmove(a + strlen(ins), a, strlen(a) + 1);
+		memcpy(a, ins, strlen(ins));
+		b.n += strlen(ins);
+	}
+	workload(&b, "okmig", "cq", 4, 2, "nvidia.com/mig-3g.40gb", 1, NULL);
+	workload(&b, "okfrac", "cq", 5, 1, NULL, 0, "0.5");
+	m = tu_load(b.s);
+	tu_assert_clean(m);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 3);
+	pos_of(&b, "name: badmig", "nvidia.com/mig-5g.99gb", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/badmig podSet main: resource "
+			"nvidia.com/mig-5g.99gb: no GPU model offers MIG profile '5g.99gb'");
+	pos_of(&b, "name: badfrac", "gpu-fraction", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/badfrac podSet main: annotation gpu-fraction "
+			"'1.5' is not a number above 0 and below 1");
+	pos_of(&b, "name: badmem", "gpu-memory", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/badmem podSet main: annotation gpu-memory "
+			"200000 MiB is more than any GPU has (largest: A100-80GB, 81920 MiB)");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/badmig") < 0);
+	assert_true(carve_adm_find_workload(ad->adm, "ns/badfrac") < 0);
+	assert_true(carve_adm_find_workload(ad->adm, "ns/badmem") < 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/okmig"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/okfrac"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "f", "nvidia.com/mig-3g.40gb"), 2000);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "f", "cpu"), 3000);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 /* A flavor's nodeLabels keep its pods in its pool, even with room elsewhere. */
 static void flavor_labels_restrict(void **state)
 {
@@ -687,6 +766,7 @@ int main(void)
 		cmocka_unit_test(topology_required_preferred),
 		cmocka_unit_test(topology_unknown_level),
 		cmocka_unit_test(flavor_labels_restrict),
+		cmocka_unit_test(impossible_requests),
 		cmocka_unit_test(property_random),
 	};
 
