@@ -210,6 +210,8 @@ struct carve_ps_result {
 	size_t n;
 	const char *const *resources; /* n resource names ... */
 	const char *const *flavors;   /* ... and the flavor each got */
+	const int64_t *usage;         /* ... and what the podSet charges of it:
+				       * per-pod request x count, milli */
 	/* With a placer (carve_adm_set_placer): npods == count places, one per
 	 * pod, in the placer's cluster; 0 without a placer, or for a workload
 	 * given as admitted that could not be placed. */

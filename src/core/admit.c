@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "admit_int.h"
+#include "carve/quantity.h"
 
 const char *carve_pending_reason_name(enum carve_pending_reason r)
 {
@@ -87,6 +88,7 @@ void carve_adm_destroy(struct carve_adm *a)
 		carve_free(a->wls[i].psr);
 		carve_free(a->wls[i].psr_res);
 		carve_free(a->wls[i].psr_flv);
+		carve_free(a->wls[i].psr_use);
 	}
 	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
@@ -1614,10 +1616,12 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	carve_free(w->psr);
 	carve_free(w->psr_res);
 	carve_free(w->psr_flv);
+	carve_free(w->psr_use);
 	w->psr = carve_calloc((size_t)w->npodsets, sizeof(*w->psr));
 	w->psr_res = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
 	w->psr_flv = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
-	if (!w->psr || !w->psr_res || !w->psr_flv)
+	w->psr_use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(int64_t));
+	if (!w->psr || !w->psr_res || !w->psr_flv || !w->psr_use)
 		return st; /* the podset detail is missing; the rest is right */
 	for (p = 0; p < w->npodsets; p++) {
 		struct carve_ps_result *pr = &w->psr[p];
@@ -1631,6 +1635,7 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 		}
 		pr->resources = &w->psr_res[p * CARVE_RES_MAX];
 		pr->flavors = &w->psr_flv[p * CARVE_RES_MAX];
+		pr->usage = &w->psr_use[p * CARVE_RES_MAX];
 		n = 0;
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			int fl = w->adm.flavor[p * CARVE_RES_MAX + r];
@@ -1639,6 +1644,8 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 				continue;
 			w->psr_res[p * CARVE_RES_MAX + n] = carve_resreg_name(a->res, w->ps[p].res[r]);
 			w->psr_flv[p * CARVE_RES_MAX + n] = a->flavors[fl].spec.name;
+			w->psr_use[p * CARVE_RES_MAX + n] =
+				carve_qty_sat_mul(w->ps[p].milli[r], pr->count);
 			n++;
 		}
 		pr->n = (size_t)n;

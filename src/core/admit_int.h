@@ -114,6 +114,7 @@ struct wl {
 	struct carve_wl_status st;
 	struct carve_ps_result *psr;
 	const char **psr_res, **psr_flv;
+	int64_t *psr_use;
 };
 
 struct carve_adm {
