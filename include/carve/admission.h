@@ -69,6 +69,11 @@ struct carve_admission_opts {
  * A workload asking for what no GPU can give (a MIG profile no model
  * offers, a fraction outside (0, 1), more gpu-memory than the largest GPU
  * of the input) is an error in m->diags at that field and is not added.
+ * A ClusterQueue covering carve.dev/mig-memory-slices and/or
+ * carve.dev/mig-compute-slices also charges every nvidia.com/mig-<profile>
+ * request its instances' slices (docs/admission.md, "MIG quota in physical
+ * slices"); a profile whose slices the queue's flavors cannot tell is an
+ * error at the request and the workload is not added.
  * Returns NULL only on allocation failure (reported in m->diags too).  Free
  * with carve_admission_destroy().  carve_admission_build() uses the default
  * options; an unknown policy is reported in m->diags (no placer then).

@@ -19,6 +19,7 @@
 #include "carve/admission.h"
 #include "carve/inventory.h"
 #include "carve/place.h"
+#include "carve/quantity.h"
 #include "carve/resource.h"
 
 /* ---- build context ---- */
@@ -555,13 +556,228 @@ static void podset_topology(struct bld *b, const struct carve_podspec *sp, const
 	}
 }
 
+/* ---- MIG quota in physical slices (docs/admission.md) ---- */
+
+#define MIG_MEM_SLICES "carve.dev/mig-memory-slices"
+#define MIG_COMPUTE_SLICES "carve.dev/mig-compute-slices"
+
+/* Slices of one instance of a profile: memory and compute (SM) slices. */
+struct slices {
+	int mem, cmp;
+	const char *model; /* where they came from (messages) */
+};
+
+static bool cq_covers(const struct carve_mf_cq *cq, const char *res)
+{
+	size_t g, c;
+
+	for (g = 0; g < cq->ngroups; g++)
+		for (c = 0; c < cq->groups[g].ncovered; c++)
+			if (cq->groups[g].covered[c] && !strcmp(cq->groups[g].covered[c], res))
+				return true;
+	return false;
+}
+
+/* Adds model's slices for prof to *acc; false when they disagree with
+ * what *acc holds (acc->mem == 0: empty). */
+static bool slices_add(struct slices *acc, const struct carve_mig_model *model, const char *prof)
+{
+	int k = carve_mig_profile_find(model, prof);
+
+	if (k < 0)
+		return true; /* this model does not offer it */
+	if (!acc->mem) {
+		acc->mem = model->profiles[k].mem_slices;
+		acc->cmp = model->profiles[k].compute;
+		acc->model = model->name;
+		return true;
+	}
+	return acc->mem == model->profiles[k].mem_slices && acc->cmp == model->profiles[k].compute;
+}
+
+static bool labels_match(const struct carve_node *n, const struct carve_kvlist *want)
+{
+	size_t i, j;
+
+	for (i = 0; i < want->n; i++) {
+		for (j = 0; j < n->nlabels; j++)
+			if (!strcmp(n->labels[j].key, want->v[i].key) && want->v[i].value &&
+			    !strcmp(n->labels[j].value, want->v[i].value))
+				break;
+		if (j == n->nlabels)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The slices of prof on the GPUs flavor f stands for, into *out (mem 0:
+ * f stands for no GPU offering it).  The model is f's
+ * nvidia.com/gpu.product nodeLabel when set; else, when every model of the
+ * MIG table that offers prof gives it the same slices, those; else the
+ * MIG GPUs of the nodes f selects.  False when that is ambiguous.
+ */
+static bool flavor_slices(const struct bld *b, const struct carve_mf_flavor *f, const char *prof,
+			  struct slices *out)
+{
+	const struct carve_cluster *c;
+	size_t i, n;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; f && i < f->node_labels.n; i++)
+		if (!strcmp(f->node_labels.v[i].key, "nvidia.com/gpu.product")) {
+			const struct carve_mig_model *model =
+				carve_mig_model_find(f->node_labels.v[i].value);
+
+			if (model)
+				slices_add(out, model, prof);
+			return true;
+		}
+	for (k = 0; k < carve_mig_model_count(); k++)
+		if (!slices_add(out, carve_mig_model_at(k), prof))
+			break;
+	if (k == carve_mig_model_count())
+		return true;
+	memset(out, 0, sizeof(*out));
+	if (!b->ad->inv)
+		return false;
+	c = b->ad->inv->cluster;
+	n = carve_cluster_node_count(c);
+	for (i = 0; i < n; i++) {
+		const struct carve_node *node = carve_cluster_node(c, (uint32_t)i);
+		uint32_t g;
+
+		if (f && !labels_match(node, &f->node_labels))
+			continue;
+		for (g = node->gpu_first; g < node->gpu_first + node->ngpus; g++) {
+			const struct carve_gpu *gpu = carve_cluster_gpu(c, g);
+
+			if (gpu->mig_model && !slices_add(out, gpu->mig_model, prof))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The slices one prof instance is charged in ClusterQueue cq: those of
+ * every flavor of the resource groups covering nvidia.com/mig-<prof> (or,
+ * when none does, the slice resources), which must agree.  False, with the
+ * models that disagree in *why, when they do not.
+ */
+static bool cq_slices(const struct bld *b, const struct carve_mf_cq *cq, const char *res,
+		      const char *prof, struct slices *out, char *why, size_t whysz)
+{
+	const char *key = cq_covers(cq, res) ? res : NULL;
+	size_t g, c, f;
+
+	memset(out, 0, sizeof(*out));
+	for (g = 0; g < cq->ngroups; g++) {
+		bool in = false;
+
+		for (c = 0; c < cq->groups[g].ncovered; c++) {
+			const char *cov = cq->groups[g].covered[c];
+
+			if (cov && (key ? !strcmp(cov, key)
+					: !strcmp(cov, MIG_MEM_SLICES) ||
+						  !strcmp(cov, MIG_COMPUTE_SLICES)))
+				in = true;
+		}
+		for (f = 0; in && f < cq->groups[g].nflavors; f++) {
+			const char *fname = cq->groups[g].flavors[f].flavor;
+			struct slices one;
+
+			if (!flavor_slices(b, carve_mf_find_flavor(b->m, fname), prof, &one)) {
+				snprintf(why, whysz, "the nodes of flavor %s have GPU models that "
+					 "give it different slices", fname);
+				return false;
+			}
+			if (!one.mem)
+				continue;
+			if (!out->mem) {
+				*out = one;
+			} else if (out->mem != one.mem || out->cmp != one.cmp) {
+				snprintf(why, whysz, "its flavors stand for GPU models that give it "
+					 "different slices (%s: %d memory, %d compute; %s: %d, %d)",
+					 out->model, out->mem, out->cmp, one.model, one.mem, one.cmp);
+				return false;
+			}
+		}
+	}
+	if (!out->mem)
+		snprintf(why, whysz, "none of its flavors stands for a GPU model that offers it");
+	return out->mem > 0;
+}
+
+/*
+ * When the workload's ClusterQueue covers carve.dev/mig-memory-slices or
+ * carve.dev/mig-compute-slices, every nvidia.com/mig-<profile> request of
+ * the podSet also asks for its instances' slices of those (the engine sums
+ * a resource named twice).  Returns the requests to use (v itself when
+ * nothing is added); false in *ok when a profile's slices cannot be told
+ * (reported at the request).
+ */
+static struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
+					const struct carve_podspec *sp, const char *wl,
+					const char *ps, struct carve_req *v, size_t *n, bool *ok)
+{
+	const struct carve_mf_cq *cq = cqname ? carve_mf_find_cq(b->m, cqname) : NULL;
+	int64_t mem = 0, cmp = 0;
+	struct carve_req *out;
+	bool want_mem, want_cmp;
+	size_t j, k;
+
+	if (!cq)
+		return v;
+	want_mem = cq_covers(cq, MIG_MEM_SLICES);
+	want_cmp = cq_covers(cq, MIG_COMPUTE_SLICES);
+	if (!want_mem && !want_cmp)
+		return v;
+	for (j = 0; j < sp->requests.n; j++) {
+		const struct carve_resq *r = &sp->requests.v[j];
+		struct slices sl;
+		char why[256];
+
+		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+			continue;
+		if (!cq_slices(b, cq, r->name, r->name + 15, &sl, why, sizeof(why))) {
+			carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: "
+					 "ClusterQueue %s charges MIG slices, but %s (set "
+					 "nvidia.com/gpu.product in the flavor's nodeLabels); "
+					 "not admitted", wl, ps, r->name, cq->meta.name, why);
+			*ok = false;
+			continue;
+		}
+		mem = carve_qty_sat_add(mem, carve_qty_sat_mul(r->milli, sl.mem));
+		cmp = carve_qty_sat_add(cmp, carve_qty_sat_mul(r->milli, sl.cmp));
+	}
+	if (!mem)
+		return v;
+	out = scratch(b, *n + 2, sizeof(*out));
+	if (!out)
+		return v;
+	for (k = 0; k < *n; k++)
+		out[k] = v[k];
+	if (want_mem) {
+		out[k].name = MIG_MEM_SLICES;
+		out[k++].milli = mem;
+	}
+	if (want_cmp) {
+		out[k].name = MIG_COMPUTE_SLICES;
+		out[k++].milli = cmp;
+	}
+	*n = k;
+	return out;
+}
+
 /* The podSets of w for the engine; *bad is set when one of them asks for
  * something no GPU can give (reported; the workload must be skipped). */
 static const struct carve_podset_spec *conv_podsets(struct bld *b,
-						    const struct carve_mf_workload *w, bool *bad)
+						    const struct carve_mf_workload *w,
+						    const char *cq, bool *bad)
 {
 	const char *key = obj_name(b, &w->meta);
-
 	struct carve_podset_spec *v = scratch(b, w->npodsets, sizeof(*v));
 	size_t i, j;
 
@@ -569,6 +785,7 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		const struct carve_mf_podset *ps = &w->podsets[i];
 		const struct carve_podspec *sp = &ps->spec;
 		struct carve_req *reqs = scratch(b, sp->requests.n, sizeof(*reqs));
+		bool ok = mig_known(b, sp, key, ps->name);
 
 		for (j = 0; reqs && j < sp->requests.n; j++) {
 			reqs[j].name = sp->requests.v[j].name;
@@ -579,6 +796,8 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		v[i].min_count = ps->has_min_count ? ps->min_count : ps->count;
 		v[i].nreqs = sp->requests.n;
 		v[i].reqs = reqs;
+		if (reqs && ok)
+			v[i].reqs = mig_slice_reqs(b, cq, sp, key, ps->name, reqs, &v[i].nreqs, &ok);
 		v[i].nselector = sp->node_selector.n;
 		v[i].selector = conv_kv(b, &sp->node_selector);
 		v[i].nterms = sp->nterms;
@@ -586,8 +805,8 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		v[i].ntolerations = sp->ntolerations;
 		v[i].tolerations = conv_tols(b, sp->ntolerations, sp->tolerations);
 		if (!gpu_share(b, sp, key, ps->name, &v[i]))
-			*bad = true;
-		if (!mig_known(b, sp, key, ps->name))
+			ok = false;
+		if (!ok)
 			*bad = true;
 		podset_topology(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
 	}
@@ -691,7 +910,7 @@ static void add_workload(struct bld *b, const struct carve_mf_workload *w)
 	s.created = w->meta.created;
 	s.has_created = w->meta.has_created;
 	s.npodsets = w->npodsets;
-	s.podsets = conv_podsets(b, w, &bad);
+	s.podsets = conv_podsets(b, w, s.cq, &bad);
 	if (bad)
 		return;
 	if (w->admitted_cq) {
@@ -1562,16 +1781,28 @@ static json_t *podsets_json(const struct carve_admission *ad, const struct carve
 
 	for (i = 0; arr && i < s->npodsets; i++) {
 		const struct carve_ps_result *p = &s->podsets[i];
-		json_t *ps = json_object(), *fl = json_object();
-		bool ok = ps && fl;
+		json_t *ps = json_object(), *fl = json_object(), *use = json_object();
+		bool ok = ps && fl && use;
+		char q[64];
 
-		for (j = 0; ok && j < p->n; j++)
+		for (j = 0; ok && j < p->n; j++) {
 			ok = jstr(fl, p->resources[j], p->flavors[j]);
+			if (ok && p->usage) {
+				if (!strcmp(p->resources[j], "memory"))
+					carve_qty_format_bytes(p->usage[j], q, sizeof(q));
+				else
+					carve_qty_format(p->usage[j], q, sizeof(q));
+				ok = jstr(use, p->resources[j], q);
+			}
+		}
 		ok = ok && jstr(ps, "name", p->name) && jset(ps, "count", json_integer(p->count));
-		if (ok)
+		if (ok) {
 			ok = jset(ps, "flavors", fl); /* takes fl */
-		else
+			ok = jset(ps, "usage", use) && ok; /* takes use */
+		} else {
 			json_decref(fl);
+			json_decref(use);
+		}
 		if (ok && ad->placer && p->npods)
 			ok = jset(ps, "pods", pods_json(ad, p));
 		if (!ok) {

@@ -537,6 +537,139 @@ static void impossible_requests(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* ---- MIG quota in physical slices ---- */
+
+/* ClusterQueue cq over cpu, two MIG profiles and the slice resources in
+ * `slices` (a flow-sequence fragment), one flavor, generous counts. */
+static void slice_queue(struct buf *b, const char *flv, const char *profs[2], const char *slices,
+			int mem_nominal, int cmp_nominal)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+	       "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+	       "  - coveredResources: [cpu, nvidia.com/mig-%s, nvidia.com/mig-%s, %s]\n"
+	       "    flavors:\n    - name: %s\n      resources:\n"
+	       "      - {name: cpu, nominalQuota: \"1000\"}\n"
+	       "      - {name: nvidia.com/mig-%s, nominalQuota: \"100\"}\n"
+	       "      - {name: nvidia.com/mig-%s, nominalQuota: \"100\"}\n",
+	    profs[0], profs[1], slices, flv, profs[0], profs[1]);
+	if (strstr(slices, "memory"))
+		put(b, "      - {name: carve.dev/mig-memory-slices, nominalQuota: \"%d\"}\n",
+		    mem_nominal);
+	if (strstr(slices, "compute"))
+		put(b, "      - {name: carve.dev/mig-compute-slices, nominalQuota: \"%d\"}\n",
+		    cmp_nominal);
+	put(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+	       "metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n");
+}
+
+/*
+ * mig-memory-slices nominal 8 on A100-80GB: one 7g.80gb (8 slices) or
+ * eight 1g.10gb (1 each), whichever comes first, never both; the charge
+ * shows in the JSON usage.  The flavor has no gpu.product label and
+ * 1g.10gb has other slices on an A100-40GB, so its model comes from the
+ * nodes the flavor selects.
+ */
+static void mig_slices_quota(void **state)
+{
+	static const char *profs[2] = {"1g.10gb", "7g.80gb"};
+	int order;
+
+	(void)state;
+	for (order = 0; order < 2; order++) {
+		struct buf b = {.n = 0};
+		struct run r;
+		json_t *j, *ps;
+
+		pool(&b, "m", 1, "A100-80GB", 2, "{mode: mig, mig: {layout: {\"1g.10gb\": 7}}}");
+		pool(&b, "w", 1, "A100-80GB", 1, "{mode: mig, mig: {layout: {\"7g.80gb\": 1}}}");
+		put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+			"metadata: {name: f}\n---\n");
+		slice_queue(&b, "f", profs, "carve.dev/mig-memory-slices", 8, 0);
+		workload(&b, "big", "cq", order ? 2 : 1, 1, "nvidia.com/mig-7g.80gb", 1, NULL);
+		workload(&b, "small", "cq", order ? 1 : 2, 8, "nvidia.com/mig-1g.10gb", 1, NULL);
+		r = run_yaml(&b);
+		assert_int_equal(st(&r, order ? "ns/small" : "ns/big")->state, CARVE_WL_ADMITTED);
+		assert_int_equal(st(&r, order ? "ns/big" : "ns/small")->state, CARVE_WL_PENDING);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f",
+						    "carve.dev/mig-memory-slices"), 8000);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f",
+						    order ? "nvidia.com/mig-1g.10gb"
+							  : "nvidia.com/mig-7g.80gb"),
+				 order ? 8000 : 1000);
+		check_placer(&r);
+		j = carve_admission_result_json(r.ad);
+		assert_non_null(j);
+		ps = json_array_get(json_object_get(json_array_get(json_object_get(j, "admitted"), 0),
+						    "podSets"), 0);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(
+					    ps, "usage"), "carve.dev/mig-memory-slices")), "8");
+		assert_string_equal(json_string_value(json_object_get(json_object_get(
+					    ps, "flavors"), "carve.dev/mig-memory-slices")), "f");
+		json_decref(j);
+		run_free(&r);
+	}
+}
+
+/* Quota only (no nodes): the model from the flavor's gpu.product label, or
+ * from a profile whose slices are the same on every model; else an error. */
+static void mig_slices_model(void **state)
+{
+	static const char *profs[2] = {"1g.10gb", "7g.80gb"};
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	unsigned line, col;
+
+	(void)state;
+	/* A100-40GB: a 1g.10gb takes 2 memory slices and 1 compute slice. */
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a40}\n"
+		"spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB}}\n---\n");
+	slice_queue(&b, "a40", profs,
+		    "carve.dev/mig-memory-slices, carve.dev/mig-compute-slices", 8, 7);
+	workload(&b, "four", "cq", 1, 4, "nvidia.com/mig-1g.10gb", 1, NULL);
+	workload(&b, "one", "cq", 2, 1, "nvidia.com/mig-1g.10gb", 1, NULL);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/four"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/one"))->state, CARVE_WL_PENDING);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "a40", "carve.dev/mig-memory-slices"),
+			 8000);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "a40", "carve.dev/mig-compute-slices"),
+			 4000);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+
+	/* No label, no nodes: 7g.80gb is 8 + 7 slices wherever it exists; the
+	 * 1g.10gb is not (A100-40GB vs A100-80GB), an error at the request. */
+	b.n = 0;
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: any}\n"
+		"---\n");
+	slice_queue(&b, "any", profs,
+		    "carve.dev/mig-memory-slices, carve.dev/mig-compute-slices", 8, 7);
+	workload(&b, "whole", "cq", 1, 1, "nvidia.com/mig-7g.80gb", 1, NULL);
+	workload(&b, "unsure", "cq", 2, 1, "nvidia.com/mig-1g.10gb", 1, NULL);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 1);
+	pos_of(&b, "name: unsure", "nvidia.com/mig-1g.10gb", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/unsure podSet main: resource "
+			"nvidia.com/mig-1g.10gb: ClusterQueue cq charges MIG slices, but");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/unsure") < 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "any", "carve.dev/mig-memory-slices"),
+			 8000);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "any", "carve.dev/mig-compute-slices"),
+			 7000);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 /* A flavor's nodeLabels keep its pods in its pool, even with room elsewhere. */
 static void flavor_labels_restrict(void **state)
 {
@@ -767,6 +900,8 @@ int main(void)
 		cmocka_unit_test(topology_unknown_level),
 		cmocka_unit_test(flavor_labels_restrict),
 		cmocka_unit_test(impossible_requests),
+		cmocka_unit_test(mig_slices_quota),
+		cmocka_unit_test(mig_slices_model),
 		cmocka_unit_test(property_random),
 	};
 
