@@ -74,6 +74,10 @@ struct carve_admission_opts {
  * request its instances' slices (docs/admission.md, "MIG quota in physical
  * slices"); a profile whose slices the queue's flavors cannot tell is an
  * error at the request and the workload is not added.
+ * ResourceFlavors naming a Kueue Topology (spec.topologyName) give the
+ * engine its levels; a podSet topology annotation naming a level none of
+ * its ClusterQueue's flavors has is an error at the annotation, and the
+ * workload is not added.
  * Returns NULL only on allocation failure (reported in m->diags too).  Free
  * with carve_admission_destroy().  carve_admission_build() uses the default
  * options; an unknown policy is reported in m->diags (no placer then).

@@ -295,6 +295,9 @@ int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
 	}
 	f->spec.ntolerations = s->ntolerations;
 	f->spec.tolerations = dup_tols(a, s->tolerations, s->ntolerations, &oom);
+	f->spec.ntopology = s->ntopology;
+	if (s->ntopology)
+		f->spec.topology = dup_strs(a, s->topology, s->ntopology, &oom);
 	if (oom || !f->spec.name)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	a->nflavors++;
@@ -623,25 +626,76 @@ int carve_topology_level(const char *key)
 	return -1;
 }
 
-/*
- * The topology for placing w (Kueue TAS annotations on its podSets), or
- * NULL.  The whole gang shares one: a required level beats a preferred one,
- * and among levels of the same kind the narrowest wins.  Required level L:
- * levels L .. host, required (one value of L, narrower domains tried
- * first).  Preferred level L: levels block .. L, not required (L first,
- * then each wider level, then anywhere).
- */
-static const struct carve_topology *wl_topology(const struct wl *w, struct carve_topology *t)
+/* Index of key in the n levels lv, or -1. */
+static int level_index(const char *const *lv, size_t n, const char *key)
 {
+	size_t i;
+
+	for (i = 0; key && i < n; i++)
+		if (!strcmp(lv[i], key))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The topology levels for placing w under as: those of the first flavor
+ * assigned to w (podSets, then resources, in order) that has a Topology;
+ * else the default levels.  *flavor names that flavor, or is NULL.
+ */
+static const char *const *wl_levels(const struct carve_adm *a, const struct wl *w,
+				    const struct assignment *as, size_t *n, const char **flavor)
+{
+	int p, r;
+
+	for (p = 0; p < w->npodsets; p++)
+		for (r = 0; r < w->ps[p].nreqs; r++) {
+			int fl = as->flavor[p * CARVE_RES_MAX + r];
+
+			if (fl >= 0 && a->flavors[fl].spec.ntopology) {
+				*n = a->flavors[fl].spec.ntopology;
+				*flavor = a->flavors[fl].spec.name;
+				return a->flavors[fl].spec.topology;
+			}
+		}
+	*n = CARVE_TOPOLOGY_NLEVELS;
+	*flavor = NULL;
+	return carve_topology_levels;
+}
+
+/*
+ * The topology for placing w (Kueue TAS annotations on its podSets) under
+ * as, into *t; *out is t or NULL (none).  The whole gang shares one: a
+ * required level beats a preferred one, and among levels of the same kind
+ * the narrowest wins.  Required level L: levels L .. narrowest, required
+ * (one value of L, narrower domains tried first).  Preferred level L:
+ * levels widest .. L, not required (L first, then each wider level, then
+ * anywhere).  Returns 0, or CARVE_ENOFIT (why says which podSet names a
+ * level the flavor's topology lacks).
+ */
+static int wl_topology(const struct carve_adm *a, const struct wl *w,
+		       const struct assignment *as, struct carve_topology *t,
+		       const struct carve_topology **out, char *why, size_t whysize)
+{
+	const char *flavor;
+	size_t n;
+	const char *const *lv = wl_levels(a, w, as, &n, &flavor);
 	int lvl = -1, p;
 	bool req = false;
 
+	*out = NULL;
 	for (p = 0; p < w->npodsets; p++) {
 		const struct carve_podset_spec *s = &w->ps[p].spec;
-		int l = carve_topology_level(s->topology_level);
+		int l = level_index(lv, n, s->topology_level);
 
-		if (l < 0)
+		if (!s->topology_level)
 			continue;
+		if (l < 0) {
+			snprintf(why, whysize, "quota fits but no placement: podSet %s: topology "
+				 "level %s is not a level of %s%s", s->name, s->topology_level,
+				 flavor ? "the Topology of flavor " : "the default topology",
+				 flavor ? flavor : "");
+			return CARVE_ENOFIT;
+		}
 		if (s->topology_required && !req) {
 			req = true;
 			lvl = l;
@@ -650,11 +704,12 @@ static const struct carve_topology *wl_topology(const struct wl *w, struct carve
 		}
 	}
 	if (lvl < 0)
-		return NULL;
+		return 0;
 	t->required = req;
-	t->levels = req ? &carve_topology_levels[lvl] : carve_topology_levels;
-	t->nlevels = req ? (size_t)(CARVE_TOPOLOGY_NLEVELS - lvl) : (size_t)lvl + 1;
-	return t;
+	t->levels = req ? &lv[lvl] : lv;
+	t->nlevels = req ? n - (size_t)lvl : (size_t)lvl + 1;
+	*out = t;
+	return 0;
 }
 
 /* Places groups 0..k with group k at count c and gives it back: 0 when it fits. */
@@ -742,11 +797,13 @@ static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 	struct carve_pod_group *g = NULL;
 	struct carve_pod_place *out;
 	struct carve_topology tb;
-	const struct carve_topology *topo = wl_topology(w, &tb);
+	const struct carve_topology *topo;
 	void *blk = NULL;
 	size_t total = 0, p;
 	int rc;
 
+	if ((rc = wl_topology(a, w, as, &tb, &topo, why, whysize)))
+		return rc;
 	if ((rc = build_groups(a, w, as, &g, &blk)))
 		return rc;
 	for (p = 0; p < (size_t)w->npodsets; p++)
@@ -831,10 +888,6 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			}
 		}
 		ps->spec.terms = terms;
-		if (in->topology_level && carve_topology_level(in->topology_level) < 0)
-			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: topology "
-					    "level %s is not one of the known levels", s->key,
-					    ps->spec.name, in->topology_level);
 		ps->spec.topology_level = cp(a, in->topology_level, &oom);
 		ps->spec.topology_required = in->topology_level && in->topology_required;
 		ps->spec.reqs = NULL;

@@ -186,6 +186,19 @@ static void add_flavors(struct bld *b)
 		s.taints = taints;
 		s.ntolerations = f->ntolerations;
 		s.tolerations = conv_tols(b, f->ntolerations, f->tolerations);
+		if (f->topology_name) {
+			const struct carve_mf_topology *t =
+				carve_mf_find_topology(b->m, f->topology_name);
+
+			if (!t) {
+				carve_diag_error(&b->m->diags, f->topology_pos,
+						 "ResourceFlavor %s: topologyName '%s' names no "
+						 "Topology", f->meta.name, f->topology_name);
+			} else {
+				s.ntopology = t->nlevels;
+				s.topology = t->levels;
+			}
+		}
 		if (b->nomem)
 			return;
 		rc = carve_adm_add_flavor(b->ad->adm, &s, &err);
@@ -526,27 +539,85 @@ static bool mig_known(struct bld *b, const struct carve_podspec *sp, const char 
 	return ok;
 }
 
-/* Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
+/* True when level is one of the n levels lv. */
+static bool has_level(const char *const *lv, size_t n, const char *level)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(lv[i], level))
+			return true;
+	return false;
+}
+
+/*
+ * True when level is a topology level of some flavor of ClusterQueue
+ * cqname: the levels of the Topology its topologyName names, or the default
+ * levels (carve_topology_levels) for a flavor without one (and when the
+ * queue is unknown).  The levels it could use go to `levels` for messages.
+ */
+static bool cq_has_level(struct bld *b, const char *cqname, const char *level, char *levels,
+			 size_t size)
+{
+	const struct carve_mf_cq *cq = cqname ? carve_mf_find_cq(b->m, cqname) : NULL;
+	bool found = false, dflt = !cq;
+	size_t g, f, k, used = 0;
+
+	levels[0] = '\0';
+	for (g = 0; cq && g < cq->ngroups; g++)
+		for (f = 0; f < cq->groups[g].nflavors; f++) {
+			const struct carve_mf_flavor *fl =
+				carve_mf_find_flavor(b->m, cq->groups[g].flavors[f].flavor);
+			const struct carve_mf_topology *t = fl && fl->topology_name
+				? carve_mf_find_topology(b->m, fl->topology_name) : NULL;
+
+			if (!t) {
+				dflt = true;
+				continue;
+			}
+			if (has_level(t->levels, t->nlevels, level))
+				found = true;
+			for (k = 0; k < t->nlevels && used < size; k++)
+				used += (size_t)snprintf(levels + used, size - used, "%s%s",
+							 used ? ", " : "", t->levels[k]);
+		}
+	if (dflt) {
+		if (has_level(carve_topology_levels, CARVE_TOPOLOGY_NLEVELS, level))
+			found = true;
+		for (k = 0; k < CARVE_TOPOLOGY_NLEVELS && used < size; k++)
+			used += (size_t)snprintf(levels + used, size - used, "%s%s",
+						 used ? ", " : "", carve_topology_levels[k]);
+	}
+	return found;
+}
+
+/*
+ * Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
  * when both are set) or "-preferred-topology", naming the node label of a
- * topology level (carve_topology_levels).  Another label is warned about
- * and ignored. */
-static void podset_topology(struct bld *b, const struct carve_podspec *sp, const char *wl,
-			    struct carve_podset_spec *v)
+ * topology level of the queue's flavors (a Kueue Topology's levels, or the
+ * default ones).  Another label is an error at the annotation; false then:
+ * the workload must not be queued.
+ */
+static bool podset_topology(struct bld *b, const struct carve_podspec *sp, const char *wl,
+			    const char *ps, const char *cq, struct carve_podset_spec *v)
 {
 	static const char *const keys[2] = {"kueue.x-k8s.io/podset-required-topology",
 					    "kueue.x-k8s.io/podset-preferred-topology"};
+	bool ok = true;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		const struct carve_kv *t = annotation(sp, keys[i]);
+		char levels[512];
 
 		if (!t || !t->value)
 			continue;
-		if (carve_topology_level(t->value) < 0) {
-			carve_diag_warn(&b->m->diags, t->pos, "Workload %s: %s '%s' is not a "
-					"topology level (%s, %s or %s); ignored", wl, keys[i],
-					t->value, carve_topology_levels[0],
-					carve_topology_levels[1], carve_topology_levels[2]);
+		if (!cq_has_level(b, cq, t->value, levels, sizeof(levels))) {
+			carve_diag_error(&b->m->diags, t->pos, "Workload %s podSet %s: annotation %s "
+					 "'%s' is not a topology level of ClusterQueue %s's flavors "
+					 "(%s); not admitted", wl, ps, keys[i], t->value,
+					 cq ? cq : "?", levels);
+			ok = false;
 			continue;
 		}
 		if (v->topology_level)
@@ -554,6 +625,7 @@ static void podset_topology(struct bld *b, const struct carve_podspec *sp, const
 		v->topology_level = t->value;
 		v->topology_required = i == 0;
 	}
+	return ok;
 }
 
 /* ---- MIG quota in physical slices (docs/admission.md) ---- */
@@ -808,7 +880,8 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 			ok = false;
 		if (!ok)
 			*bad = true;
-		podset_topology(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
+		if (!podset_topology(b, sp, key, ps->name, cq, &v[i]))
+			*bad = true;
 	}
 	return v;
 }

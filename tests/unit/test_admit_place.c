@@ -350,6 +350,24 @@ static void timeslice_fail_gt_one(void **state)
 /* ---- topology (Kueue TAS annotations) ---- */
 
 /* NodePool rack (2 nodes x 4 GPUs, label pool=gpu) in block b1. */
+/* 1-based line and column of the first `needle` in b after `after`. */
+static void pos_of(const struct buf *b, const char *after, const char *needle, unsigned *line,
+		   unsigned *col)
+{
+	const char *a = strstr(b->s, after), *p, *q;
+
+	assert_non_null(a);
+	p = strstr(a, needle);
+	assert_non_null(p);
+	*line = 1;
+	for (q = b->s; q < p; q++)
+		if (*q == '\n')
+			(*line)++;
+	for (q = p; q > b->s && q[-1] != '\n'; q--)
+		;
+	*col = (unsigned)(p - q) + 1;
+}
+
 static void rack_pool(struct buf *b, const char *rack)
 {
 	put(b, "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: %s}\n"
@@ -438,12 +456,15 @@ static void topology_required_preferred(void **state)
 	run_free(&r);
 }
 
-/* An annotation naming a label that is not a topology level: a warning,
- * and the gang is placed without topology. */
+/* An annotation naming a label that is not a topology level of the
+ * queue's flavors: an error at the annotation, that workload is not
+ * queued, the others are. */
 static void topology_unknown_level(void **state)
 {
 	struct buf b = {.n = 0};
-	struct run r;
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	unsigned line, col;
 
 	(void)state;
 	rack_pool(&b, "ra");
@@ -451,29 +472,112 @@ static void topology_unknown_level(void **state)
 	flavor(&b, "f", "gpu");
 	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
 	tas_workload(&b, "odd", 0, 4, 2, NULL, "required", "example.com/zone");
-	r = run_yaml(&b);
-	assert_true(r.m->diags.nwarnings > 0);
-	assert_int_equal(st(&r, "ns/odd")->state, CARVE_WL_ADMITTED);
-	check_placer(&r);
-	run_free(&r);
+	tas_workload(&b, "fine", 1, 4, 2, NULL, "required", RACK);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 1);
+	pos_of(&b, "name: odd", "kueue.x-k8s.io/podset-required-topology", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/odd podSet main: annotation "
+			"kueue.x-k8s.io/podset-required-topology 'example.com/zone' is not a topology "
+			"level of ClusterQueue cq's flavors (cloud.provider.com/topology-block, "
+			RACK ", kubernetes.io/hostname); not admitted");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/odd") < 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/fine"))->state, CARVE_WL_ADMITTED);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
 }
 
-/* 1-based line and column of the first `needle` in b after `after`. */
-static void pos_of(const struct buf *b, const char *after, const char *needle, unsigned *line,
-		   unsigned *col)
+/* A pool of 2 nodes x 4 GPUs in zone `zone` (label example.com/zone). */
+static void zone_pool(struct buf *b, const char *zone)
 {
-	const char *a = strstr(b->s, after), *p, *q;
+	put(b, "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: %s}\n"
+	       "spec: {count: 2, namePrefix: %s-, gpu: {model: H100, count: 4},"
+	       " cpu: \"64\", memory: 512Gi, labels: {pool: gpu, example.com/zone: %s}}\n---\n",
+	    zone, zone, zone);
+}
 
-	assert_non_null(a);
-	p = strstr(a, needle);
-	assert_non_null(p);
-	*line = 1;
-	for (q = b->s; q < p; q++)
-		if (*q == '\n')
-			(*line)++;
-	for (q = p; q > b->s && q[-1] != '\n'; q--)
-		;
-	*col = (unsigned)(p - q) + 1;
+#define ZONE "example.com/zone"
+
+/*
+ * A ResourceFlavor naming a Kueue Topology (levels zone, host): the
+ * annotations name its levels, placement keeps a required gang in one
+ * zone; a default level is then an error (the queue's only flavor has
+ * the Topology); with a second flavor without Topology it is accepted,
+ * and a gang that gets the Topology flavor is NoFit saying why.
+ */
+static void topology_from_kueue_object(void **state)
+{
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	const struct carve_wl_status *s;
+	struct run r;
+	unsigned line, col;
+	size_t i;
+
+	(void)state;
+	zone_pool(&b, "za");
+	zone_pool(&b, "zb");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: zones}\n"
+		"spec: {levels: [{nodeLabel: " ZONE "}, {nodeLabel: kubernetes.io/hostname}]}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: f}\nspec: {nodeLabels: {pool: gpu}, topologyName: zones}\n---\n");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
+	tas_workload(&b, "fill", 0, 1, 2, "za-0", NULL, NULL);
+	tas_workload(&b, "zoned", 1, 4, 2, NULL, "required", ZONE);
+	r = run_yaml(&b);
+	s = st(&r, "ns/zoned");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	for (i = 0; i < 4; i++) /* za has 6 GPUs free, zb 8 */
+		assert_int_equal(strncmp(node_of(&r, &s->podsets[0].pods[i]), "zb-", 3), 0);
+	check_placer(&r);
+	run_free(&r);
+
+	/* A default level is not a level of Topology zones. */
+	tas_workload(&b, "racked", 2, 1, 1, NULL, "preferred", RACK);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 1);
+	pos_of(&b, "name: racked", "kueue.x-k8s.io/podset-preferred-topology", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/racked podSet main: annotation "
+			"kueue.x-k8s.io/podset-preferred-topology '" RACK "' is not a topology level "
+			"of ClusterQueue cq's flavors (" ZONE ", kubernetes.io/hostname)");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/racked") < 0);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+
+	/* With a second flavor without Topology the rack level is accepted;
+	 * the gang gets flavor f (first, quota fits), whose Topology lacks it. */
+	b.n = 0;
+	zone_pool(&b, "za");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: zones}\n"
+		"spec: {levels: [{nodeLabel: " ZONE "}, {nodeLabel: kubernetes.io/hostname}]}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: f}\nspec: {nodeLabels: {pool: gpu}, topologyName: zones}\n---\n");
+	flavor(&b, "plain", "gpu");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+		"spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+		"  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+		"    - name: f\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"64\"}\n"
+		"    - name: plain\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"64\"}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n");
+	tas_workload(&b, "racked", 2, 1, 1, NULL, "required", RACK);
+	r = run_yaml(&b);
+	s = st(&r, "ns/racked");
+	assert_int_equal(s->state, CARVE_WL_PENDING);
+	if (!strstr(s->message, "podSet main: topology level " RACK " is not a level of the "
+			"Topology of flavor f"))
+		fail_msg("message '%s'", s->message);
+	assert_int_equal(free_units(&r), 8);
+	check_placer(&r);
+	run_free(&r);
 }
 
 /*
@@ -898,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(timeslice_fail_gt_one),
 		cmocka_unit_test(topology_required_preferred),
 		cmocka_unit_test(topology_unknown_level),
+		cmocka_unit_test(topology_from_kueue_object),
 		cmocka_unit_test(flavor_labels_restrict),
 		cmocka_unit_test(impossible_requests),
 		cmocka_unit_test(mig_slices_quota),
