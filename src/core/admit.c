@@ -1321,6 +1321,100 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 	wl_charge(a, w, +1);
 }
 
+/*
+ * Marks in skip the flavors as chose in resource groups that offer another
+ * flavor, naming them in tried (", "-joined); false when none was new.
+ */
+static bool skip_chosen(const struct carve_adm *a, const struct wl *w,
+			const struct assignment *as, bool *skip, char *tried, size_t size)
+{
+	const struct cq *q = &a->cqs[w->cq];
+	bool added = false;
+	int p, r;
+
+	for (p = 0; p < w->npodsets; p++)
+		for (r = 0; r < w->ps[p].nreqs; r++) {
+			int fl = as->flavor[p * CARVE_RES_MAX + r], g = q->group_of[w->ps[p].res[r]];
+			size_t len = strlen(tried);
+
+			if (fl < 0 || g < 0 || q->groups[g].nflv < 2 || skip[fl])
+				continue;
+			skip[fl] = true;
+			added = true;
+			snprintf(tried + len, size - len, "%s%s", len ? ", " : "",
+				 a->flavors[fl].spec.name);
+		}
+	return added;
+}
+
+/*
+ * A head whose quota fits under e->as but whose gang cannot be placed on
+ * the nodes of its flavors: as Kueue's TAS does, such a flavor does not
+ * fit, so the next flavors of the same resource groups are tried (in the
+ * queue's order, flavorFungibility choosing among the rest) with the same
+ * counts.  An alternative must fit its quota without preemption (marked
+ * victims removed).  On success e->as and e->res are the placed
+ * assignment and 0 is returned; else CARVE_ENOFIT (why gets the flavors
+ * tried appended) or CARVE_ENOMEM.
+ */
+static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_t *marked,
+			     size_t nmarked, char *why, size_t whysize)
+{
+	struct wl *w = &a->wls[e->wl];
+	int node = a->cqs[w->cq].node, rc = CARVE_ENOFIT;
+	bool *skip = carve_calloc(a->nflavors ? a->nflavors : 1, sizeof(*skip));
+	struct assignment cur;
+	struct assign_result cres;
+	const struct assignment *failed = &e->as;
+	char tried[256] = "";
+
+	if (!skip)
+		return CARVE_ENOMEM;
+	memset(&cur, 0, sizeof(cur));
+	while (skip_chosen(a, w, failed, skip, tried, sizeof(tried))) {
+		struct assignment nx;
+		char why2[400];
+		bool fits;
+		int prc;
+
+		if (assign_flavors_skip(a, w, e->as.count, skip, &nx, &cres) == CARVE_ENOMEM) {
+			rc = CARVE_ENOMEM;
+			break;
+		}
+		assignment_free(&cur);
+		cur = nx;
+		failed = &cur;
+		if (cres.mode != GM_FIT)
+			break;
+		charge_set(a, marked, nmarked, -1);
+		fits = qt_fits(a, node, cur.use, cur.nuse);
+		charge_set(a, marked, nmarked, +1);
+		if (!fits)
+			continue;
+		prc = place_wl(a, w, &cur, why2, sizeof(why2));
+		if (prc == CARVE_ENOMEM) {
+			rc = CARVE_ENOMEM;
+			break;
+		}
+		if (prc == 0) {
+			assignment_free(&e->as);
+			e->as = cur;
+			e->res = cres;
+			memset(&cur, 0, sizeof(cur));
+			rc = 0;
+			break;
+		}
+	}
+	assignment_free(&cur);
+	carve_free(skip);
+	if (rc == CARVE_ENOFIT && strchr(tried, ',')) {
+		size_t len = strlen(why);
+
+		snprintf(why + len, whysize - len, " (flavors tried for placement: %s)", tried);
+	}
+	return rc;
+}
+
 /* A head that cannot be admitted: under BestEffortFIFO the next workload
  * of its queue gets its turn until something changes. */
 static void set_aside(struct carve_adm *a, struct wl *w)
@@ -1502,6 +1596,9 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 
 				why[0] = '\0';
 				prc = place_wl(a, w, &e->as, why, sizeof(why));
+				if (prc == CARVE_ENOFIT)
+					prc = place_next_flavor(a, e, marked, nmarked, why,
+								sizeof(why));
 				if (prc == CARVE_ENOMEM) {
 					rc = CARVE_ENOMEM;
 					goto out;

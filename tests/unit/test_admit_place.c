@@ -641,6 +641,79 @@ static void impossible_requests(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* ---- the next flavor when placement fails ---- */
+
+/* ClusterQueue cq over cpu and nvidia.com/gpu with flavors fa then fb,
+ * `gpus` nominal each, and whenCanBorrow as given (NULL: default). */
+static void two_flavor_queue(struct buf *b, int gpus, const char *when_borrow)
+{
+	int f;
+
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+	       "spec:\n  namespaceSelector: {}\n");
+	if (when_borrow)
+		put(b, "  flavorFungibility: {whenCanBorrow: %s}\n", when_borrow);
+	put(b, "  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n");
+	for (f = 0; f < 2; f++)
+		put(b, "    - name: f%c\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		       "      - {name: nvidia.com/gpu, nominalQuota: \"%d\"}\n", "ab"[f], gpus);
+	put(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+	       "metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n");
+}
+
+/*
+ * Flavor fa (one node of 4 GPUs) has the quota for 2 pods x 4 GPUs but not
+ * the nodes; fb (one node of 8) has both: the gang goes to fb, charged
+ * there only.  When neither flavor's nodes can hold it, it is NoFit naming
+ * both flavors, holding nothing.
+ */
+static void next_flavor_on_placement(void **state)
+{
+	struct buf b = {.n = 0};
+	const struct carve_wl_status *s;
+	struct run r;
+	size_t i, j;
+
+	(void)state;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	pool(&b, "b", 1, "H100-80GB", 8, "{mode: exclusive}");
+	flavor(&b, "fa", "a");
+	flavor(&b, "fb", "b");
+	two_flavor_queue(&b, 16, NULL);
+	workload(&b, "gang", "cq", 1, 2, "nvidia.com/gpu", 4, NULL);
+	r = run_yaml(&b);
+	s = st(&r, "ns/gang");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	for (i = 0; i < s->podsets[0].n; i++)
+		assert_string_equal(s->podsets[0].flavors[i], "fb");
+	for (i = 0; i < 2; i++)
+		assert_string_equal(node_of(&r, &s->podsets[0].pods[i]), "b-0");
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fa", "nvidia.com/gpu"), 0);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fb", "nvidia.com/gpu"), 8000);
+	check_placer(&r);
+	run_free(&r);
+
+	/* 3 pods x 4 GPUs: fa's node holds 1, fb's 2. */
+	for (j = 0; j < 2; j++) {
+		b.n = 0;
+		pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+		pool(&b, "b", 1, "H100-80GB", 8, "{mode: exclusive}");
+		flavor(&b, "fa", "a");
+		flavor(&b, "fb", "b");
+		two_flavor_queue(&b, 16, j ? "MayStopSearch" : "TryNextFlavor");
+		workload(&b, "huge", "cq", 1, 3, "nvidia.com/gpu", 4, NULL);
+		r = run_yaml(&b);
+		expect_nofit(&r, "ns/huge");
+		if (!strstr(st(&r, "ns/huge")->message, "(flavors tried for placement: fa, fb)"))
+			fail_msg("message '%s'", st(&r, "ns/huge")->message);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fa", "nvidia.com/gpu"), 0);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fb", "nvidia.com/gpu"), 0);
+		assert_int_equal(free_units(&r), 12);
+		check_placer(&r);
+		run_free(&r);
+	}
+}
+
 /* ---- MIG quota in physical slices ---- */
 
 /* ClusterQueue cq over cpu, two MIG profiles and the slice resources in
@@ -1005,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(topology_from_kueue_object),
 		cmocka_unit_test(flavor_labels_restrict),
 		cmocka_unit_test(impossible_requests),
+		cmocka_unit_test(next_flavor_on_placement),
 		cmocka_unit_test(mig_slices_quota),
 		cmocka_unit_test(mig_slices_model),
 		cmocka_unit_test(property_random),
