@@ -164,6 +164,19 @@ int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *gro
 /* Gives back what placements took (they must come from this placer). */
 void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *pl, size_t n);
 
+/*
+ * Takes again exactly what n placements took after carve_placer_release
+ * gave them back (a what-if release undone), in order, all or nothing.
+ * Returns 0, or CARVE_EINVAL when a placement is malformed or a device it
+ * names is no longer free (nothing changed then).  Not for placements on
+ * GPUs a Dynamic MIG repartition was undone on by the release: their
+ * instance indexes name the old layout.
+ */
+int carve_placer_retake(struct carve_placer *p, const struct carve_pod_place *pl, size_t n);
+
+/* Whether Dynamic MIG is on (carve_placer_set_mig_dynamic); false for NULL. */
+bool carve_placer_is_mig_dynamic(const struct carve_placer *p);
+
 /* Free state views, for reports and tests.  free_cpu is INT64_MAX on a node
  * whose allocatable cpu is 0 (unknown: not constrained).  gpu_free_milli is
  * 0..1000 in every sharing mode (time-slice and MIG: the share of replicas or

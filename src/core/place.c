@@ -1096,6 +1096,53 @@ void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *
 			account(p, &pl[i], -1);
 }
 
+/* True when what d names on GPU g is free now. */
+static bool dev_free(const struct carve_placer *p, const struct carve_dev *d, uint32_t mem_mib)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, d->gpu);
+	const struct carve__gpu_state *s = &p->gpus[d->gpu];
+
+	switch (v->sharing) {
+	case CARVE_SHARE_EXCLUSIVE:
+		return !s->taken;
+	case CARVE_SHARE_MIG:
+		return d->mig >= 0 && d->mig < p->mig[d->gpu].n && !(s->mig_taken & (1u << d->mig));
+	case CARVE_SHARE_TIMESLICE:
+		return d->replica >= 0 && (unsigned)d->replica < p->ginfo[d->gpu].rcap &&
+		       !rbit(p, d->gpu, (unsigned)d->replica);
+	case CARVE_SHARE_FRACTION:
+		return d->milli >= 0 && s->milli_used + d->milli <= 1000 &&
+		       (!v->memory_mib || (uint64_t)s->mem_used + mem_mib <= v->memory_mib);
+	}
+	return false;
+}
+
+int carve_placer_retake(struct carve_placer *p, const struct carve_pod_place *pl, size_t n)
+{
+	size_t i;
+	int k;
+
+	if (!p || (n && !pl))
+		return CARVE_EINVAL;
+	for (i = 0; i < n; i++) {
+		bool ok = place_sane(p, &pl[i]);
+
+		for (k = 0; ok && k < pl[i].ndevs; k++)
+			ok = dev_free(p, &pl[i].devs[k], k == 0 ? pl[i].mem_mib : 0);
+		if (!ok) {
+			carve_placer_release(p, pl, i);
+			return CARVE_EINVAL;
+		}
+		account(p, &pl[i], 1);
+	}
+	return 0;
+}
+
+bool carve_placer_is_mig_dynamic(const struct carve_placer *p)
+{
+	return p && p->mig_dynamic;
+}
+
 /* ---- placing one pod, a gang, topology --------------------------------------------------- */
 
 /* Sets up model_ok for req; fit[] for the candidates. */
