@@ -1415,6 +1415,153 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 	return rc;
 }
 
+/* ---- preemption to make room on the nodes ---- */
+
+static const struct carve_adm *vord;
+
+/* Victim order: lower priority, then most recently admitted, then key. */
+static int victim_cmp(const void *pa, const void *pb)
+{
+	const struct wl *x = &vord->wls[*(const uint32_t *)pa];
+	const struct wl *y = &vord->wls[*(const uint32_t *)pb];
+
+	if (x->spec.priority != y->spec.priority)
+		return x->spec.priority < y->spec.priority ? -1 : 1;
+	if (x->admitted_at != y->admitted_at)
+		return x->admitted_at > y->admitted_at ? -1 : 1;
+	return strcmp(x->spec.key, y->spec.key);
+}
+
+/* Whether w may preempt v to make room on the nodes: v is placed, admitted
+ * and not marked; from w's queue per withinClusterQueue, or from another
+ * queue of its cohort tree that may be reclaimed from, whose admission
+ * borrows, per reclaimWithinCohort. */
+static bool node_candidate(const struct carve_adm *a, const struct wl *w, const struct wl *v)
+{
+	const struct cq *q = &a->cqs[w->cq], *o = &a->cqs[v->cq];
+
+	if (v == w || v->state != CARVE_WL_ADMITTED || v->marked || !v->pl || !v->npl)
+		return false;
+	if (v->cq == w->cq) {
+		if (q->spec.within_cq == CARVE_WCQ_NEVER || v->spec.priority > w->spec.priority)
+			return false;
+		if (v->spec.priority < w->spec.priority)
+			return true;
+		return q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL && v->spec.has_created &&
+		       (!w->spec.has_created || v->spec.created > w->spec.created);
+	}
+	if (q->spec.reclaim == CARVE_RECLAIM_NEVER || a->nodes[q->node].parent < 0 ||
+	    qt_root(a, o->node) != qt_root(a, q->node) || o->spec.not_reclaimable ||
+	    !v->borrowing)
+		return false;
+	return q->spec.reclaim != CARVE_RECLAIM_LOWER || v->spec.priority < w->spec.priority;
+}
+
+/* Whether w's gang places under as now (what-if: given back at once). */
+static int gang_places(struct carve_adm *a, struct wl *w, const struct assignment *as)
+{
+	struct carve_pod_group *g = NULL;
+	struct carve_pod_place *out;
+	struct carve_topology tb;
+	const struct carve_topology *topo;
+	void *blk = NULL;
+	size_t total = 0, p;
+	char why[8];
+	int rc;
+
+	if (wl_topology(a, w, as, &tb, &topo, why, sizeof(why)))
+		return 0;
+	if ((rc = build_groups(a, w, as, &g, &blk)))
+		return rc == CARVE_ENOMEM ? CARVE_ENOMEM : 0;
+	for (p = 0; p < (size_t)w->npodsets; p++)
+		total += (size_t)(g[p].count > 0 ? g[p].count : 0);
+	out = carve_malloc((total ? total : 1) * sizeof(*out));
+	if (!out) {
+		carve_free(blk);
+		return CARVE_ENOMEM;
+	}
+	rc = carve_placer_place(a->placer, g, (size_t)w->npodsets, topo, out);
+	if (rc == 0)
+		carve_placer_release(a->placer, out, total);
+	carve_free(out);
+	carve_free(blk);
+	return rc == 0 ? 1 : rc == CARVE_ENOMEM ? CARVE_ENOMEM : 0;
+}
+
+/*
+ * Preemption to make room on the nodes, for a head w whose quota fits
+ * under as but whose gang no flavor's nodes can hold.  Candidates
+ * (node_candidate) in victim_cmp order are released in the placer one by
+ * one until the gang places; then every victim but the last is taken back
+ * (carve_placer_retake) when the gang still places without it, so the set
+ * is minimal in that order.  The placer ends as it was found (every victim
+ * taken back: they hold their nodes until evicted).  Returns how many
+ * targets it wrote (0: none helps, or Dynamic MIG is on), or CARVE_ENOMEM.
+ */
+static int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
+			 struct target *targets)
+{
+	uint32_t *c;
+	bool *gone;
+	size_t n = 0, i, last = 0;
+	int rc = 0, fits = 0, nv = 0;
+
+	if (carve_placer_is_mig_dynamic(a->placer) || !a->nwls)
+		return 0;
+	c = carve_malloc(a->nwls * sizeof(*c));
+	gone = carve_calloc(a->nwls, sizeof(*gone));
+	if (!c || !gone) {
+		carve_free(c);
+		carve_free(gone);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < a->nwls; i++)
+		if (node_candidate(a, w, &a->wls[i]))
+			c[n++] = (uint32_t)i;
+	vord = a;
+	qsort(c, n, sizeof(*c), victim_cmp);
+	for (i = 0; i < n && !fits; i++) {
+		carve_placer_release(a->placer, a->wls[c[i]].pl, a->wls[c[i]].npl);
+		gone[i] = true;
+		last = i;
+		fits = gang_places(a, w, as);
+		if (fits < 0)
+			rc = fits;
+	}
+	for (i = 0; fits > 0 && i < last; i++) {
+		const struct wl *v = &a->wls[c[i]];
+		int still;
+
+		if (carve_placer_retake(a->placer, v->pl, v->npl))
+			continue; /* cannot happen: nothing else changed */
+		gone[i] = false;
+		still = gang_places(a, w, as);
+		if (still < 0) {
+			rc = still;
+			break;
+		}
+		if (!still) {
+			carve_placer_release(a->placer, v->pl, v->npl);
+			gone[i] = true;
+		}
+	}
+	for (i = n; i-- > 0;) {
+		const struct wl *v = &a->wls[c[i]];
+
+		if (!gone[i])
+			continue;
+		carve_placer_retake(a->placer, v->pl, v->npl);
+		if (fits > 0 && rc == 0) {
+			targets[nv].wl = c[i];
+			targets[nv++].reason = v->cq == w->cq ? CARVE_PREEMPT_IN_CQ
+							    : CARVE_PREEMPT_RECLAIM;
+		}
+	}
+	carve_free(c);
+	carve_free(gone);
+	return rc ? rc : nv;
+}
+
 /* A head that cannot be admitted: under BestEffortFIFO the next workload
  * of its queue gets its turn until something changes. */
 static void set_aside(struct carve_adm *a, struct wl *w)
@@ -1550,7 +1697,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		int node = a->cqs[w->cq].node, root = qt_root(a, node);
 		bool in_cohort = a->nodes[node].parent >= 0;
 		size_t k, nsim;
-		bool fits;
+		bool fits, for_nodes;
 
 
 		if (e->res.mode == GM_NOFIT) {
@@ -1589,30 +1736,38 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 				    "was processed in this cycle", a->cycle);
 			continue;
 		}
+		for_nodes = false;
 		if (e->res.mode == GM_FIT) {
 			if (a->placer) {
 				char why[400];
-				int prc;
+				int prc, nv = 0;
 
 				why[0] = '\0';
 				prc = place_wl(a, w, &e->as, why, sizeof(why));
 				if (prc == CARVE_ENOFIT)
 					prc = place_next_flavor(a, e, marked, nmarked, why,
 								sizeof(why));
-				if (prc == CARVE_ENOMEM) {
+				if (prc == CARVE_ENOFIT)
+					nv = place_victims(a, w, &e->as, e->targets);
+				if (prc == CARVE_ENOMEM || nv < 0) {
 					rc = CARVE_ENOMEM;
 					goto out;
 				}
-				if (prc) {
+				if (nv > 0) {
+					e->ntargets = nv;
+					for_nodes = true;
+				} else if (prc) {
 					set_pending(w, CARVE_PEND_NOFIT, why, a->cycle);
 					set_aside(a, w);
 					continue;
 				}
 			}
-			admit_entry(a, e);
-			w->admitted_at = now;
-			decisions++;
-			continue;
+			if (!for_nodes) {
+				admit_entry(a, e);
+				w->admitted_at = now;
+				decisions++;
+				continue;
+			}
 		}
 		/* Preempt: mark the victims; the preemptor holds its request. */
 		for (k = 0; k < (size_t)e->ntargets; k++) {
@@ -1630,7 +1785,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		if (in_cohort)
 			skip_cohort[root] = 1;
 		snprintf(w->message, sizeof(w->message), "waiting for %d preempted workload(s) "
-			 "to release their quota", e->ntargets);
+			 "to release their %s", e->ntargets, for_nodes ? "nodes" : "quota");
 		w->pending_reason = CARVE_PEND_PREEMPTION_ISSUED;
 		w->cycle = a->cycle;
 		if (hold(a, e, node, false)) {

@@ -714,6 +714,97 @@ static void next_flavor_on_placement(void **state)
 	}
 }
 
+/* ---- preemption to make room on the nodes ---- */
+
+/* A Workload of 1 pod x gpus GPUs at priority prio, already admitted on
+ * flavor f when admitted (status.admission), else pending. */
+static void prio_workload(struct buf *b, const char *name, int sec, int prio, int gpus,
+			  bool admitted)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+	       "metadata: {name: %s, namespace: ns, creationTimestamp: \"2026-01-01T00:00:%02dZ\"}\n"
+	       "spec:\n  queueName: cq\n  priority: %d\n  podSets:\n  - name: main\n    count: 1\n"
+	       "    template:\n      spec:\n        containers:\n        - name: c\n"
+	       "          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"%d\"}}\n",
+	    name, sec, prio, gpus);
+	if (admitted)
+		put(b, "status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n"
+		       "    - {name: main, count: 1, flavors: {cpu: f, nvidia.com/gpu: f}}\n");
+	put(b, "---\n");
+}
+
+/*
+ * One node of 4 GPUs holds low0 (priority 0, 1 GPU) and low1 (priority 1,
+ * 3 GPUs); high (priority 10, 3 GPUs) fits the quota, not the node.
+ * Releasing lowest priority first, low0 alone is not enough and low1
+ * makes room; low0 is then given back (minimal set): only low1 is
+ * preempted, and high is placed once it is evicted.
+ */
+static void preempt_for_nodes(void **state)
+{
+	struct buf b = {.n = 0};
+	const struct carve_wl_status *s;
+	struct run r;
+
+	(void)state;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f", "a");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "100");
+	{
+		static const char ins[] = "  preemption: {withinClusterQueue: LowerPriority}\n";
+		char *q = strstr(b.s, "  resourceGroups:");
+
+		memmove(q + strlen(ins), q, strlen(q) + 1);
+		memcpy(q, ins, strlen(ins));
+		b.n += strlen(ins);
+	}
+	prio_workload(&b, "low0", 1, 0, 1, true);
+	prio_workload(&b, "low1", 2, 1, 3, true);
+	prio_workload(&b, "high", 3, 10, 3, false);
+	r = build_yaml(&b);
+	assert_int_equal(st(&r, "ns/low0")->podsets[0].npods, 1);
+	assert_int_equal(st(&r, "ns/low1")->podsets[0].npods, 1);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	s = st(&r, "ns/high");
+	assert_int_equal(s->state, CARVE_WL_PENDING);
+	assert_int_equal(s->pending_reason, CARVE_PEND_PREEMPTION_ISSUED);
+	if (!strstr(s->message, "waiting for 1 preempted workload(s) to release their nodes"))
+		fail_msg("message '%s'", s->message);
+	s = st(&r, "ns/low1");
+	assert_true(s->marked);
+	assert_int_equal(s->preempt_reason, CARVE_PREEMPT_IN_CQ);
+	assert_int_equal(s->preemptor, (uint32_t)carve_adm_find_workload(r.ad->adm, "ns/high"));
+	assert_false(st(&r, "ns/low0")->marked);
+	assert_int_equal(free_units(&r), 0); /* victims hold their GPUs until evicted */
+	check_placer(&r);
+	assert_true(carve_adm_evict_marked(r.ad->adm) >= 0);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	assert_int_equal(st(&r, "ns/high")->state, CARVE_WL_ADMITTED);
+	assert_int_equal(st(&r, "ns/high")->podsets[0].npods, 1);
+	assert_int_equal(st(&r, "ns/low0")->state, CARVE_WL_ADMITTED);
+	assert_int_equal(st(&r, "ns/low1")->state, CARVE_WL_PENDING);
+	assert_int_equal(free_units(&r), 0);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f", "nvidia.com/gpu"), 4000);
+	check_placer(&r);
+	run_free(&r);
+
+	/* Same node, but the running workloads outrank it: nothing to
+	 * preempt, high stays NoFit and nothing is marked. */
+	b.n = 0;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f", "a");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "100");
+	prio_workload(&b, "low0", 1, 20, 1, true);
+	prio_workload(&b, "low1", 2, 20, 3, true);
+	prio_workload(&b, "high", 3, 10, 3, false);
+	r = run_yaml(&b);
+	expect_nofit(&r, "ns/high");
+	assert_false(st(&r, "ns/low0")->marked);
+	assert_false(st(&r, "ns/low1")->marked);
+	check_placer(&r);
+	run_free(&r);
+}
+
 /* ---- MIG quota in physical slices ---- */
 
 /* ClusterQueue cq over cpu, two MIG profiles and the slice resources in
@@ -1078,6 +1169,7 @@ int main(void)
 		cmocka_unit_test(topology_from_kueue_object),
 		cmocka_unit_test(flavor_labels_restrict),
 		cmocka_unit_test(impossible_requests),
+		cmocka_unit_test(preempt_for_nodes),
 		cmocka_unit_test(next_flavor_on_placement),
 		cmocka_unit_test(mig_slices_quota),
 		cmocka_unit_test(mig_slices_model),
