@@ -1432,10 +1432,22 @@ static int victim_cmp(const void *pa, const void *pb)
 	return strcmp(x->spec.key, y->spec.key);
 }
 
+/* Whether v's queue borrows a (flavor, resource) v uses. */
+static bool queue_borrows_for(const struct carve_adm *a, const struct wl *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->adm.nuse; i++)
+		if (v->adm.use[i].fr >= 0 && v->adm.use[i].q > 0 &&
+		    qt_borrowing(a, a->cqs[v->cq].node, v->adm.use[i].fr))
+			return true;
+	return false;
+}
+
 /* Whether w may preempt v to make room on the nodes: v is placed, admitted
  * and not marked; from w's queue per withinClusterQueue, or from another
- * queue of its cohort tree that may be reclaimed from, whose admission
- * borrows, per reclaimWithinCohort. */
+ * queue of its cohort tree that may be reclaimed from and borrows a
+ * (flavor, resource) v uses, per reclaimWithinCohort. */
 static bool node_candidate(const struct carve_adm *a, const struct wl *w, const struct wl *v)
 {
 	const struct cq *q = &a->cqs[w->cq], *o = &a->cqs[v->cq];
@@ -1452,7 +1464,7 @@ static bool node_candidate(const struct carve_adm *a, const struct wl *w, const 
 	}
 	if (q->spec.reclaim == CARVE_RECLAIM_NEVER || a->nodes[q->node].parent < 0 ||
 	    qt_root(a, o->node) != qt_root(a, q->node) || o->spec.not_reclaimable ||
-	    !v->borrowing)
+	    !queue_borrows_for(a, v))
 		return false;
 	return q->spec.reclaim != CARVE_RECLAIM_LOWER || v->spec.priority < w->spec.priority;
 }

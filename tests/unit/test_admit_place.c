@@ -718,19 +718,38 @@ static void next_flavor_on_placement(void **state)
 
 /* A Workload of 1 pod x gpus GPUs at priority prio, already admitted on
  * flavor f when admitted (status.admission), else pending. */
-static void prio_workload(struct buf *b, const char *name, int sec, int prio, int gpus,
-			  bool admitted)
+static void cq_workload(struct buf *b, const char *cq, const char *name, int sec, int prio,
+			int gpus, bool admitted)
 {
 	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
 	       "metadata: {name: %s, namespace: ns, creationTimestamp: \"2026-01-01T00:00:%02dZ\"}\n"
-	       "spec:\n  queueName: cq\n  priority: %d\n  podSets:\n  - name: main\n    count: 1\n"
+	       "spec:\n  queueName: %s\n  priority: %d\n  podSets:\n  - name: main\n    count: 1\n"
 	       "    template:\n      spec:\n        containers:\n        - name: c\n"
 	       "          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"%d\"}}\n",
-	    name, sec, prio, gpus);
+	    name, sec, cq, prio, gpus);
 	if (admitted)
-		put(b, "status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n"
-		       "    - {name: main, count: 1, flavors: {cpu: f, nvidia.com/gpu: f}}\n");
+		put(b, "status:\n  admission:\n    clusterQueue: %s\n    podSetAssignments:\n"
+		       "    - {name: main, count: 1, flavors: {cpu: f, nvidia.com/gpu: f}}\n", cq);
 	put(b, "---\n");
+}
+
+static void prio_workload(struct buf *b, const char *name, int sec, int prio, int gpus,
+			  bool admitted)
+{
+	cq_workload(b, "cq", name, sec, prio, gpus, admitted);
+}
+
+/* Inserts text before the first `before` in b. */
+static void insert_before(struct buf *b, const char *before, const char *text)
+{
+	char *q = strstr(b->s, before);
+	size_t k = strlen(text);
+
+	assert_non_null(q);
+	assert_true(b->n + k < sizeof(b->s));
+	memmove(q + k, q, strlen(q) + 1);
+	memcpy(q, text, k);
+	b->n += k;
 }
 
 /*
@@ -750,14 +769,7 @@ static void preempt_for_nodes(void **state)
 	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
 	flavor(&b, "f", "a");
 	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "100");
-	{
-		static const char ins[] = "  preemption: {withinClusterQueue: LowerPriority}\n";
-		char *q = strstr(b.s, "  resourceGroups:");
-
-		memmove(q + strlen(ins), q, strlen(q) + 1);
-		memcpy(q, ins, strlen(ins));
-		b.n += strlen(ins);
-	}
+	insert_before(&b, "  resourceGroups:", "  preemption: {withinClusterQueue: LowerPriority}\n");
 	prio_workload(&b, "low0", 1, 0, 1, true);
 	prio_workload(&b, "low1", 2, 1, 3, true);
 	prio_workload(&b, "high", 3, 10, 3, false);
@@ -785,6 +797,30 @@ static void preempt_for_nodes(void **state)
 	assert_int_equal(st(&r, "ns/low1")->state, CARVE_WL_PENDING);
 	assert_int_equal(free_units(&r), 0);
 	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f", "nvidia.com/gpu"), 4000);
+	check_placer(&r);
+	run_free(&r);
+
+	/* Cohort: cqa (nominal 8, reclaimWithinCohort: Any) lends 4 to cqb,
+	 * whose borrower fills the node; cqa's quota fits its 4 GPUs, the
+	 * node does not: the borrower is reclaimed, though it outranks it. */
+	b.n = 0;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f", "a");
+	queue(&b, "cqa", "co", "nvidia.com/gpu", "f", "8");
+	insert_before(&b, "  resourceGroups:", "  preemption: {reclaimWithinCohort: Any}\n");
+	queue(&b, "cqb", "co", "nvidia.com/gpu", "f", "0");
+	cq_workload(&b, "cqb", "borrower", 1, 50, 4, true);
+	cq_workload(&b, "cqa", "owner", 2, 0, 4, false);
+	r = build_yaml(&b);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	assert_int_equal(st(&r, "ns/owner")->pending_reason, CARVE_PEND_PREEMPTION_ISSUED);
+	s = st(&r, "ns/borrower");
+	assert_true(s->marked);
+	assert_int_equal(s->preempt_reason, CARVE_PREEMPT_RECLAIM);
+	check_placer(&r);
+	assert_true(carve_adm_evict_marked(r.ad->adm) >= 0);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	assert_int_equal(st(&r, "ns/owner")->state, CARVE_WL_ADMITTED);
 	check_placer(&r);
 	run_free(&r);
 
