@@ -131,6 +131,19 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
  */
 int carve_placer_set_mig_dynamic(struct carve_placer *p, bool on);
 
+/*
+ * Mixed Dynamic MIG layouts: the MIG profiles pending work asks for, with
+ * weights (e.g. pods x instances).  When set (n > 0), a repartition gives
+ * an idle GPU the instances of the requested profile the pod still needs,
+ * then as many of each wanted profile as still fit, heaviest first, then
+ * the largest profiles that fit; without, as many instances of the
+ * requested profile as fit.  Copied; n 0 clears.  Returns 0, CARVE_EINVAL
+ * (no placer, NULL arrays or names; nothing changed) or CARVE_ENOMEM (the
+ * list is then empty).
+ */
+int carve_placer_set_mig_wants(struct carve_placer *p, const char *const *profiles,
+			       const double *weights, size_t n);
+
 /* One repartition: cluster-wide GPU id, layout before and after. */
 struct carve_repartition {
 	uint32_t gpu;

@@ -1611,6 +1611,54 @@ static void add_placer(struct bld *b)
 		b->nomem = true; /* cannot happen: finalized, no workloads yet */
 }
 
+/*
+ * Dynamic MIG: the MIG profiles the pending (not yet admitted) Workloads
+ * ask for, weighted by pods x instances, go to the placer, so a
+ * repartitioned GPU is filled with what the queue wants
+ * (carve_placer_set_mig_wants).
+ */
+static void set_mig_wants(struct bld *b)
+{
+	const char **names;
+	double *wt;
+	size_t i, j, k, n = 0;
+
+	names = scratch(b, 64, sizeof(*names));
+	wt = scratch(b, 64, sizeof(*wt));
+	if (!names || !wt)
+		return;
+	for (i = 0; i < b->m->nworkloads; i++) {
+		const struct carve_mf_workload *w = &b->m->workloads[i];
+
+		if (w->admitted_cq || !w->active)
+			continue;
+		for (j = 0; j < w->npodsets; j++) {
+			const struct carve_reslist *rl = &w->podsets[j].spec.requests;
+
+			for (k = 0; k < rl->n; k++) {
+				const char *prof;
+				size_t t;
+
+				if (!rl->v[k].name || strncmp(rl->v[k].name, "nvidia.com/mig-", 15) ||
+				    rl->v[k].milli <= 0)
+					continue;
+				prof = rl->v[k].name + 15;
+				for (t = 0; t < n && strcmp(names[t], prof); t++)
+					;
+				if (t == n) {
+					if (n == 64)
+						continue;
+					names[n] = prof;
+					wt[n++] = 0;
+				}
+				wt[t] += (double)w->podsets[j].count * (double)rl->v[k].milli / 1000.0;
+			}
+		}
+	}
+	if (carve_placer_set_mig_wants(b->ad->placer, names, wt, n) == CARVE_ENOMEM)
+		b->nomem = true;
+}
+
 static void build(struct bld *b)
 {
 	struct carve_error err = {0};
@@ -1642,6 +1690,8 @@ static void build(struct bld *b)
 		add_workload(b, &b->m->workloads[i]);
 	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)
 		add_podgroup(b, &b->m->podgroups[i]);
+	if (b->ad->placer && b->ad->mig_dynamic && !b->nomem)
+		set_mig_wants(b);
 }
 
 struct carve_admission *carve_admission_build(struct carve_manifests *m)

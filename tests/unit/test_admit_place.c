@@ -974,6 +974,63 @@ static void mig_slices_model(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* ---- mixed Dynamic MIG layouts ---- */
+
+/*
+ * --mig dynamic with two idle A100-80GB (7g.80gb each): one 3g.40gb pod
+ * and three 1g.10gb pods pending.  The first repartition takes the
+ * 3g.40gb and fills the rest with the wanted 1g.10gb (4 fit beside it),
+ * so both workloads share GPU 0 and GPU 1 is left alone; without the mix
+ * GPU 0 would become 2 x 3g.40gb and GPU 1 7 x 1g.10gb.
+ */
+static void mig_dynamic_mixed(void **state)
+{
+	static const char *profs[2] = {"1g.10gb", "3g.40gb"};
+	struct carve_admission_opts o = {.mig_dynamic = true};
+	const struct carve_repartition *rp;
+	const struct carve_mig_layout *l;
+	const struct carve_mig_model *mm;
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	struct carve_error err;
+	unsigned i;
+
+	(void)state;
+	pool(&b, "m", 1, "A100-80GB", 2, "{mode: mig, mig: {layout: {\"7g.80gb\": 1}}}");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n"
+		"---\n");
+	slice_queue(&b, "f", profs, "carve.dev/mig-compute-slices", 0, 100);
+	workload(&b, "three", "cq", 1, 1, "nvidia.com/mig-3g.40gb", 1, NULL);
+	workload(&b, "ones", "cq", 2, 3, "nvidia.com/mig-1g.10gb", 1, NULL);
+	m = tu_load(b.s);
+	ad = carve_admission_build_opts(m, &o);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/three"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/ones"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_placer_repartitions(ad->placer, &rp), 1);
+	assert_int_equal(rp[0].gpu, 0);
+	mm = carve_mig_model_find("A100-80GB");
+	l = carve_placer_mig_layout(ad->placer, 0);
+	assert_int_equal(l->n, 5);
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(mm->profiles[l->inst[i].profile].name, "1g.10gb");
+		assert_int_equal(l->inst[i].start, i);
+	}
+	assert_string_equal(mm->profiles[l->inst[4].profile].name, "3g.40gb");
+	assert_int_equal(l->inst[4].start, 4);
+	assert_int_equal(carve_placer_gpu_free_units(ad->placer, 0), 1); /* one 1g.10gb */
+	assert_int_equal(carve_placer_mig_layout(ad->placer, 1)->n, 1);
+	if (carve_placer_check(ad->placer, &err))
+		fail_msg("carve_placer_check: %s", err.text);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 /* A flavor's nodeLabels keep its pods in its pool, even with room elsewhere. */
 static void flavor_labels_restrict(void **state)
 {
@@ -1205,6 +1262,7 @@ int main(void)
 		cmocka_unit_test(topology_from_kueue_object),
 		cmocka_unit_test(flavor_labels_restrict),
 		cmocka_unit_test(impossible_requests),
+		cmocka_unit_test(mig_dynamic_mixed),
 		cmocka_unit_test(preempt_for_nodes),
 		cmocka_unit_test(next_flavor_on_placement),
 		cmocka_unit_test(mig_slices_quota),

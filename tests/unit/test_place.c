@@ -1532,6 +1532,43 @@ static void mig_dynamic_gang_reverts(void **state)
 
 /* ---- property test ---- */
 
+/* Mixed layouts (carve_placer_set_mig_wants): the pod's instance, then
+ * the wanted profiles, then the largest that fit; cleared, the old rule. */
+static void mig_dynamic_wants(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec g[1] = {g_mig("A100-80GB", "7g.80gb", 1, NULL, 0)};
+	struct carve_pod_req m1 = r_mig("1g.10gb", 1);
+	static const char *const wants[2] = {"3g.40gb", "2g.20gb"};
+	static const double w[2] = {1, 5};
+	struct carve_pod_place pl[1];
+	struct carve_placer *p;
+
+	(void)state;
+	add_node(c, "m", 0, 1, g);
+	p = mk(c, "binpack", 1);
+	assert_int_equal(carve_placer_set_mig_dynamic(p, true), 0);
+	assert_int_equal(carve_placer_set_mig_wants(NULL, wants, w, 2), CARVE_EINVAL);
+	assert_int_equal(carve_placer_set_mig_wants(p, NULL, w, 2), CARVE_EINVAL);
+	assert_int_equal(carve_placer_set_mig_wants(p, wants, w, 2), 0);
+	/* 1g.10gb, then 2g.20gb (heavier) as many as fit, then 3g.40gb. */
+	assert_int_equal(place1(p, &m1, pl), 0);
+	check_ok(p);
+	assert_string_equal(prof_name(p, 0, pl[0].devs[0].mig), "1g.10gb");
+	assert_int_equal(p->mig[0].n, 4); /* 2g.20gb@0,2,4 + 1g.10gb@6 */
+	assert_string_equal(prof_name(p, 0, 0), "2g.20gb");
+	assert_string_equal(prof_name(p, 0, 3), "1g.10gb");
+	carve_placer_release(p, pl, 1);
+	check_ok(p);
+	assert_int_equal(p->mig[0].n, 1); /* back to 7g.80gb */
+	assert_int_equal(carve_placer_set_mig_wants(p, NULL, NULL, 0), 0);
+	assert_int_equal(place1(p, &m1, pl), 0);
+	assert_int_equal(p->mig[0].n, 7);
+	check_ok(p);
+	carve_placer_destroy(p);
+	carve_cluster_destroy(c);
+}
+
 static uint64_t prng;
 
 static uint32_t rnd(uint32_t n)
@@ -1953,6 +1990,7 @@ int main(void)
 		cmocka_unit_test(property_random_gangs_dynamic),
 		cmocka_unit_test(mig_dynamic),
 		cmocka_unit_test(mig_dynamic_gang_reverts),
+		cmocka_unit_test(mig_dynamic_wants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
