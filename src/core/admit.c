@@ -1353,7 +1353,7 @@ static bool skip_chosen(const struct carve_adm *a, const struct wl *w,
  * fit, so the next flavors of the same resource groups are tried (in the
  * queue's order, flavorFungibility choosing among the rest) with the same
  * counts.  An alternative must fit its quota without preemption (marked
- * victims removed).  On success e->as and e->res are the placed
+ * victims removed); one that would need preemption is skipped as well.  On success e->as and e->res are the placed
  * assignment and 0 is returned; else CARVE_ENOFIT (why gets the flavors
  * tried appended) or CARVE_ENOMEM.
  */
@@ -1385,7 +1385,7 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 		cur = nx;
 		failed = &cur;
 		if (cres.mode != GM_FIT)
-			break;
+			continue; /* needs preemption there: skip it too */
 		charge_set(a, marked, nmarked, -1);
 		fits = qt_fits(a, node, cur.use, cur.nuse);
 		charge_set(a, marked, nmarked, +1);
