@@ -391,6 +391,25 @@ impossible "gpu-memory above the largest GPU" \
 	's/^    template:$/&\n      metadata: {annotations: {gpu-fraction: "0.5", gpu-memory: "200000"}}/' \
 	"gpu-memory" "annotation gpu-memory 200000 MiB is more than any GPU has \(largest: A100-80GB, 81920 MiB\)"
 
+# MIG quota in physical slices: the queue covers carve.dev/mig-memory-slices
+# (nominal 8); each 1g.10gb on an A100-80GB is 1 slice, charged per pod and
+# shown in the podSet's usage.
+sed -e 's|coveredResources: \[cpu, nvidia.com/mig-1g.10gb\]|coveredResources: [cpu, nvidia.com/mig-1g.10gb, carve.dev/mig-memory-slices]|' \
+	-e '/^      - name: nvidia.com\/mig-1g.10gb$/{n;s|$|\n      - name: carve.dev/mig-memory-slices\n        nominalQuota: 8|}' \
+	"$tmp/dyn/dyn.yaml" >"$tmp/slices.yaml"
+sl=$("$carve" admit --mig dynamic -o json "$tmp/slices.yaml" 2>"$tmp/err")
+check "mig-memory-slices: exit 0" $?
+printf '%s' "$sl" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+(a,) = r["admitted"]
+ps = a["podSets"][0]
+assert ps["usage"]["carve.dev/mig-memory-slices"] == "4", ps
+assert ps["usage"]["nvidia.com/mig-1g.10gb"] == "4", ps
+assert ps["flavors"]["carve.dev/mig-memory-slices"] == "mig", ps
+'
+check "mig-memory-slices: charged per pod, shown in usage" $?
+
 "$carve" admit --mig sometimes "$tmp/dyn" >/dev/null 2>&1
 [ $? -eq 2 ]
 check "--mig: a bad mode is a usage error" $?
