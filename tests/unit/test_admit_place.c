@@ -550,6 +550,21 @@ static void topology_from_kueue_object(void **state)
 	carve_admission_destroy(ad);
 	carve_manifests_destroy(m);
 
+	/* A topologyName naming no Topology: an error at that field. */
+	b.n = 0;
+	zone_pool(&b, "za");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: f}\nspec: {nodeLabels: {pool: gpu}, topologyName: nope}\n---\n");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	pos_of(&b, "name: f", "nope", &line, &col);
+	tu_assert_error(m, line, col, "ResourceFlavor f: topologyName 'nope' names no Topology");
+	assert_int_equal(m->diags.nerrors, 1);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+
 	/* With a second flavor without Topology the rack level is accepted;
 	 * the gang gets flavor f (first, quota fits), whose Topology lacks it. */
 	b.n = 0;
@@ -837,6 +852,60 @@ static void preempt_for_nodes(void **state)
 	expect_nofit(&r, "ns/high");
 	assert_false(st(&r, "ns/low0")->marked);
 	assert_false(st(&r, "ns/low1")->marked);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/*
+ * fa's node is too small; fb would need preemption (its quota is used by
+ * a lower-priority workload) and whenCanPreempt: MayStopSearch stops the
+ * search there; fc fits.  The flavor needing preemption is skipped as
+ * well and the gang lands on fc, preempting nothing.
+ */
+static void next_flavor_skips_preempting(void **state)
+{
+	struct buf b = {.n = 0};
+	const struct carve_wl_status *s;
+	struct run r;
+	int f;
+
+	(void)state;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	pool(&b, "b", 2, "H100-80GB", 8, "{mode: exclusive}");
+	pool(&b, "c", 1, "H100-80GB", 8, "{mode: exclusive}");
+	flavor(&b, "fa", "a");
+	flavor(&b, "fb", "b");
+	flavor(&b, "fc", "c");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+		"spec:\n  namespaceSelector: {}\n"
+		"  preemption: {withinClusterQueue: LowerPriority}\n"
+		"  flavorFungibility: {whenCanPreempt: MayStopSearch}\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n");
+	for (f = 0; f < 3; f++)
+		put(&b, "    - name: f%c\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+			"      - {name: nvidia.com/gpu, nominalQuota: \"16\"}\n", "abc"[f]);
+	put(&b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+		"metadata: {name: holder, namespace: ns, creationTimestamp: \"2026-01-01T00:00:01Z\"}\n"
+		"spec:\n  queueName: cq\n  priority: 0\n  podSets:\n  - name: main\n    count: 2\n"
+		"    template:\n      spec:\n        containers:\n        - name: c\n"
+		"          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"8\"}}\n"
+		"status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n"
+		"    - {name: main, count: 2, flavors: {cpu: fb, nvidia.com/gpu: fb}}\n---\n");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+		"metadata: {name: gang, namespace: ns, creationTimestamp: \"2026-01-01T00:00:02Z\"}\n"
+		"spec:\n  queueName: cq\n  priority: 10\n  podSets:\n  - name: main\n    count: 2\n"
+		"    template:\n      spec:\n        containers:\n        - name: c\n"
+		"          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"4\"}}\n---\n");
+	r = build_yaml(&b);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	s = st(&r, "ns/gang");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_string_equal(node_of(&r, &s->podsets[0].pods[0]), "c-0");
+	assert_string_equal(node_of(&r, &s->podsets[0].pods[1]), "c-0");
+	assert_false(st(&r, "ns/holder")->marked);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fc", "nvidia.com/gpu"), 8000);
 	check_placer(&r);
 	run_free(&r);
 }
@@ -1265,6 +1334,7 @@ int main(void)
 		cmocka_unit_test(mig_dynamic_mixed),
 		cmocka_unit_test(preempt_for_nodes),
 		cmocka_unit_test(next_flavor_on_placement),
+		cmocka_unit_test(next_flavor_skips_preempting),
 		cmocka_unit_test(mig_slices_quota),
 		cmocka_unit_test(mig_slices_model),
 		cmocka_unit_test(property_random),
