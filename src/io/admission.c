@@ -473,7 +473,7 @@ static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char 
 
 	if (f && f->value) {
 		double x = strtod(f->value, &end);
-		long milli = (long)(x * 1000.0 + 0.5);
+		long milli = x > 0 && x < 1 ? (long)(x * 1000.0 + 0.5) : 0;
 
 		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999) {
 			carve_diag_error(&b->m->diags, f->pos, "Workload %s podSet %s: annotation "

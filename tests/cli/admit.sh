@@ -387,6 +387,9 @@ impossible "MIG profile no model offers" 's/mig-1g.10gb: 2$/mig-5g.99gb: 2/' \
 impossible "gpu-fraction above 1" \
 	's/^    template:$/&\n      metadata: {annotations: {gpu-fraction: "1.5"}}/' \
 	"gpu-fraction" "annotation gpu-fraction '1.5' is not a number above 0 and below 1"
+impossible "gpu-fraction far out of range" \
+	's/^    template:$/&\n      metadata: {annotations: {gpu-fraction: "1e300"}}/' \
+	"gpu-fraction" "annotation gpu-fraction '1e300' is not a number above 0 and below 1"
 impossible "gpu-memory above the largest GPU" \
 	's/^    template:$/&\n      metadata: {annotations: {gpu-fraction: "0.5", gpu-memory: "200000"}}/' \
 	"gpu-memory" "annotation gpu-memory 200000 MiB is more than any GPU has \(largest: A100-80GB, 81920 MiB\)"
