@@ -66,6 +66,18 @@ struct carve_admission_opts {
  * "pods".  When m has nodes, admission also places (see struct
  * carve_admission); a podSet template's annotations "gpu-fraction" (0 < f
  * < 1) and "gpu-memory" (MiB) ask for a fraction of one GPU per pod.
+ * A workload asking for what no GPU can give (a MIG profile no model
+ * offers, a fraction outside (0, 1), more gpu-memory than the largest GPU
+ * of the input) is an error in m->diags at that field and is not added.
+ * A ClusterQueue covering carve.dev/mig-memory-slices and/or
+ * carve.dev/mig-compute-slices also charges every nvidia.com/mig-<profile>
+ * request its instances' slices (docs/admission.md, "MIG quota in physical
+ * slices"); a profile whose slices the queue's flavors cannot tell is an
+ * error at the request and the workload is not added.
+ * ResourceFlavors naming a Kueue Topology (spec.topologyName) give the
+ * engine its levels; a podSet topology annotation naming a level none of
+ * its ClusterQueue's flavors has is an error at the annotation, and the
+ * workload is not added.
  * Returns NULL only on allocation failure (reported in m->diags too).  Free
  * with carve_admission_destroy().  carve_admission_build() uses the default
  * options; an unknown policy is reported in m->diags (no placer then).

@@ -49,6 +49,11 @@ struct carve_flavor_spec {
 	const struct carve_taint_spec *taints;   /* nodeTaints */
 	size_t ntolerations;
 	const struct carve_toleration_spec *tolerations;
+	/* Topology levels of its nodes (a Kueue Topology named by the
+	 * flavor's topologyName): node label keys, widest first; ntopology
+	 * 0: the default levels (carve_topology_levels).  Copied. */
+	size_t ntopology;
+	const char *const *topology;
 };
 
 /* Quota of one flavor for one resource. */
@@ -135,8 +140,10 @@ struct carve_podset_spec {
 	uint32_t gpu_mem_mib;
 	/* Kueue TAS ("kueue.x-k8s.io/podset-required-topology" or
 	 * "-preferred-topology"): the node label key of the topology level
-	 * (one of carve_topology_levels) the workload's pods must (required)
-	 * or should stay within one value of; NULL = none.  Used only for
+	 * the workload's pods must (required) or should stay within one value
+	 * of; NULL = none.  It must be a level of the assigned flavor's
+	 * topology (carve_flavor_spec.topology, or carve_topology_levels);
+	 * placing on a flavor without that level is a NoFit.  Used only for
 	 * placement; copied. */
 	const char *topology_level;
 	bool topology_required;
@@ -210,6 +217,8 @@ struct carve_ps_result {
 	size_t n;
 	const char *const *resources; /* n resource names ... */
 	const char *const *flavors;   /* ... and the flavor each got */
+	const int64_t *usage;         /* ... and what the podSet charges of it:
+				       * per-pod request x count, milli */
 	/* With a placer (carve_adm_set_placer): npods == count places, one per
 	 * pod, in the placer's cluster; 0 without a placer, or for a workload
 	 * given as admitted that could not be placed. */

@@ -167,7 +167,8 @@ struct carve_mf_flavor {
 	size_t ntaints, ntolerations;
 	struct carve_taint *node_taints;
 	struct carve_toleration *tolerations;
-	const char *topology_name;
+	const char *topology_name;       /* spec.topologyName; NULL: none */
+	struct carve_pos topology_pos;
 };
 
 struct carve_mf_quota {
@@ -370,6 +371,16 @@ struct carve_mf_csvnode {
 	struct carve_pos pos;
 };
 
+/* A Kueue (kueue.x-k8s.io) or KAI Topology: node labels of its levels,
+ * widest first, each at most once (1 to CARVE_MF_TOPO_MAX). */
+#define CARVE_MF_TOPO_MAX 16
+struct carve_mf_topology {
+	struct carve_meta meta;
+	size_t nlevels;
+	const char **levels;
+	struct carve_pos *level_pos;
+};
+
 /* ---- the set ---- */
 
 #define CARVE_MF_ARRAY(type, name) \
@@ -395,6 +406,7 @@ struct carve_manifests {
 	CARVE_MF_ARRAY(struct carve_mf_job, jobs);
 	CARVE_MF_ARRAY(struct carve_mf_dpconfig, dpconfigs);
 	CARVE_MF_ARRAY(struct carve_mf_migconfig, migconfigs);
+	CARVE_MF_ARRAY(struct carve_mf_topology, topologies);
 	size_t ndocs; /* documents seen, of any kind */
 	struct carve_manifests_int *priv; /* arena, file names, raw buffers */
 };
@@ -429,6 +441,9 @@ int carve_manifests_load_csv(struct carve_manifests *m, const char *name,
 
 /* Lookups by name (namespace too for LocalQueue); NULL when absent. */
 const struct carve_mf_flavor *carve_mf_find_flavor(const struct carve_manifests *m, const char *name);
+/* The Topology of that name, or NULL (the first, when defined twice). */
+const struct carve_mf_topology *carve_mf_find_topology(const struct carve_manifests *m,
+							const char *name);
 const struct carve_mf_cq *carve_mf_find_cq(const struct carve_manifests *m, const char *name);
 const struct carve_mf_cohort *carve_mf_find_cohort(const struct carve_manifests *m, const char *name);
 const struct carve_mf_localqueue *carve_mf_find_lq(const struct carve_manifests *m,

@@ -131,6 +131,19 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
  */
 int carve_placer_set_mig_dynamic(struct carve_placer *p, bool on);
 
+/*
+ * Mixed Dynamic MIG layouts: the MIG profiles pending work asks for, with
+ * weights (e.g. pods x instances).  When set (n > 0), a repartition gives
+ * an idle GPU the instances of the requested profile the pod still needs,
+ * then as many of each wanted profile as still fit, heaviest first, then
+ * the largest profiles that fit; without, as many instances of the
+ * requested profile as fit.  Copied; n 0 clears.  Returns 0, CARVE_EINVAL
+ * (no placer, NULL arrays or names; nothing changed) or CARVE_ENOMEM (the
+ * list is then empty).
+ */
+int carve_placer_set_mig_wants(struct carve_placer *p, const char *const *profiles,
+			       const double *weights, size_t n);
+
 /* One repartition: cluster-wide GPU id, layout before and after. */
 struct carve_repartition {
 	uint32_t gpu;
@@ -163,6 +176,19 @@ int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *gro
 
 /* Gives back what placements took (they must come from this placer). */
 void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *pl, size_t n);
+
+/*
+ * Takes again exactly what n placements took after carve_placer_release
+ * gave them back (a what-if release undone), in order, all or nothing.
+ * Returns 0, or CARVE_EINVAL when a placement is malformed or a device it
+ * names is no longer free (nothing changed then).  Not for placements on
+ * GPUs a Dynamic MIG repartition was undone on by the release: their
+ * instance indexes name the old layout.
+ */
+int carve_placer_retake(struct carve_placer *p, const struct carve_pod_place *pl, size_t n);
+
+/* Whether Dynamic MIG is on (carve_placer_set_mig_dynamic); false for NULL. */
+bool carve_placer_is_mig_dynamic(const struct carve_placer *p);
 
 /* Free state views, for reports and tests.  free_cpu is INT64_MAX on a node
  * whose allocatable cpu is 0 (unknown: not constrained).  gpu_free_milli is

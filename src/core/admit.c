@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "admit_int.h"
+#include "carve/quantity.h"
 
 const char *carve_pending_reason_name(enum carve_pending_reason r)
 {
@@ -87,6 +88,7 @@ void carve_adm_destroy(struct carve_adm *a)
 		carve_free(a->wls[i].psr);
 		carve_free(a->wls[i].psr_res);
 		carve_free(a->wls[i].psr_flv);
+		carve_free(a->wls[i].psr_use);
 	}
 	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
@@ -293,6 +295,9 @@ int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
 	}
 	f->spec.ntolerations = s->ntolerations;
 	f->spec.tolerations = dup_tols(a, s->tolerations, s->ntolerations, &oom);
+	f->spec.ntopology = s->ntopology;
+	if (s->ntopology)
+		f->spec.topology = dup_strs(a, s->topology, s->ntopology, &oom);
 	if (oom || !f->spec.name)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	a->nflavors++;
@@ -621,25 +626,76 @@ int carve_topology_level(const char *key)
 	return -1;
 }
 
-/*
- * The topology for placing w (Kueue TAS annotations on its podSets), or
- * NULL.  The whole gang shares one: a required level beats a preferred one,
- * and among levels of the same kind the narrowest wins.  Required level L:
- * levels L .. host, required (one value of L, narrower domains tried
- * first).  Preferred level L: levels block .. L, not required (L first,
- * then each wider level, then anywhere).
- */
-static const struct carve_topology *wl_topology(const struct wl *w, struct carve_topology *t)
+/* Index of key in the n levels lv, or -1. */
+static int level_index(const char *const *lv, size_t n, const char *key)
 {
+	size_t i;
+
+	for (i = 0; key && i < n; i++)
+		if (!strcmp(lv[i], key))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The topology levels for placing w under as: those of the first flavor
+ * assigned to w (podSets, then resources, in order) that has a Topology;
+ * else the default levels.  *flavor names that flavor, or is NULL.
+ */
+static const char *const *wl_levels(const struct carve_adm *a, const struct wl *w,
+				    const struct assignment *as, size_t *n, const char **flavor)
+{
+	int p, r;
+
+	for (p = 0; p < w->npodsets; p++)
+		for (r = 0; r < w->ps[p].nreqs; r++) {
+			int fl = as->flavor[p * CARVE_RES_MAX + r];
+
+			if (fl >= 0 && a->flavors[fl].spec.ntopology) {
+				*n = a->flavors[fl].spec.ntopology;
+				*flavor = a->flavors[fl].spec.name;
+				return a->flavors[fl].spec.topology;
+			}
+		}
+	*n = CARVE_TOPOLOGY_NLEVELS;
+	*flavor = NULL;
+	return carve_topology_levels;
+}
+
+/*
+ * The topology for placing w (Kueue TAS annotations on its podSets) under
+ * as, into *t; *out is t or NULL (none).  The whole gang shares one: a
+ * required level beats a preferred one, and among levels of the same kind
+ * the narrowest wins.  Required level L: levels L .. narrowest, required
+ * (one value of L, narrower domains tried first).  Preferred level L:
+ * levels widest .. L, not required (L first, then each wider level, then
+ * anywhere).  Returns 0, or CARVE_ENOFIT (why says which podSet names a
+ * level the flavor's topology lacks).
+ */
+static int wl_topology(const struct carve_adm *a, const struct wl *w,
+		       const struct assignment *as, struct carve_topology *t,
+		       const struct carve_topology **out, char *why, size_t whysize)
+{
+	const char *flavor;
+	size_t n;
+	const char *const *lv = wl_levels(a, w, as, &n, &flavor);
 	int lvl = -1, p;
 	bool req = false;
 
+	*out = NULL;
 	for (p = 0; p < w->npodsets; p++) {
 		const struct carve_podset_spec *s = &w->ps[p].spec;
-		int l = carve_topology_level(s->topology_level);
+		int l = level_index(lv, n, s->topology_level);
 
-		if (l < 0)
+		if (!s->topology_level)
 			continue;
+		if (l < 0) {
+			snprintf(why, whysize, "quota fits but no placement: podSet %s: topology "
+				 "level %s is not a level of %s%s", s->name, s->topology_level,
+				 flavor ? "the Topology of flavor " : "the default topology",
+				 flavor ? flavor : "");
+			return CARVE_ENOFIT;
+		}
 		if (s->topology_required && !req) {
 			req = true;
 			lvl = l;
@@ -648,11 +704,12 @@ static const struct carve_topology *wl_topology(const struct wl *w, struct carve
 		}
 	}
 	if (lvl < 0)
-		return NULL;
+		return 0;
 	t->required = req;
-	t->levels = req ? &carve_topology_levels[lvl] : carve_topology_levels;
-	t->nlevels = req ? (size_t)(CARVE_TOPOLOGY_NLEVELS - lvl) : (size_t)lvl + 1;
-	return t;
+	t->levels = req ? &lv[lvl] : lv;
+	t->nlevels = req ? n - (size_t)lvl : (size_t)lvl + 1;
+	*out = t;
+	return 0;
 }
 
 /* Places groups 0..k with group k at count c and gives it back: 0 when it fits. */
@@ -740,11 +797,13 @@ static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 	struct carve_pod_group *g = NULL;
 	struct carve_pod_place *out;
 	struct carve_topology tb;
-	const struct carve_topology *topo = wl_topology(w, &tb);
+	const struct carve_topology *topo;
 	void *blk = NULL;
 	size_t total = 0, p;
 	int rc;
 
+	if ((rc = wl_topology(a, w, as, &tb, &topo, why, whysize)))
+		return rc;
 	if ((rc = build_groups(a, w, as, &g, &blk)))
 		return rc;
 	for (p = 0; p < (size_t)w->npodsets; p++)
@@ -829,10 +888,6 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			}
 		}
 		ps->spec.terms = terms;
-		if (in->topology_level && carve_topology_level(in->topology_level) < 0)
-			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: topology "
-					    "level %s is not one of the known levels", s->key,
-					    ps->spec.name, in->topology_level);
 		ps->spec.topology_level = cp(a, in->topology_level, &oom);
 		ps->spec.topology_required = in->topology_level && in->topology_required;
 		ps->spec.reqs = NULL;
@@ -1266,6 +1321,259 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 	wl_charge(a, w, +1);
 }
 
+/*
+ * Marks in skip the flavors as chose in resource groups that offer another
+ * flavor, naming them in tried (", "-joined); false when none was new.
+ */
+static bool skip_chosen(const struct carve_adm *a, const struct wl *w,
+			const struct assignment *as, bool *skip, char *tried, size_t size)
+{
+	const struct cq *q = &a->cqs[w->cq];
+	bool added = false;
+	int p, r;
+
+	for (p = 0; p < w->npodsets; p++)
+		for (r = 0; r < w->ps[p].nreqs; r++) {
+			int fl = as->flavor[p * CARVE_RES_MAX + r], g = q->group_of[w->ps[p].res[r]];
+			size_t len = strlen(tried);
+
+			if (fl < 0 || g < 0 || q->groups[g].nflv < 2 || skip[fl])
+				continue;
+			skip[fl] = true;
+			added = true;
+			snprintf(tried + len, size - len, "%s%s", len ? ", " : "",
+				 a->flavors[fl].spec.name);
+		}
+	return added;
+}
+
+/*
+ * A head whose quota fits under e->as but whose gang cannot be placed on
+ * the nodes of its flavors: as Kueue's TAS does, such a flavor does not
+ * fit, so the next flavors of the same resource groups are tried (in the
+ * queue's order, flavorFungibility choosing among the rest) with the same
+ * counts.  An alternative must fit its quota without preemption (marked
+ * victims removed); one that would need preemption is skipped as well.  On success e->as and e->res are the placed
+ * assignment and 0 is returned; else CARVE_ENOFIT (why gets the flavors
+ * tried appended) or CARVE_ENOMEM.
+ */
+static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_t *marked,
+			     size_t nmarked, char *why, size_t whysize)
+{
+	struct wl *w = &a->wls[e->wl];
+	int node = a->cqs[w->cq].node, rc = CARVE_ENOFIT;
+	bool *skip = carve_calloc(a->nflavors ? a->nflavors : 1, sizeof(*skip));
+	struct assignment cur;
+	struct assign_result cres;
+	const struct assignment *failed = &e->as;
+	char tried[256] = "";
+
+	if (!skip)
+		return CARVE_ENOMEM;
+	memset(&cur, 0, sizeof(cur));
+	while (skip_chosen(a, w, failed, skip, tried, sizeof(tried))) {
+		struct assignment nx;
+		char why2[400];
+		bool fits;
+		int prc;
+
+		if (assign_flavors_skip(a, w, e->as.count, skip, &nx, &cres) == CARVE_ENOMEM) {
+			rc = CARVE_ENOMEM;
+			break;
+		}
+		assignment_free(&cur);
+		cur = nx;
+		failed = &cur;
+		if (cres.mode != GM_FIT)
+			continue; /* needs preemption there: skip it too */
+		charge_set(a, marked, nmarked, -1);
+		fits = qt_fits(a, node, cur.use, cur.nuse);
+		charge_set(a, marked, nmarked, +1);
+		if (!fits)
+			continue;
+		prc = place_wl(a, w, &cur, why2, sizeof(why2));
+		if (prc == CARVE_ENOMEM) {
+			rc = CARVE_ENOMEM;
+			break;
+		}
+		if (prc == 0) {
+			assignment_free(&e->as);
+			e->as = cur;
+			e->res = cres;
+			memset(&cur, 0, sizeof(cur));
+			rc = 0;
+			break;
+		}
+	}
+	assignment_free(&cur);
+	carve_free(skip);
+	if (rc == CARVE_ENOFIT && strchr(tried, ',')) {
+		size_t len = strlen(why);
+
+		snprintf(why + len, whysize - len, " (flavors tried for placement: %s)", tried);
+	}
+	return rc;
+}
+
+/* ---- preemption to make room on the nodes ---- */
+
+static const struct carve_adm *vord;
+
+/* Victim order: lower priority, then most recently admitted, then key. */
+static int victim_cmp(const void *pa, const void *pb)
+{
+	const struct wl *x = &vord->wls[*(const uint32_t *)pa];
+	const struct wl *y = &vord->wls[*(const uint32_t *)pb];
+
+	if (x->spec.priority != y->spec.priority)
+		return x->spec.priority < y->spec.priority ? -1 : 1;
+	if (x->admitted_at != y->admitted_at)
+		return x->admitted_at > y->admitted_at ? -1 : 1;
+	return strcmp(x->spec.key, y->spec.key);
+}
+
+/* Whether v's queue borrows a (flavor, resource) v uses. */
+static bool queue_borrows_for(const struct carve_adm *a, const struct wl *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->adm.nuse; i++)
+		if (v->adm.use[i].fr >= 0 && v->adm.use[i].q > 0 &&
+		    qt_borrowing(a, a->cqs[v->cq].node, v->adm.use[i].fr))
+			return true;
+	return false;
+}
+
+/* Whether w may preempt v to make room on the nodes: v is placed, admitted
+ * and not marked; from w's queue per withinClusterQueue, or from another
+ * queue of its cohort tree that may be reclaimed from and borrows a
+ * (flavor, resource) v uses, per reclaimWithinCohort. */
+static bool node_candidate(const struct carve_adm *a, const struct wl *w, const struct wl *v)
+{
+	const struct cq *q = &a->cqs[w->cq], *o = &a->cqs[v->cq];
+
+	if (v == w || v->state != CARVE_WL_ADMITTED || v->marked || !v->pl || !v->npl)
+		return false;
+	if (v->cq == w->cq) {
+		if (q->spec.within_cq == CARVE_WCQ_NEVER || v->spec.priority > w->spec.priority)
+			return false;
+		if (v->spec.priority < w->spec.priority)
+			return true;
+		return q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL && v->spec.has_created &&
+		       (!w->spec.has_created || v->spec.created > w->spec.created);
+	}
+	if (q->spec.reclaim == CARVE_RECLAIM_NEVER || a->nodes[q->node].parent < 0 ||
+	    qt_root(a, o->node) != qt_root(a, q->node) || o->spec.not_reclaimable ||
+	    !queue_borrows_for(a, v))
+		return false;
+	return q->spec.reclaim != CARVE_RECLAIM_LOWER || v->spec.priority < w->spec.priority;
+}
+
+/* Whether w's gang places under as now (what-if: given back at once). */
+static int gang_places(struct carve_adm *a, struct wl *w, const struct assignment *as)
+{
+	struct carve_pod_group *g = NULL;
+	struct carve_pod_place *out;
+	struct carve_topology tb;
+	const struct carve_topology *topo;
+	void *blk = NULL;
+	size_t total = 0, p;
+	char why[8];
+	int rc;
+
+	if (wl_topology(a, w, as, &tb, &topo, why, sizeof(why)))
+		return 0;
+	if ((rc = build_groups(a, w, as, &g, &blk)))
+		return rc == CARVE_ENOMEM ? CARVE_ENOMEM : 0;
+	for (p = 0; p < (size_t)w->npodsets; p++)
+		total += (size_t)(g[p].count > 0 ? g[p].count : 0);
+	out = carve_malloc((total ? total : 1) * sizeof(*out));
+	if (!out) {
+		carve_free(blk);
+		return CARVE_ENOMEM;
+	}
+	rc = carve_placer_place(a->placer, g, (size_t)w->npodsets, topo, out);
+	if (rc == 0)
+		carve_placer_release(a->placer, out, total);
+	carve_free(out);
+	carve_free(blk);
+	return rc == 0 ? 1 : rc == CARVE_ENOMEM ? CARVE_ENOMEM : 0;
+}
+
+/*
+ * Preemption to make room on the nodes, for a head w whose quota fits
+ * under as but whose gang no flavor's nodes can hold.  Candidates
+ * (node_candidate) in victim_cmp order are released in the placer one by
+ * one until the gang places; then every victim but the last is taken back
+ * (carve_placer_retake) when the gang still places without it, so the set
+ * is minimal in that order.  The placer ends as it was found (every victim
+ * taken back: they hold their nodes until evicted).  Returns how many
+ * targets it wrote (0: none helps, or Dynamic MIG is on), or CARVE_ENOMEM.
+ */
+static int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
+			 struct target *targets)
+{
+	uint32_t *c;
+	bool *gone;
+	size_t n = 0, i, last = 0;
+	int rc = 0, fits = 0, nv = 0;
+
+	if (carve_placer_is_mig_dynamic(a->placer) || !a->nwls)
+		return 0;
+	c = carve_malloc(a->nwls * sizeof(*c));
+	gone = carve_calloc(a->nwls, sizeof(*gone));
+	if (!c || !gone) {
+		carve_free(c);
+		carve_free(gone);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < a->nwls; i++)
+		if (node_candidate(a, w, &a->wls[i]))
+			c[n++] = (uint32_t)i;
+	vord = a;
+	qsort(c, n, sizeof(*c), victim_cmp);
+	for (i = 0; i < n && !fits; i++) {
+		carve_placer_release(a->placer, a->wls[c[i]].pl, a->wls[c[i]].npl);
+		gone[i] = true;
+		last = i;
+		fits = gang_places(a, w, as);
+		if (fits < 0)
+			rc = fits;
+	}
+	for (i = 0; fits > 0 && i < last; i++) {
+		const struct wl *v = &a->wls[c[i]];
+		int still;
+
+		if (carve_placer_retake(a->placer, v->pl, v->npl))
+			continue; /* cannot happen: nothing else changed */
+		gone[i] = false;
+		still = gang_places(a, w, as);
+		if (still < 0) {
+			rc = still;
+			break;
+		}
+		if (!still) {
+			carve_placer_release(a->placer, v->pl, v->npl);
+			gone[i] = true;
+		}
+	}
+	for (i = n; i-- > 0;) {
+		const struct wl *v = &a->wls[c[i]];
+
+		if (!gone[i])
+			continue;
+		carve_placer_retake(a->placer, v->pl, v->npl);
+		if (fits > 0 && rc == 0) {
+			targets[nv].wl = c[i];
+			targets[nv++].reason = v->cq == w->cq ? CARVE_PREEMPT_IN_CQ
+							    : CARVE_PREEMPT_RECLAIM;
+		}
+	}
+	carve_free(c);
+	carve_free(gone);
+	return rc ? rc : nv;
+}
+
 /* A head that cannot be admitted: under BestEffortFIFO the next workload
  * of its queue gets its turn until something changes. */
 static void set_aside(struct carve_adm *a, struct wl *w)
@@ -1401,7 +1709,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		int node = a->cqs[w->cq].node, root = qt_root(a, node);
 		bool in_cohort = a->nodes[node].parent >= 0;
 		size_t k, nsim;
-		bool fits;
+		bool fits, for_nodes;
 
 
 		if (e->res.mode == GM_NOFIT) {
@@ -1440,27 +1748,38 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 				    "was processed in this cycle", a->cycle);
 			continue;
 		}
+		for_nodes = false;
 		if (e->res.mode == GM_FIT) {
 			if (a->placer) {
 				char why[400];
-				int prc;
+				int prc, nv = 0;
 
 				why[0] = '\0';
 				prc = place_wl(a, w, &e->as, why, sizeof(why));
-				if (prc == CARVE_ENOMEM) {
+				if (prc == CARVE_ENOFIT)
+					prc = place_next_flavor(a, e, marked, nmarked, why,
+								sizeof(why));
+				if (prc == CARVE_ENOFIT)
+					nv = place_victims(a, w, &e->as, e->targets);
+				if (prc == CARVE_ENOMEM || nv < 0) {
 					rc = CARVE_ENOMEM;
 					goto out;
 				}
-				if (prc) {
+				if (nv > 0) {
+					e->ntargets = nv;
+					for_nodes = true;
+				} else if (prc) {
 					set_pending(w, CARVE_PEND_NOFIT, why, a->cycle);
 					set_aside(a, w);
 					continue;
 				}
 			}
-			admit_entry(a, e);
-			w->admitted_at = now;
-			decisions++;
-			continue;
+			if (!for_nodes) {
+				admit_entry(a, e);
+				w->admitted_at = now;
+				decisions++;
+				continue;
+			}
 		}
 		/* Preempt: mark the victims; the preemptor holds its request. */
 		for (k = 0; k < (size_t)e->ntargets; k++) {
@@ -1478,7 +1797,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		if (in_cohort)
 			skip_cohort[root] = 1;
 		snprintf(w->message, sizeof(w->message), "waiting for %d preempted workload(s) "
-			 "to release their quota", e->ntargets);
+			 "to release their %s", e->ntargets, for_nodes ? "nodes" : "quota");
 		w->pending_reason = CARVE_PEND_PREEMPTION_ISSUED;
 		w->cycle = a->cycle;
 		if (hold(a, e, node, false)) {
@@ -1614,10 +1933,12 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	carve_free(w->psr);
 	carve_free(w->psr_res);
 	carve_free(w->psr_flv);
+	carve_free(w->psr_use);
 	w->psr = carve_calloc((size_t)w->npodsets, sizeof(*w->psr));
 	w->psr_res = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
 	w->psr_flv = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
-	if (!w->psr || !w->psr_res || !w->psr_flv)
+	w->psr_use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(int64_t));
+	if (!w->psr || !w->psr_res || !w->psr_flv || !w->psr_use)
 		return st; /* the podset detail is missing; the rest is right */
 	for (p = 0; p < w->npodsets; p++) {
 		struct carve_ps_result *pr = &w->psr[p];
@@ -1631,6 +1952,7 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 		}
 		pr->resources = &w->psr_res[p * CARVE_RES_MAX];
 		pr->flavors = &w->psr_flv[p * CARVE_RES_MAX];
+		pr->usage = &w->psr_use[p * CARVE_RES_MAX];
 		n = 0;
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			int fl = w->adm.flavor[p * CARVE_RES_MAX + r];
@@ -1639,6 +1961,8 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 				continue;
 			w->psr_res[p * CARVE_RES_MAX + n] = carve_resreg_name(a->res, w->ps[p].res[r]);
 			w->psr_flv[p * CARVE_RES_MAX + n] = a->flavors[fl].spec.name;
+			w->psr_use[p * CARVE_RES_MAX + n] =
+				carve_qty_sat_mul(w->ps[p].milli[r], pr->count);
 			n++;
 		}
 		pr->n = (size_t)n;

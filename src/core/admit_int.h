@@ -114,6 +114,7 @@ struct wl {
 	struct carve_wl_status st;
 	struct carve_ps_result *psr;
 	const char **psr_res, **psr_flv;
+	int64_t *psr_use;
 };
 
 struct carve_adm {
@@ -175,6 +176,10 @@ bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flav
 		    char *why, size_t whysize);
 int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 		   struct assignment *out, struct assign_result *res);
+/* The same, never choosing a flavor id f with skip[f] (skip: nflavors
+ * entries, or NULL): a flavor whose nodes cannot hold the gang. */
+int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
+			const bool *skip, struct assignment *out, struct assign_result *res);
 void assignment_free(struct assignment *as);
 
 /* ---- preempt.c ---- */

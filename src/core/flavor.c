@@ -236,7 +236,8 @@ static const char *res_name(const struct carve_adm *a, int id)
  * flavor can ever hold it (why says so).
  */
 static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_t count, int g,
-				struct assignment *out, struct assign_result *res)
+				const bool *skip, struct assignment *out,
+				struct assign_result *res)
 {
 	const struct cq *q = &a->cqs[w->cq];
 	const struct cq_group *cg = &q->groups[g];
@@ -253,7 +254,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 		size_t ntrial = 0, k;
 		int need[CARVE_RES_MAX], nneed = 0;
 
-		if (fl < 0)
+		if (fl < 0 || (skip && skip[fl]))
 			continue;
 		if (!flavor_matches(a, ps, fl, why, sizeof(why)))
 			continue;
@@ -356,6 +357,12 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 		   struct assignment *out, struct assign_result *res)
 {
+	return assign_flavors_skip(a, w, counts, NULL, out, res);
+}
+
+int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
+			const bool *skip, struct assignment *out, struct assign_result *res)
+{
 	const struct cq *q = &a->cqs[w->cq];
 	int p, r, g;
 	size_t i;
@@ -392,7 +399,7 @@ int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 				continue;
 			if (g < 64)
 				done[g] = true;
-			c = assign_group(a, w, p, count, g, out, res);
+			c = assign_group(a, w, p, count, g, skip, out, res);
 			if (c.mode == GM_NOFIT) {
 				res->mode = GM_NOFIT;
 				return 0;

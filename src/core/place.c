@@ -262,6 +262,7 @@ void carve_placer_destroy(struct carve_placer *p)
 	carve_free(p->dnodes);
 	carve_free(p->gorder);
 	carve_free(p->mig);
+	carve_free(p->wants);
 	carve_free(p->rpart);
 	carve_free(p->reparts);
 	carve_free(p);
@@ -300,6 +301,51 @@ static const char *scopy(char **at, const char *s)
 	memcpy(r, s, n);
 	*at += n;
 	return r;
+}
+
+int carve_placer_set_mig_wants(struct carve_placer *p, const char *const *profiles,
+			       const double *weights, size_t n)
+{
+	size_t i, j, chars = 0;
+	size_t *ord;
+	char **v, *at;
+
+	if (!p || (n && (!profiles || !weights)))
+		return CARVE_EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!profiles[i])
+			return CARVE_EINVAL;
+		chars += strlen(profiles[i]) + 1;
+	}
+	carve_free(p->wants);
+	p->wants = NULL;
+	p->nwants = 0;
+	if (!n)
+		return 0;
+	ord = carve_malloc(n * sizeof(*ord));
+	v = carve_malloc(n * sizeof(*v) + chars);
+	if (!ord || !v) {
+		carve_free(ord);
+		carve_free(v);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < n; i++) { /* stable insertion sort: heaviest first */
+		for (j = i; j > 0 && weights[ord[j - 1]] < weights[i]; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = i;
+	}
+	at = (char *)(v + n);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(profiles[ord[i]]) + 1;
+
+		memcpy(at, profiles[ord[i]], len);
+		v[i] = at;
+		at += len;
+	}
+	carve_free(ord);
+	p->wants = v;
+	p->nwants = n;
+	return 0;
 }
 
 int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *types,
@@ -735,24 +781,61 @@ static int choose_whole(struct carve_placer *p, const struct carve_node *n,
 }
 
 /*
- * Dynamic MIG: the layout an idle GPU of model m gets for profile prof (as
- * many prof instances as fit on an empty GPU).  0, or -1 when there is
- * none or it holds no more prof instances than cur.
+ * Dynamic MIG: the layout an idle GPU of model m gets for a pod that still
+ * needs `need` instances of profile prof.  Without wants: as many prof
+ * instances as fit on an empty GPU.  With wants (p->wants): min(need, fit)
+ * prof instances, then each wanted profile, then the largest profiles, as
+ * many as still fit (carve_mig_layout_from_counts decides the starts).
+ * 0, or -1 when there is none or it holds no more prof instances than cur.
  */
-static int repart_layout(const struct carve_mig_model *m, int prof,
-			 const struct carve_mig_layout *cur, struct carve_mig_layout *out)
+/* Adds instances of profile q to counts while a legal layout still holds
+ * them (at most `most`); the layout of the last success in *out. */
+static void fill_profile(const struct carve_mig_model *m, int q, int most, int *counts,
+			 struct carve_mig_layout *out)
+{
+	while (most-- > 0) {
+		counts[q]++;
+		if (carve_mig_layout_from_counts(m, counts, out, NULL)) {
+			counts[q]--;
+			return;
+		}
+	}
+}
+
+static int repart_layout(const struct carve_placer *p, const struct carve_mig_model *m,
+			 int prof, int need, const struct carve_mig_layout *cur,
+			 struct carve_mig_layout *out)
 {
 	struct carve_mig_layout empty = {0};
-	int counts[32] = {0}, have = 0;
+	int counts[32] = {0}, have = 0, fit, q, k;
 	unsigned i;
+	size_t w;
 
 	if (m->nprofiles > 32)
 		return -1;
-	counts[prof] = carve_mig_fit_count(m, &empty, prof);
+	fit = carve_mig_fit_count(m, &empty, prof);
 	for (i = 0; i < cur->n; i++)
 		have += cur->inst[i].profile == prof;
+	if (!p->nwants) {
+		counts[prof] = fit;
+		if (counts[prof] <= have || carve_mig_layout_from_counts(m, counts, out, NULL))
+			return -1;
+		return 0;
+	}
+	/* Mixed: the pod's instances, then the wanted profiles in turn, then
+	 * the largest ones, each as many as still fit. */
+	counts[prof] = need < fit ? need : fit;
 	if (counts[prof] <= have || carve_mig_layout_from_counts(m, counts, out, NULL))
 		return -1;
+	for (w = 0; w < p->nwants; w++) {
+		q = carve_mig_profile_find(m, p->wants[w]);
+		if (q >= 0 && !m->profiles[q].media)
+			fill_profile(m, q, CARVE_MIG_MAX_INST, counts, out);
+	}
+	for (k = m->mem_slices; k > 0; k--)
+		for (q = 0; q < m->nprofiles; q++)
+			if (m->profiles[q].mem_slices == k && !m->profiles[q].media)
+				fill_profile(m, q, CARVE_MIG_MAX_INST, counts, out);
 	return 0;
 }
 
@@ -774,7 +857,8 @@ static void choose_mig_dynamic(struct carve_placer *p, const struct carve_node *
 			continue;
 		prof = carve_mig_profile_find(v->mig_model, req->mig_profile);
 		nl = &c->rlayout[c->nrepart];
-		if (prof < 0 || repart_layout(v->mig_model, prof, &p->mig[g], nl))
+		if (prof < 0 || repart_layout(p, v->mig_model, prof, req->count - c->ndevs,
+					      &p->mig[g], nl))
 			continue;
 		c->repart[c->nrepart++] = g;
 		for (i = 0; i < nl->n && c->ndevs < req->count; i++)
@@ -1094,6 +1178,53 @@ void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *
 	for (i = n; i-- > 0;)
 		if (place_sane(p, &pl[i]))
 			account(p, &pl[i], -1);
+}
+
+/* True when what d names on GPU g is free now. */
+static bool dev_free(const struct carve_placer *p, const struct carve_dev *d, uint32_t mem_mib)
+{
+	const struct carve_gpu *v = carve_cluster_gpu(p->c, d->gpu);
+	const struct carve__gpu_state *s = &p->gpus[d->gpu];
+
+	switch (v->sharing) {
+	case CARVE_SHARE_EXCLUSIVE:
+		return !s->taken;
+	case CARVE_SHARE_MIG:
+		return d->mig >= 0 && d->mig < p->mig[d->gpu].n && !(s->mig_taken & (1u << d->mig));
+	case CARVE_SHARE_TIMESLICE:
+		return d->replica >= 0 && (unsigned)d->replica < p->ginfo[d->gpu].rcap &&
+		       !rbit(p, d->gpu, (unsigned)d->replica);
+	case CARVE_SHARE_FRACTION:
+		return d->milli >= 0 && s->milli_used + d->milli <= 1000 &&
+		       (!v->memory_mib || (uint64_t)s->mem_used + mem_mib <= v->memory_mib);
+	}
+	return false;
+}
+
+int carve_placer_retake(struct carve_placer *p, const struct carve_pod_place *pl, size_t n)
+{
+	size_t i;
+	int k;
+
+	if (!p || (n && !pl))
+		return CARVE_EINVAL;
+	for (i = 0; i < n; i++) {
+		bool ok = place_sane(p, &pl[i]);
+
+		for (k = 0; ok && k < pl[i].ndevs; k++)
+			ok = dev_free(p, &pl[i].devs[k], k == 0 ? pl[i].mem_mib : 0);
+		if (!ok) {
+			carve_placer_release(p, pl, i);
+			return CARVE_EINVAL;
+		}
+		account(p, &pl[i], 1);
+	}
+	return 0;
+}
+
+bool carve_placer_is_mig_dynamic(const struct carve_placer *p)
+{
+	return p && p->mig_dynamic;
 }
 
 /* ---- placing one pod, a gang, topology --------------------------------------------------- */

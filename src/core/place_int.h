@@ -169,6 +169,11 @@ struct carve_placer {
 	int32_t *rpart;          /* per GPU: index into reparts, or -1 */
 	struct carve_repartition *reparts;
 	size_t nreparts, nmig;
+	/* MIG profiles the pending workloads want (carve_placer_set_mig_wants),
+	 * most wanted first; a Dynamic MIG repartition fills the rest of a
+	 * layout with them.  One carve_malloc'd block; NULL when none. */
+	char **wants;
+	size_t nwants;
 };
 
 /* ---- helpers for policies (place.c) ---- */

@@ -19,6 +19,7 @@
 #include "carve/admission.h"
 #include "carve/inventory.h"
 #include "carve/place.h"
+#include "carve/quantity.h"
 #include "carve/resource.h"
 
 /* ---- build context ---- */
@@ -185,6 +186,19 @@ static void add_flavors(struct bld *b)
 		s.taints = taints;
 		s.ntolerations = f->ntolerations;
 		s.tolerations = conv_tols(b, f->ntolerations, f->tolerations);
+		if (f->topology_name) {
+			const struct carve_mf_topology *t =
+				carve_mf_find_topology(b->m, f->topology_name);
+
+			if (!t) {
+				carve_diag_error(&b->m->diags, f->topology_pos,
+						 "ResourceFlavor %s: topologyName '%s' names no "
+						 "Topology", f->meta.name, f->topology_name);
+			} else {
+				s.ntopology = t->nlevels;
+				s.topology = t->levels;
+			}
+		}
 		if (b->nomem)
 			return;
 		rc = carve_adm_add_flavor(b->ad->adm, &s, &err);
@@ -420,57 +434,190 @@ static const struct carve_kv *annotation(const struct carve_podspec *sp, const c
 	return NULL;
 }
 
-/* KAI-style fractional GPU annotations: "gpu-fraction" (0 < f < 1, to
- * milli) and "gpu-memory" (MiB).  A bad value is warned about and ignored. */
-static void gpu_share(struct bld *b, const struct carve_podspec *sp, const char *wl,
-		      struct carve_podset_spec *v)
+/* The most memory (MiB) any GPU of the inventory has; 0 without nodes. */
+static uint32_t largest_gpu_mib(const struct bld *b, const char **model)
+{
+	const struct carve_cluster *c;
+	uint32_t best = 0;
+	size_t g, n;
+
+	*model = NULL;
+	if (!b->ad->inv)
+		return 0;
+	c = b->ad->inv->cluster;
+	n = carve_cluster_gpu_count(c);
+	for (g = 0; g < n; g++) {
+		const struct carve_gpu *gpu = carve_cluster_gpu(c, (uint32_t)g);
+
+		if (gpu->memory_mib > best) {
+			best = gpu->memory_mib;
+			*model = gpu->model;
+		}
+	}
+	return best;
+}
+
+/*
+ * KAI-style fractional GPU annotations: "gpu-fraction" (0 < f < 1, to
+ * milli) and "gpu-memory" (MiB, at most the largest GPU's memory when the
+ * input has nodes).  A bad value is an error at the annotation; false
+ * then: the workload must not be queued.
+ */
+static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char *wl,
+		      const char *ps, struct carve_podset_spec *v)
 {
 	const struct carve_kv *f = annotation(sp, "gpu-fraction");
 	const struct carve_kv *mem = annotation(sp, "gpu-memory");
+	bool ok = true;
 	char *end;
 
 	if (f && f->value) {
 		double x = strtod(f->value, &end);
-		long milli = (long)(x * 1000.0 + 0.5);
+		long milli = x > 0 && x < 1 ? (long)(x * 1000.0 + 0.5) : 0;
 
-		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999)
-			carve_diag_warn(&b->m->diags, f->pos, "Workload %s: gpu-fraction '%s' is not "
-					"a number above 0 and below 1; ignored", wl, f->value);
-		else
+		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999) {
+			carve_diag_error(&b->m->diags, f->pos, "Workload %s podSet %s: annotation "
+					 "gpu-fraction '%s' is not a number above 0 and below 1 "
+					 "(whole GPUs are requested as nvidia.com/gpu); not admitted",
+					 wl, ps, f->value);
+			ok = false;
+		} else {
 			v->gpu_milli = (int32_t)milli;
+		}
 	}
 	if (mem && mem->value) {
 		unsigned long long x = strtoull(mem->value, &end, 10);
+		const char *model;
+		uint32_t most = largest_gpu_mib(b, &model);
 
-		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX)
-			carve_diag_warn(&b->m->diags, mem->pos, "Workload %s: gpu-memory '%s' is not "
-					"a whole number of MiB; ignored", wl, mem->value);
-		else
+		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX) {
+			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
+					 "gpu-memory '%s' is not a whole number of MiB; not admitted",
+					 wl, ps, mem->value);
+			ok = false;
+		} else if (most && x > most) {
+			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
+					 "gpu-memory %llu MiB is more than any GPU has (largest: "
+					 "%s, %u MiB); not admitted", wl, ps, x,
+					 model ? model : "?", most);
+			ok = false;
+		} else {
 			v->gpu_mem_mib = (uint32_t)x;
+		}
 	}
+	return ok;
 }
 
-/* Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
+/*
+ * Every nvidia.com/mig-<profile> request names a profile some GPU model of
+ * the MIG table (mig_profiles.c) offers; an unknown one is an error at the
+ * request and false: the workload must not be queued.
+ */
+static bool mig_known(struct bld *b, const struct carve_podspec *sp, const char *wl,
+		      const char *ps)
+{
+	bool ok = true;
+	size_t j;
+
+	for (j = 0; j < sp->requests.n; j++) {
+		const struct carve_resq *r = &sp->requests.v[j];
+		const char *prof;
+		int k;
+
+		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+			continue;
+		prof = r->name + 15;
+		for (k = 0; k < carve_mig_model_count(); k++)
+			if (carve_mig_profile_find(carve_mig_model_at(k), prof) >= 0)
+				break;
+		if (k < carve_mig_model_count())
+			continue;
+		carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: no GPU "
+				 "model offers MIG profile '%s'; not admitted", wl, ps, r->name, prof);
+		ok = false;
+	}
+	return ok;
+}
+
+/* True when level is one of the n levels lv. */
+static bool has_level(const char *const *lv, size_t n, const char *level)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(lv[i], level))
+			return true;
+	return false;
+}
+
+/*
+ * True when level is a topology level of some flavor of ClusterQueue
+ * cqname: the levels of the Topology its topologyName names, or the default
+ * levels (carve_topology_levels) for a flavor without one (and when the
+ * queue is unknown).  The levels it could use go to `levels` for messages.
+ */
+static bool cq_has_level(struct bld *b, const char *cqname, const char *level, char *levels,
+			 size_t size)
+{
+	const struct carve_mf_cq *cq = cqname ? carve_mf_find_cq(b->m, cqname) : NULL;
+	bool found = false, dflt = !cq;
+	size_t g, f, k, used = 0;
+
+	levels[0] = '\0';
+	for (g = 0; cq && g < cq->ngroups; g++)
+		for (f = 0; f < cq->groups[g].nflavors; f++) {
+			const struct carve_mf_flavor *fl =
+				carve_mf_find_flavor(b->m, cq->groups[g].flavors[f].flavor);
+			const struct carve_mf_topology *t = fl && fl->topology_name
+				? carve_mf_find_topology(b->m, fl->topology_name) : NULL;
+
+			if (!t) {
+				dflt = true;
+				continue;
+			}
+			if (has_level(t->levels, t->nlevels, level))
+				found = true;
+			for (k = 0; k < t->nlevels && used < size; k++)
+				used += (size_t)snprintf(levels + used, size - used, "%s%s",
+							 used ? ", " : "", t->levels[k]);
+		}
+	if (dflt) {
+		if (has_level(carve_topology_levels, CARVE_TOPOLOGY_NLEVELS, level))
+			found = true;
+		for (k = 0; k < CARVE_TOPOLOGY_NLEVELS && used < size; k++)
+			used += (size_t)snprintf(levels + used, size - used, "%s%s",
+						 used ? ", " : "", carve_topology_levels[k]);
+	}
+	return found;
+}
+
+/*
+ * Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
  * when both are set) or "-preferred-topology", naming the node label of a
- * topology level (carve_topology_levels).  Another label is warned about
- * and ignored. */
-static void podset_topology(struct bld *b, const struct carve_podspec *sp, const char *wl,
-			    struct carve_podset_spec *v)
+ * topology level of the queue's flavors (a Kueue Topology's levels, or the
+ * default ones).  Another label is an error at the annotation; false then:
+ * the workload must not be queued.
+ */
+static bool podset_topology(struct bld *b, const struct carve_podspec *sp, const char *wl,
+			    const char *ps, const char *cq, struct carve_podset_spec *v)
 {
 	static const char *const keys[2] = {"kueue.x-k8s.io/podset-required-topology",
 					    "kueue.x-k8s.io/podset-preferred-topology"};
+	bool ok = true;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		const struct carve_kv *t = annotation(sp, keys[i]);
+		char levels[512];
 
 		if (!t || !t->value)
 			continue;
-		if (carve_topology_level(t->value) < 0) {
-			carve_diag_warn(&b->m->diags, t->pos, "Workload %s: %s '%s' is not a "
-					"topology level (%s, %s or %s); ignored", wl, keys[i],
-					t->value, carve_topology_levels[0],
-					carve_topology_levels[1], carve_topology_levels[2]);
+		if (!cq_has_level(b, cq, t->value, levels, sizeof(levels))) {
+			carve_diag_error(&b->m->diags, t->pos, "Workload %s podSet %s: annotation %s "
+					 "'%s' is not a topology level of ClusterQueue %s's flavors "
+					 "(%s); not admitted", wl, ps, keys[i], t->value,
+					 cq ? cq : "?", levels);
+			ok = false;
 			continue;
 		}
 		if (v->topology_level)
@@ -478,11 +625,231 @@ static void podset_topology(struct bld *b, const struct carve_podspec *sp, const
 		v->topology_level = t->value;
 		v->topology_required = i == 0;
 	}
+	return ok;
 }
 
-static const struct carve_podset_spec *conv_podsets(struct bld *b,
-						    const struct carve_mf_workload *w)
+/* ---- MIG quota in physical slices (docs/admission.md) ---- */
+
+#define MIG_MEM_SLICES "carve.dev/mig-memory-slices"
+#define MIG_COMPUTE_SLICES "carve.dev/mig-compute-slices"
+
+/* Slices of one instance of a profile: memory and compute (SM) slices. */
+struct slices {
+	int mem, cmp;
+	const char *model; /* where they came from (messages) */
+};
+
+static bool cq_covers(const struct carve_mf_cq *cq, const char *res)
 {
+	size_t g, c;
+
+	for (g = 0; g < cq->ngroups; g++)
+		for (c = 0; c < cq->groups[g].ncovered; c++)
+			if (cq->groups[g].covered[c] && !strcmp(cq->groups[g].covered[c], res))
+				return true;
+	return false;
+}
+
+/* Adds model's slices for prof to *acc; false when they disagree with
+ * what *acc holds (acc->mem == 0: empty). */
+static bool slices_add(struct slices *acc, const struct carve_mig_model *model, const char *prof)
+{
+	int k = carve_mig_profile_find(model, prof);
+
+	if (k < 0)
+		return true; /* this model does not offer it */
+	if (!acc->mem) {
+		acc->mem = model->profiles[k].mem_slices;
+		acc->cmp = model->profiles[k].compute;
+		acc->model = model->name;
+		return true;
+	}
+	return acc->mem == model->profiles[k].mem_slices && acc->cmp == model->profiles[k].compute;
+}
+
+static bool labels_match(const struct carve_node *n, const struct carve_kvlist *want)
+{
+	size_t i, j;
+
+	for (i = 0; i < want->n; i++) {
+		for (j = 0; j < n->nlabels; j++)
+			if (!strcmp(n->labels[j].key, want->v[i].key) && want->v[i].value &&
+			    !strcmp(n->labels[j].value, want->v[i].value))
+				break;
+		if (j == n->nlabels)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The slices of prof on the GPUs flavor f stands for, into *out (mem 0:
+ * f stands for no GPU offering it).  The model is f's
+ * nvidia.com/gpu.product nodeLabel when set; else, when every model of the
+ * MIG table that offers prof gives it the same slices, those; else the
+ * MIG GPUs of the nodes f selects.  False when that is ambiguous.
+ */
+static bool flavor_slices(const struct bld *b, const struct carve_mf_flavor *f, const char *prof,
+			  struct slices *out)
+{
+	const struct carve_cluster *c;
+	size_t i, n;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; f && i < f->node_labels.n; i++)
+		if (!strcmp(f->node_labels.v[i].key, "nvidia.com/gpu.product")) {
+			const struct carve_mig_model *model =
+				carve_mig_model_find(f->node_labels.v[i].value);
+
+			if (model)
+				slices_add(out, model, prof);
+			return true;
+		}
+	for (k = 0; k < carve_mig_model_count(); k++)
+		if (!slices_add(out, carve_mig_model_at(k), prof))
+			break;
+	if (k == carve_mig_model_count())
+		return true;
+	memset(out, 0, sizeof(*out));
+	if (!b->ad->inv)
+		return false;
+	c = b->ad->inv->cluster;
+	n = carve_cluster_node_count(c);
+	for (i = 0; i < n; i++) {
+		const struct carve_node *node = carve_cluster_node(c, (uint32_t)i);
+		uint32_t g;
+
+		if (f && !labels_match(node, &f->node_labels))
+			continue;
+		for (g = node->gpu_first; g < node->gpu_first + node->ngpus; g++) {
+			const struct carve_gpu *gpu = carve_cluster_gpu(c, g);
+
+			if (gpu->mig_model && !slices_add(out, gpu->mig_model, prof))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The slices one prof instance is charged in ClusterQueue cq: those of
+ * every flavor of the resource groups covering nvidia.com/mig-<prof> (or,
+ * when none does, the slice resources), which must agree.  False, with the
+ * models that disagree in *why, when they do not.
+ */
+static bool cq_slices(const struct bld *b, const struct carve_mf_cq *cq, const char *res,
+		      const char *prof, struct slices *out, char *why, size_t whysz)
+{
+	const char *key = cq_covers(cq, res) ? res : NULL;
+	size_t g, c, f;
+
+	memset(out, 0, sizeof(*out));
+	for (g = 0; g < cq->ngroups; g++) {
+		bool in = false;
+
+		for (c = 0; c < cq->groups[g].ncovered; c++) {
+			const char *cov = cq->groups[g].covered[c];
+
+			if (cov && (key ? !strcmp(cov, key)
+					: !strcmp(cov, MIG_MEM_SLICES) ||
+						  !strcmp(cov, MIG_COMPUTE_SLICES)))
+				in = true;
+		}
+		for (f = 0; in && f < cq->groups[g].nflavors; f++) {
+			const char *fname = cq->groups[g].flavors[f].flavor;
+			struct slices one;
+
+			if (!flavor_slices(b, carve_mf_find_flavor(b->m, fname), prof, &one)) {
+				snprintf(why, whysz, "the nodes of flavor %s have GPU models that "
+					 "give it different slices", fname);
+				return false;
+			}
+			if (!one.mem)
+				continue;
+			if (!out->mem) {
+				*out = one;
+			} else if (out->mem != one.mem || out->cmp != one.cmp) {
+				snprintf(why, whysz, "its flavors stand for GPU models that give it "
+					 "different slices (%s: %d memory, %d compute; %s: %d, %d)",
+					 out->model, out->mem, out->cmp, one.model, one.mem, one.cmp);
+				return false;
+			}
+		}
+	}
+	if (!out->mem)
+		snprintf(why, whysz, "none of its flavors stands for a GPU model that offers it");
+	return out->mem > 0;
+}
+
+/*
+ * When the workload's ClusterQueue covers carve.dev/mig-memory-slices or
+ * carve.dev/mig-compute-slices, every nvidia.com/mig-<profile> request of
+ * the podSet also asks for its instances' slices of those (the engine sums
+ * a resource named twice).  Returns the requests to use (v itself when
+ * nothing is added); false in *ok when a profile's slices cannot be told
+ * (reported at the request).
+ */
+static struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
+					const struct carve_podspec *sp, const char *wl,
+					const char *ps, struct carve_req *v, size_t *n, bool *ok)
+{
+	const struct carve_mf_cq *cq = cqname ? carve_mf_find_cq(b->m, cqname) : NULL;
+	int64_t mem = 0, cmp = 0;
+	struct carve_req *out;
+	bool want_mem, want_cmp;
+	size_t j, k;
+
+	if (!cq)
+		return v;
+	want_mem = cq_covers(cq, MIG_MEM_SLICES);
+	want_cmp = cq_covers(cq, MIG_COMPUTE_SLICES);
+	if (!want_mem && !want_cmp)
+		return v;
+	for (j = 0; j < sp->requests.n; j++) {
+		const struct carve_resq *r = &sp->requests.v[j];
+		struct slices sl;
+		char why[256];
+
+		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+			continue;
+		if (!cq_slices(b, cq, r->name, r->name + 15, &sl, why, sizeof(why))) {
+			carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: "
+					 "ClusterQueue %s charges MIG slices, but %s (set "
+					 "nvidia.com/gpu.product in the flavor's nodeLabels); "
+					 "not admitted", wl, ps, r->name, cq->meta.name, why);
+			*ok = false;
+			continue;
+		}
+		mem = carve_qty_sat_add(mem, carve_qty_sat_mul(r->milli, sl.mem));
+		cmp = carve_qty_sat_add(cmp, carve_qty_sat_mul(r->milli, sl.cmp));
+	}
+	if (!mem)
+		return v;
+	out = scratch(b, *n + 2, sizeof(*out));
+	if (!out)
+		return v;
+	for (k = 0; k < *n; k++)
+		out[k] = v[k];
+	if (want_mem) {
+		out[k].name = MIG_MEM_SLICES;
+		out[k++].milli = mem;
+	}
+	if (want_cmp) {
+		out[k].name = MIG_COMPUTE_SLICES;
+		out[k++].milli = cmp;
+	}
+	*n = k;
+	return out;
+}
+
+/* The podSets of w for the engine; *bad is set when one of them asks for
+ * something no GPU can give (reported; the workload must be skipped). */
+static const struct carve_podset_spec *conv_podsets(struct bld *b,
+						    const struct carve_mf_workload *w,
+						    const char *cq, bool *bad)
+{
+	const char *key = obj_name(b, &w->meta);
 	struct carve_podset_spec *v = scratch(b, w->npodsets, sizeof(*v));
 	size_t i, j;
 
@@ -490,6 +857,7 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		const struct carve_mf_podset *ps = &w->podsets[i];
 		const struct carve_podspec *sp = &ps->spec;
 		struct carve_req *reqs = scratch(b, sp->requests.n, sizeof(*reqs));
+		bool ok = mig_known(b, sp, key, ps->name);
 
 		for (j = 0; reqs && j < sp->requests.n; j++) {
 			reqs[j].name = sp->requests.v[j].name;
@@ -500,14 +868,20 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 		v[i].min_count = ps->has_min_count ? ps->min_count : ps->count;
 		v[i].nreqs = sp->requests.n;
 		v[i].reqs = reqs;
+		if (reqs && ok)
+			v[i].reqs = mig_slice_reqs(b, cq, sp, key, ps->name, reqs, &v[i].nreqs, &ok);
 		v[i].nselector = sp->node_selector.n;
 		v[i].selector = conv_kv(b, &sp->node_selector);
 		v[i].nterms = sp->nterms;
 		v[i].terms = conv_terms(b, sp->nterms, sp->terms);
 		v[i].ntolerations = sp->ntolerations;
 		v[i].tolerations = conv_tols(b, sp->ntolerations, sp->tolerations);
-		gpu_share(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
-		podset_topology(b, sp, w->meta.name ? w->meta.name : "?", &v[i]);
+		if (!gpu_share(b, sp, key, ps->name, &v[i]))
+			ok = false;
+		if (!ok)
+			*bad = true;
+		if (!podset_topology(b, sp, key, ps->name, cq, &v[i]))
+			*bad = true;
 	}
 	return v;
 }
@@ -591,6 +965,7 @@ static void add_workload(struct bld *b, const struct carve_mf_workload *w)
 	struct carve_wl_spec s;
 	struct carve_error err = {0};
 	struct carve_pos qpos;
+	bool bad = false;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
@@ -608,7 +983,9 @@ static void add_workload(struct bld *b, const struct carve_mf_workload *w)
 	s.created = w->meta.created;
 	s.has_created = w->meta.has_created;
 	s.npodsets = w->npodsets;
-	s.podsets = conv_podsets(b, w);
+	s.podsets = conv_podsets(b, w, s.cq, &bad);
+	if (bad)
+		return;
 	if (w->admitted_cq) {
 		s.admitted = true;
 		s.admitted_at = w->quota_reserved_at;
@@ -1234,6 +1611,54 @@ static void add_placer(struct bld *b)
 		b->nomem = true; /* cannot happen: finalized, no workloads yet */
 }
 
+/*
+ * Dynamic MIG: the MIG profiles the pending (not yet admitted) Workloads
+ * ask for, weighted by pods x instances, go to the placer, so a
+ * repartitioned GPU is filled with what the queue wants
+ * (carve_placer_set_mig_wants).
+ */
+static void set_mig_wants(struct bld *b)
+{
+	const char **names;
+	double *wt;
+	size_t i, j, k, n = 0;
+
+	names = scratch(b, 64, sizeof(*names));
+	wt = scratch(b, 64, sizeof(*wt));
+	if (!names || !wt)
+		return;
+	for (i = 0; i < b->m->nworkloads; i++) {
+		const struct carve_mf_workload *w = &b->m->workloads[i];
+
+		if (w->admitted_cq || !w->active)
+			continue;
+		for (j = 0; j < w->npodsets; j++) {
+			const struct carve_reslist *rl = &w->podsets[j].spec.requests;
+
+			for (k = 0; k < rl->n; k++) {
+				const char *prof;
+				size_t t;
+
+				if (!rl->v[k].name || strncmp(rl->v[k].name, "nvidia.com/mig-", 15) ||
+				    rl->v[k].milli <= 0)
+					continue;
+				prof = rl->v[k].name + 15;
+				for (t = 0; t < n && strcmp(names[t], prof); t++)
+					;
+				if (t == n) {
+					if (n == 64)
+						continue;
+					names[n] = prof;
+					wt[n++] = 0;
+				}
+				wt[t] += (double)w->podsets[j].count * (double)rl->v[k].milli / 1000.0;
+			}
+		}
+	}
+	if (carve_placer_set_mig_wants(b->ad->placer, names, wt, n) == CARVE_ENOMEM)
+		b->nomem = true;
+}
+
 static void build(struct bld *b)
 {
 	struct carve_error err = {0};
@@ -1265,6 +1690,8 @@ static void build(struct bld *b)
 		add_workload(b, &b->m->workloads[i]);
 	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)
 		add_podgroup(b, &b->m->podgroups[i]);
+	if (b->ad->placer && b->ad->mig_dynamic && !b->nomem)
+		set_mig_wants(b);
 }
 
 struct carve_admission *carve_admission_build(struct carve_manifests *m)
@@ -1477,16 +1904,28 @@ static json_t *podsets_json(const struct carve_admission *ad, const struct carve
 
 	for (i = 0; arr && i < s->npodsets; i++) {
 		const struct carve_ps_result *p = &s->podsets[i];
-		json_t *ps = json_object(), *fl = json_object();
-		bool ok = ps && fl;
+		json_t *ps = json_object(), *fl = json_object(), *use = json_object();
+		bool ok = ps && fl && use;
+		char q[64];
 
-		for (j = 0; ok && j < p->n; j++)
+		for (j = 0; ok && j < p->n; j++) {
 			ok = jstr(fl, p->resources[j], p->flavors[j]);
+			if (ok && p->usage) {
+				if (!strcmp(p->resources[j], "memory"))
+					carve_qty_format_bytes(p->usage[j], q, sizeof(q));
+				else
+					carve_qty_format(p->usage[j], q, sizeof(q));
+				ok = jstr(use, p->resources[j], q);
+			}
+		}
 		ok = ok && jstr(ps, "name", p->name) && jset(ps, "count", json_integer(p->count));
-		if (ok)
+		if (ok) {
 			ok = jset(ps, "flavors", fl); /* takes fl */
-		else
+			ok = jset(ps, "usage", use) && ok; /* takes use */
+		} else {
 			json_decref(fl);
+			json_decref(use);
+		}
 		if (ok && ad->placer && p->npods)
 			ok = jset(ps, "pods", pods_json(ad, p));
 		if (!ok) {

@@ -344,8 +344,12 @@ static void f_rf_tolerations(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_rf_topology(struct ld *ld, const struct ynode *v, void *o)
 {
-	if (!ytree_is_null(v))
-		name_str(ld, v, &((struct carve_mf_flavor *)o)->topology_name);
+	struct carve_mf_flavor *f = o;
+
+	if (ytree_is_null(v))
+		return;
+	name_str(ld, v, &f->topology_name);
+	f->topology_pos = ld_pos(v);
 }
 
 static void f_rf_weights(struct ld *ld, const struct ynode *v, void *o)
@@ -1293,11 +1297,12 @@ void load_workload(struct ld *ld, const struct ynode *doc)
 		*e = w.w;
 }
 
-/* ---- Topology (Kueue and KAI): checked, not kept ---- */
+/* ---- Topology (Kueue and KAI): levels kept for placement ---- */
 
 struct topo {
 	size_t n;
-	const char *labels[16];
+	const char *labels[CARVE_MF_TOPO_MAX];
+	struct carve_pos pos[CARVE_MF_TOPO_MAX];
 };
 
 static void f_lv_label(struct ld *ld, const struct ynode *v, void *o)
@@ -1326,10 +1331,11 @@ static void one_level(struct ld *ld, const struct ynode *item, size_t i, void *o
 			ld_error(ld, item->pos, "node label '%s' is listed twice", label);
 			return;
 		}
-	if (t->n == 16) {
-		ld_error(ld, item->pos, "a Topology has at most 16 levels");
+	if (t->n == CARVE_MF_TOPO_MAX) {
+		ld_error(ld, item->pos, "a Topology has at most %d levels", CARVE_MF_TOPO_MAX);
 		return;
 	}
+	t->pos[t->n] = item->pos;
 	t->labels[t->n++] = label;
 }
 
@@ -1365,9 +1371,26 @@ void load_topology(struct ld *ld, const struct ynode *doc)
 {
 	struct carve_meta meta;
 	struct topo t;
+	struct carve_mf_topology *e;
 
 	memset(&meta, 0, sizeof(meta));
 	memset(&t, 0, sizeof(t));
 	ld_metadata(ld, doc, &meta, false);
 	ld_fields(ld, doc, topo_fields, &t);
+	if (!meta.name || !t.n)
+		return;
+	e = LD_APPEND(ld, ld->m->topologies, ld->m->ntopologies, ld->m->cap_topologies);
+	if (!e)
+		return;
+	e->meta = meta;
+	e->levels = carve_arena_alloc(ld->a, t.n * sizeof(*e->levels));
+	e->level_pos = carve_arena_alloc(ld->a, t.n * sizeof(*e->level_pos));
+	if (!e->levels || !e->level_pos) {
+		ld->m->ntopologies--;
+		carve_diag_error(ld->d, meta.pos, "out of memory");
+		return;
+	}
+	memcpy(e->levels, t.labels, t.n * sizeof(*e->levels));
+	memcpy(e->level_pos, t.pos, t.n * sizeof(*e->level_pos));
+	e->nlevels = t.n;
 }

@@ -22,7 +22,7 @@ void load_cohort(struct ld *ld, const struct ynode *doc);
 void load_lq(struct ld *ld, const struct ynode *doc);
 void load_wpc(struct ld *ld, const struct ynode *doc);         /* WorkloadPriorityClass and PriorityClass */
 void load_workload(struct ld *ld, const struct ynode *doc);
-void load_topology(struct ld *ld, const struct ynode *doc);    /* Kueue/KAI Topology: checked, not kept */
+void load_topology(struct ld *ld, const struct ynode *doc);    /* Kueue/KAI Topology: levels kept */
 
 /* load_volcano.c: Volcano Queue/PodGroup, KAI Queue/PodGroup */
 void load_vcqueue(struct ld *ld, const struct ynode *doc);

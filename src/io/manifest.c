@@ -439,6 +439,12 @@ const struct carve_mf_flavor *carve_mf_find_flavor(const struct carve_manifests 
 	FIND_BY_NAME(m->flavors, m->nflavors, name);
 }
 
+const struct carve_mf_topology *carve_mf_find_topology(const struct carve_manifests *m,
+							const char *name)
+{
+	FIND_BY_NAME(m->topologies, m->ntopologies, name);
+}
+
 const struct carve_mf_cq *carve_mf_find_cq(const struct carve_manifests *m, const char *name)
 {
 	FIND_BY_NAME(m->cqs, m->ncqs, name);

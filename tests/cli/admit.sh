@@ -369,6 +369,50 @@ check "--mig dynamic: admitted after a reported repartition to 7 x 1g.10gb" $?
 "$carve" admit --mig dynamic -o table "$tmp/dyn" 2>/dev/null |
 	grep -q "^repartition .* GPU 0: 3g.40gb@0,3g.40gb@4 -> 1g.10gb@0,"
 check "--mig dynamic -o table: a line per repartition" $?
+# Requests no GPU can serve are errors at the field's file:line:col; the
+# workload is skipped (test_admit_place impossible_requests shows the others
+# are still admitted), and like any input error: exit 1, nothing on stdout.
+impossible() { # name, sed expression, field text, message pattern
+	sed "$2" "$tmp/dyn/dyn.yaml" >"$tmp/imp.yaml"
+	local ln col
+	ln=$(grep -n -F "$3" "$tmp/imp.yaml" | head -1 | cut -d: -f1)
+	col=$(sed -n "${ln}p" "$tmp/imp.yaml" | awk -v f="$3" '{ print index($0, f) }')
+	"$carve" admit "$tmp/imp.yaml" >"$tmp/out" 2>"$tmp/err"
+	[ $? -eq 1 ] && [ ! -s "$tmp/out" ] &&
+		grep -qE "imp\.yaml:$ln:$col: error: Workload ns/small podSet main: $4" "$tmp/err"
+	check "$1: exit 1, error at file:line:col naming the field" $?
+}
+impossible "MIG profile no model offers" 's/mig-1g.10gb: 2$/mig-5g.99gb: 2/' \
+	"nvidia.com/mig-5g.99gb" "resource nvidia.com/mig-5g.99gb: no GPU model offers MIG profile '5g.99gb'"
+impossible "gpu-fraction above 1" \
+	's/^    template:$/&\n      metadata: {annotations: {gpu-fraction: "1.5"}}/' \
+	"gpu-fraction" "annotation gpu-fraction '1.5' is not a number above 0 and below 1"
+impossible "gpu-fraction far out of range" \
+	's/^    template:$/&\n      metadata: {annotations: {gpu-fraction: "1e300"}}/' \
+	"gpu-fraction" "annotation gpu-fraction '1e300' is not a number above 0 and below 1"
+impossible "gpu-memory above the largest GPU" \
+	's/^    template:$/&\n      metadata: {annotations: {gpu-fraction: "0.5", gpu-memory: "200000"}}/' \
+	"gpu-memory" "annotation gpu-memory 200000 MiB is more than any GPU has \(largest: A100-80GB, 81920 MiB\)"
+
+# MIG quota in physical slices: the queue covers carve.dev/mig-memory-slices
+# (nominal 8); each 1g.10gb on an A100-80GB is 1 slice, charged per pod and
+# shown in the podSet's usage.
+sed -e 's|coveredResources: \[cpu, nvidia.com/mig-1g.10gb\]|coveredResources: [cpu, nvidia.com/mig-1g.10gb, carve.dev/mig-memory-slices]|' \
+	-e '/^      - name: nvidia.com\/mig-1g.10gb$/{n;s|$|\n      - name: carve.dev/mig-memory-slices\n        nominalQuota: 8|}' \
+	"$tmp/dyn/dyn.yaml" >"$tmp/slices.yaml"
+sl=$("$carve" admit --mig dynamic -o json "$tmp/slices.yaml" 2>"$tmp/err")
+check "mig-memory-slices: exit 0" $?
+printf '%s' "$sl" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+(a,) = r["admitted"]
+ps = a["podSets"][0]
+assert ps["usage"]["carve.dev/mig-memory-slices"] == "4", ps
+assert ps["usage"]["nvidia.com/mig-1g.10gb"] == "4", ps
+assert ps["flavors"]["carve.dev/mig-memory-slices"] == "mig", ps
+'
+check "mig-memory-slices: charged per pod, shown in usage" $?
+
 "$carve" admit --mig sometimes "$tmp/dyn" >/dev/null 2>&1
 [ $? -eq 2 ]
 check "--mig: a bad mode is a usage error" $?

@@ -350,6 +350,24 @@ static void timeslice_fail_gt_one(void **state)
 /* ---- topology (Kueue TAS annotations) ---- */
 
 /* NodePool rack (2 nodes x 4 GPUs, label pool=gpu) in block b1. */
+/* 1-based line and column of the first `needle` in b after `after`. */
+static void pos_of(const struct buf *b, const char *after, const char *needle, unsigned *line,
+		   unsigned *col)
+{
+	const char *a = strstr(b->s, after), *p, *q;
+
+	assert_non_null(a);
+	p = strstr(a, needle);
+	assert_non_null(p);
+	*line = 1;
+	for (q = b->s; q < p; q++)
+		if (*q == '\n')
+			(*line)++;
+	for (q = p; q > b->s && q[-1] != '\n'; q--)
+		;
+	*col = (unsigned)(p - q) + 1;
+}
+
 static void rack_pool(struct buf *b, const char *rack)
 {
 	put(b, "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: %s}\n"
@@ -438,12 +456,15 @@ static void topology_required_preferred(void **state)
 	run_free(&r);
 }
 
-/* An annotation naming a label that is not a topology level: a warning,
- * and the gang is placed without topology. */
+/* An annotation naming a label that is not a topology level of the
+ * queue's flavors: an error at the annotation, that workload is not
+ * queued, the others are. */
 static void topology_unknown_level(void **state)
 {
 	struct buf b = {.n = 0};
-	struct run r;
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	unsigned line, col;
 
 	(void)state;
 	rack_pool(&b, "ra");
@@ -451,11 +472,632 @@ static void topology_unknown_level(void **state)
 	flavor(&b, "f", "gpu");
 	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
 	tas_workload(&b, "odd", 0, 4, 2, NULL, "required", "example.com/zone");
+	tas_workload(&b, "fine", 1, 4, 2, NULL, "required", RACK);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 1);
+	pos_of(&b, "name: odd", "kueue.x-k8s.io/podset-required-topology", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/odd podSet main: annotation "
+			"kueue.x-k8s.io/podset-required-topology 'example.com/zone' is not a topology "
+			"level of ClusterQueue cq's flavors (cloud.provider.com/topology-block, "
+			RACK ", kubernetes.io/hostname); not admitted");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/odd") < 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/fine"))->state, CARVE_WL_ADMITTED);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
+/* A pool of 2 nodes x 4 GPUs in zone `zone` (label example.com/zone). */
+static void zone_pool(struct buf *b, const char *zone)
+{
+	put(b, "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: %s}\n"
+	       "spec: {count: 2, namePrefix: %s-, gpu: {model: H100, count: 4},"
+	       " cpu: \"64\", memory: 512Gi, labels: {pool: gpu, example.com/zone: %s}}\n---\n",
+	    zone, zone, zone);
+}
+
+#define ZONE "example.com/zone"
+
+/*
+ * A ResourceFlavor naming a Kueue Topology (levels zone, host): the
+ * annotations name its levels, placement keeps a required gang in one
+ * zone; a default level is then an error (the queue's only flavor has
+ * the Topology); with a second flavor without Topology it is accepted,
+ * and a gang that gets the Topology flavor is NoFit saying why.
+ */
+static void topology_from_kueue_object(void **state)
+{
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	const struct carve_wl_status *s;
+	struct run r;
+	unsigned line, col;
+	size_t i;
+
+	(void)state;
+	zone_pool(&b, "za");
+	zone_pool(&b, "zb");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: zones}\n"
+		"spec: {levels: [{nodeLabel: " ZONE "}, {nodeLabel: kubernetes.io/hostname}]}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: f}\nspec: {nodeLabels: {pool: gpu}, topologyName: zones}\n---\n");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
+	tas_workload(&b, "fill", 0, 1, 2, "za-0", NULL, NULL);
+	tas_workload(&b, "zoned", 1, 4, 2, NULL, "required", ZONE);
 	r = run_yaml(&b);
-	assert_true(r.m->diags.nwarnings > 0);
-	assert_int_equal(st(&r, "ns/odd")->state, CARVE_WL_ADMITTED);
+	s = st(&r, "ns/zoned");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	for (i = 0; i < 4; i++) /* za has 6 GPUs free, zb 8 */
+		assert_int_equal(strncmp(node_of(&r, &s->podsets[0].pods[i]), "zb-", 3), 0);
 	check_placer(&r);
 	run_free(&r);
+
+	/* A default level is not a level of Topology zones. */
+	tas_workload(&b, "racked", 2, 1, 1, NULL, "preferred", RACK);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 1);
+	pos_of(&b, "name: racked", "kueue.x-k8s.io/podset-preferred-topology", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/racked podSet main: annotation "
+			"kueue.x-k8s.io/podset-preferred-topology '" RACK "' is not a topology level "
+			"of ClusterQueue cq's flavors (" ZONE ", kubernetes.io/hostname)");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/racked") < 0);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+
+	/* A topologyName naming no Topology: an error at that field. */
+	b.n = 0;
+	zone_pool(&b, "za");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: f}\nspec: {nodeLabels: {pool: gpu}, topologyName: nope}\n---\n");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "64");
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	pos_of(&b, "name: f", "nope", &line, &col);
+	tu_assert_error(m, line, col, "ResourceFlavor f: topologyName 'nope' names no Topology");
+	assert_int_equal(m->diags.nerrors, 1);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+
+	/* With a second flavor without Topology the rack level is accepted;
+	 * the gang gets flavor f (first, quota fits), whose Topology lacks it. */
+	b.n = 0;
+	zone_pool(&b, "za");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata: {name: zones}\n"
+		"spec: {levels: [{nodeLabel: " ZONE "}, {nodeLabel: kubernetes.io/hostname}]}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: f}\nspec: {nodeLabels: {pool: gpu}, topologyName: zones}\n---\n");
+	flavor(&b, "plain", "gpu");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+		"spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+		"  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+		"    - name: f\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"64\"}\n"
+		"    - name: plain\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"64\"}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n");
+	tas_workload(&b, "racked", 2, 1, 1, NULL, "required", RACK);
+	r = run_yaml(&b);
+	s = st(&r, "ns/racked");
+	assert_int_equal(s->state, CARVE_WL_PENDING);
+	if (!strstr(s->message, "podSet main: topology level " RACK " is not a level of the "
+			"Topology of flavor f"))
+		fail_msg("message '%s'", s->message);
+	assert_int_equal(free_units(&r), 8);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/*
+ * Requests no GPU can serve: an unknown MIG profile, a fraction above 1, a
+ * gpu-memory above the largest GPU.  Each is an error naming the field at
+ * its position; those workloads never reach the engine, the others are
+ * admitted.
+ */
+static void impossible_requests(void **state)
+{
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	unsigned line, col;
+
+	(void)state;
+	pool(&b, "m", 1, "A100-80GB", 1, "{mode: mig, mig: {layout: {\"3g.40gb\": 2}}}");
+	pool(&b, "fr", 1, "A100-80GB", 1, "{mode: fraction}");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n"
+		"---\n");
+	queue(&b, "cq", NULL, "nvidia.com/mig-3g.40gb", "f", "8");
+	workload(&b, "badmig", "cq", 1, 1, "nvidia.com/mig-5g.99gb", 1, NULL);
+	workload(&b, "badfrac", "cq", 2, 1, NULL, 0, "1.5");
+	workload(&b, "badmem", "cq", 3, 1, NULL, 0, "0.5");
+	/* badmem also asks for 200000 MiB: more than the 81920 of an A100-80GB */
+	{
+		static const char ins[] = "gpu-memory: \"200000\", ";
+		char *a = strstr(strstr(b.s, "name: badmem"), "{gpu-fraction") + 1;
+
+		memmove(a + strlen(ins), a, strlen(a) + 1);
+		memcpy(a, ins, strlen(ins));
+		b.n += strlen(ins);
+	}
+	workload(&b, "okmig", "cq", 4, 2, "nvidia.com/mig-3g.40gb", 1, NULL);
+	workload(&b, "okfrac", "cq", 5, 1, NULL, 0, "0.5");
+	m = tu_load(b.s);
+	tu_assert_clean(m);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 3);
+	pos_of(&b, "name: badmig", "nvidia.com/mig-5g.99gb", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/badmig podSet main: resource "
+			"nvidia.com/mig-5g.99gb: no GPU model offers MIG profile '5g.99gb'");
+	pos_of(&b, "name: badfrac", "gpu-fraction", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/badfrac podSet main: annotation gpu-fraction "
+			"'1.5' is not a number above 0 and below 1");
+	pos_of(&b, "name: badmem", "gpu-memory", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/badmem podSet main: annotation gpu-memory "
+			"200000 MiB is more than any GPU has (largest: A100-80GB, 81920 MiB)");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/badmig") < 0);
+	assert_true(carve_adm_find_workload(ad->adm, "ns/badfrac") < 0);
+	assert_true(carve_adm_find_workload(ad->adm, "ns/badmem") < 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/okmig"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/okfrac"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "f", "nvidia.com/mig-3g.40gb"), 2000);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "f", "cpu"), 3000);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
+/* ---- the next flavor when placement fails ---- */
+
+/* ClusterQueue cq over cpu and nvidia.com/gpu with flavors fa then fb,
+ * `gpus` nominal each, and whenCanBorrow as given (NULL: default). */
+static void two_flavor_queue(struct buf *b, int gpus, const char *when_borrow)
+{
+	int f;
+
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+	       "spec:\n  namespaceSelector: {}\n");
+	if (when_borrow)
+		put(b, "  flavorFungibility: {whenCanBorrow: %s}\n", when_borrow);
+	put(b, "  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n");
+	for (f = 0; f < 2; f++)
+		put(b, "    - name: f%c\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		       "      - {name: nvidia.com/gpu, nominalQuota: \"%d\"}\n", "ab"[f], gpus);
+	put(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+	       "metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n");
+}
+
+/*
+ * Flavor fa (one node of 4 GPUs) has the quota for 2 pods x 4 GPUs but not
+ * the nodes; fb (one node of 8) has both: the gang goes to fb, charged
+ * there only.  When neither flavor's nodes can hold it, it is NoFit naming
+ * both flavors, holding nothing.
+ */
+static void next_flavor_on_placement(void **state)
+{
+	struct buf b = {.n = 0};
+	const struct carve_wl_status *s;
+	struct run r;
+	size_t i, j;
+
+	(void)state;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	pool(&b, "b", 1, "H100-80GB", 8, "{mode: exclusive}");
+	flavor(&b, "fa", "a");
+	flavor(&b, "fb", "b");
+	two_flavor_queue(&b, 16, NULL);
+	workload(&b, "gang", "cq", 1, 2, "nvidia.com/gpu", 4, NULL);
+	r = run_yaml(&b);
+	s = st(&r, "ns/gang");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	for (i = 0; i < s->podsets[0].n; i++)
+		assert_string_equal(s->podsets[0].flavors[i], "fb");
+	for (i = 0; i < 2; i++)
+		assert_string_equal(node_of(&r, &s->podsets[0].pods[i]), "b-0");
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fa", "nvidia.com/gpu"), 0);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fb", "nvidia.com/gpu"), 8000);
+	check_placer(&r);
+	run_free(&r);
+
+	/* 3 pods x 4 GPUs: fa's node holds 1, fb's 2. */
+	for (j = 0; j < 2; j++) {
+		b.n = 0;
+		pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+		pool(&b, "b", 1, "H100-80GB", 8, "{mode: exclusive}");
+		flavor(&b, "fa", "a");
+		flavor(&b, "fb", "b");
+		two_flavor_queue(&b, 16, j ? "MayStopSearch" : "TryNextFlavor");
+		workload(&b, "huge", "cq", 1, 3, "nvidia.com/gpu", 4, NULL);
+		r = run_yaml(&b);
+		expect_nofit(&r, "ns/huge");
+		if (!strstr(st(&r, "ns/huge")->message, "(flavors tried for placement: fa, fb)"))
+			fail_msg("message '%s'", st(&r, "ns/huge")->message);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fa", "nvidia.com/gpu"), 0);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fb", "nvidia.com/gpu"), 0);
+		assert_int_equal(free_units(&r), 12);
+		check_placer(&r);
+		run_free(&r);
+	}
+}
+
+/* ---- preemption to make room on the nodes ---- */
+
+/* A Workload of 1 pod x gpus GPUs at priority prio, already admitted on
+ * flavor f when admitted (status.admission), else pending. */
+static void cq_workload(struct buf *b, const char *cq, const char *name, int sec, int prio,
+			int gpus, bool admitted)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+	       "metadata: {name: %s, namespace: ns, creationTimestamp: \"2026-01-01T00:00:%02dZ\"}\n"
+	       "spec:\n  queueName: %s\n  priority: %d\n  podSets:\n  - name: main\n    count: 1\n"
+	       "    template:\n      spec:\n        containers:\n        - name: c\n"
+	       "          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"%d\"}}\n",
+	    name, sec, cq, prio, gpus);
+	if (admitted)
+		put(b, "status:\n  admission:\n    clusterQueue: %s\n    podSetAssignments:\n"
+		       "    - {name: main, count: 1, flavors: {cpu: f, nvidia.com/gpu: f}}\n", cq);
+	put(b, "---\n");
+}
+
+static void prio_workload(struct buf *b, const char *name, int sec, int prio, int gpus,
+			  bool admitted)
+{
+	cq_workload(b, "cq", name, sec, prio, gpus, admitted);
+}
+
+/* Inserts text before the first `before` in b. */
+static void insert_before(struct buf *b, const char *before, const char *text)
+{
+	char *q = strstr(b->s, before);
+	size_t k = strlen(text);
+
+	assert_non_null(q);
+	assert_true(b->n + k < sizeof(b->s));
+	memmove(q + k, q, strlen(q) + 1);
+	memcpy(q, text, k);
+	b->n += k;
+}
+
+/*
+ * One node of 4 GPUs holds low0 (priority 0, 1 GPU) and low1 (priority 1,
+ * 3 GPUs); high (priority 10, 3 GPUs) fits the quota, not the node.
+ * Releasing lowest priority first, low0 alone is not enough and low1
+ * makes room; low0 is then given back (minimal set): only low1 is
+ * preempted, and high is placed once it is evicted.
+ */
+static void preempt_for_nodes(void **state)
+{
+	struct buf b = {.n = 0};
+	const struct carve_wl_status *s;
+	struct run r;
+
+	(void)state;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f", "a");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "100");
+	insert_before(&b, "  resourceGroups:", "  preemption: {withinClusterQueue: LowerPriority}\n");
+	prio_workload(&b, "low0", 1, 0, 1, true);
+	prio_workload(&b, "low1", 2, 1, 3, true);
+	prio_workload(&b, "high", 3, 10, 3, false);
+	r = build_yaml(&b);
+	assert_int_equal(st(&r, "ns/low0")->podsets[0].npods, 1);
+	assert_int_equal(st(&r, "ns/low1")->podsets[0].npods, 1);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	s = st(&r, "ns/high");
+	assert_int_equal(s->state, CARVE_WL_PENDING);
+	assert_int_equal(s->pending_reason, CARVE_PEND_PREEMPTION_ISSUED);
+	if (!strstr(s->message, "waiting for 1 preempted workload(s) to release their nodes"))
+		fail_msg("message '%s'", s->message);
+	s = st(&r, "ns/low1");
+	assert_true(s->marked);
+	assert_int_equal(s->preempt_reason, CARVE_PREEMPT_IN_CQ);
+	assert_int_equal(s->preemptor, (uint32_t)carve_adm_find_workload(r.ad->adm, "ns/high"));
+	assert_false(st(&r, "ns/low0")->marked);
+	assert_int_equal(free_units(&r), 0); /* victims hold their GPUs until evicted */
+	check_placer(&r);
+	assert_true(carve_adm_evict_marked(r.ad->adm) >= 0);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	assert_int_equal(st(&r, "ns/high")->state, CARVE_WL_ADMITTED);
+	assert_int_equal(st(&r, "ns/high")->podsets[0].npods, 1);
+	assert_int_equal(st(&r, "ns/low0")->state, CARVE_WL_ADMITTED);
+	assert_int_equal(st(&r, "ns/low1")->state, CARVE_WL_PENDING);
+	assert_int_equal(free_units(&r), 0);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f", "nvidia.com/gpu"), 4000);
+	check_placer(&r);
+	run_free(&r);
+
+	/* Cohort: cqa (nominal 8, reclaimWithinCohort: Any) lends 4 to cqb,
+	 * whose borrower fills the node; cqa's quota fits its 4 GPUs, the
+	 * node does not: the borrower is reclaimed, though it outranks it. */
+	b.n = 0;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f", "a");
+	queue(&b, "cqa", "co", "nvidia.com/gpu", "f", "8");
+	insert_before(&b, "  resourceGroups:", "  preemption: {reclaimWithinCohort: Any}\n");
+	queue(&b, "cqb", "co", "nvidia.com/gpu", "f", "0");
+	cq_workload(&b, "cqb", "borrower", 1, 50, 4, true);
+	cq_workload(&b, "cqa", "owner", 2, 0, 4, false);
+	r = build_yaml(&b);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	assert_int_equal(st(&r, "ns/owner")->pending_reason, CARVE_PEND_PREEMPTION_ISSUED);
+	s = st(&r, "ns/borrower");
+	assert_true(s->marked);
+	assert_int_equal(s->preempt_reason, CARVE_PREEMPT_RECLAIM);
+	check_placer(&r);
+	assert_true(carve_adm_evict_marked(r.ad->adm) >= 0);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	assert_int_equal(st(&r, "ns/owner")->state, CARVE_WL_ADMITTED);
+	check_placer(&r);
+	run_free(&r);
+
+	/* Same node, but the running workloads outrank it: nothing to
+	 * preempt, high stays NoFit and nothing is marked. */
+	b.n = 0;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	flavor(&b, "f", "a");
+	queue(&b, "cq", NULL, "nvidia.com/gpu", "f", "100");
+	prio_workload(&b, "low0", 1, 20, 1, true);
+	prio_workload(&b, "low1", 2, 20, 3, true);
+	prio_workload(&b, "high", 3, 10, 3, false);
+	r = run_yaml(&b);
+	expect_nofit(&r, "ns/high");
+	assert_false(st(&r, "ns/low0")->marked);
+	assert_false(st(&r, "ns/low1")->marked);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/*
+ * fa's node is too small; fb would need preemption (its quota is used by
+ * a lower-priority workload) and whenCanPreempt: MayStopSearch stops the
+ * search there; fc fits.  The flavor needing preemption is skipped as
+ * well and the gang lands on fc, preempting nothing.
+ */
+static void next_flavor_skips_preempting(void **state)
+{
+	struct buf b = {.n = 0};
+	const struct carve_wl_status *s;
+	struct run r;
+	int f;
+
+	(void)state;
+	pool(&b, "a", 1, "H100-80GB", 4, "{mode: exclusive}");
+	pool(&b, "b", 2, "H100-80GB", 8, "{mode: exclusive}");
+	pool(&b, "c", 1, "H100-80GB", 8, "{mode: exclusive}");
+	flavor(&b, "fa", "a");
+	flavor(&b, "fb", "b");
+	flavor(&b, "fc", "c");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+		"spec:\n  namespaceSelector: {}\n"
+		"  preemption: {withinClusterQueue: LowerPriority}\n"
+		"  flavorFungibility: {whenCanPreempt: MayStopSearch}\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n");
+	for (f = 0; f < 3; f++)
+		put(&b, "    - name: f%c\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+			"      - {name: nvidia.com/gpu, nominalQuota: \"16\"}\n", "abc"[f]);
+	put(&b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+		"metadata: {name: holder, namespace: ns, creationTimestamp: \"2026-01-01T00:00:01Z\"}\n"
+		"spec:\n  queueName: cq\n  priority: 0\n  podSets:\n  - name: main\n    count: 2\n"
+		"    template:\n      spec:\n        containers:\n        - name: c\n"
+		"          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"8\"}}\n"
+		"status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n"
+		"    - {name: main, count: 2, flavors: {cpu: fb, nvidia.com/gpu: fb}}\n---\n");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"
+		"metadata: {name: gang, namespace: ns, creationTimestamp: \"2026-01-01T00:00:02Z\"}\n"
+		"spec:\n  queueName: cq\n  priority: 10\n  podSets:\n  - name: main\n    count: 2\n"
+		"    template:\n      spec:\n        containers:\n        - name: c\n"
+		"          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"4\"}}\n---\n");
+	r = build_yaml(&b);
+	assert_true(carve_adm_cycle(r.ad->adm, r.ad->now) >= 0);
+	s = st(&r, "ns/gang");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_string_equal(node_of(&r, &s->podsets[0].pods[0]), "c-0");
+	assert_string_equal(node_of(&r, &s->podsets[0].pods[1]), "c-0");
+	assert_false(st(&r, "ns/holder")->marked);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "fc", "nvidia.com/gpu"), 8000);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* ---- MIG quota in physical slices ---- */
+
+/* ClusterQueue cq over cpu, two MIG profiles and the slice resources in
+ * `slices` (a flow-sequence fragment), one flavor, generous counts. */
+static void slice_queue(struct buf *b, const char *flv, const char *profs[2], const char *slices,
+			int mem_nominal, int cmp_nominal)
+{
+	put(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+	       "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+	       "  - coveredResources: [cpu, nvidia.com/mig-%s, nvidia.com/mig-%s, %s]\n"
+	       "    flavors:\n    - name: %s\n      resources:\n"
+	       "      - {name: cpu, nominalQuota: \"1000\"}\n"
+	       "      - {name: nvidia.com/mig-%s, nominalQuota: \"100\"}\n"
+	       "      - {name: nvidia.com/mig-%s, nominalQuota: \"100\"}\n",
+	    profs[0], profs[1], slices, flv, profs[0], profs[1]);
+	if (strstr(slices, "memory"))
+		put(b, "      - {name: carve.dev/mig-memory-slices, nominalQuota: \"%d\"}\n",
+		    mem_nominal);
+	if (strstr(slices, "compute"))
+		put(b, "      - {name: carve.dev/mig-compute-slices, nominalQuota: \"%d\"}\n",
+		    cmp_nominal);
+	put(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+	       "metadata: {namespace: ns, name: cq}\nspec: {clusterQueue: cq}\n---\n");
+}
+
+/*
+ * mig-memory-slices nominal 8 on A100-80GB: one 7g.80gb (8 slices) or
+ * eight 1g.10gb (1 each), whichever comes first, never both; the charge
+ * shows in the JSON usage.  The flavor has no gpu.product label and
+ * 1g.10gb has other slices on an A100-40GB, so its model comes from the
+ * nodes the flavor selects.
+ */
+static void mig_slices_quota(void **state)
+{
+	static const char *profs[2] = {"1g.10gb", "7g.80gb"};
+	int order;
+
+	(void)state;
+	for (order = 0; order < 2; order++) {
+		struct buf b = {.n = 0};
+		struct run r;
+		json_t *j, *ps;
+
+		pool(&b, "m", 1, "A100-80GB", 2, "{mode: mig, mig: {layout: {\"1g.10gb\": 7}}}");
+		pool(&b, "w", 1, "A100-80GB", 1, "{mode: mig, mig: {layout: {\"7g.80gb\": 1}}}");
+		put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+			"metadata: {name: f}\n---\n");
+		slice_queue(&b, "f", profs, "carve.dev/mig-memory-slices", 8, 0);
+		workload(&b, "big", "cq", order ? 2 : 1, 1, "nvidia.com/mig-7g.80gb", 1, NULL);
+		workload(&b, "small", "cq", order ? 1 : 2, 8, "nvidia.com/mig-1g.10gb", 1, NULL);
+		r = run_yaml(&b);
+		assert_int_equal(st(&r, order ? "ns/small" : "ns/big")->state, CARVE_WL_ADMITTED);
+		assert_int_equal(st(&r, order ? "ns/big" : "ns/small")->state, CARVE_WL_PENDING);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f",
+						    "carve.dev/mig-memory-slices"), 8000);
+		assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq", "f",
+						    order ? "nvidia.com/mig-1g.10gb"
+							  : "nvidia.com/mig-7g.80gb"),
+				 order ? 8000 : 1000);
+		check_placer(&r);
+		j = carve_admission_result_json(r.ad);
+		assert_non_null(j);
+		ps = json_array_get(json_object_get(json_array_get(json_object_get(j, "admitted"), 0),
+						    "podSets"), 0);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(
+					    ps, "usage"), "carve.dev/mig-memory-slices")), "8");
+		assert_string_equal(json_string_value(json_object_get(json_object_get(
+					    ps, "flavors"), "carve.dev/mig-memory-slices")), "f");
+		json_decref(j);
+		run_free(&r);
+	}
+}
+
+/* Quota only (no nodes): the model from the flavor's gpu.product label, or
+ * from a profile whose slices are the same on every model; else an error. */
+static void mig_slices_model(void **state)
+{
+	static const char *profs[2] = {"1g.10gb", "7g.80gb"};
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	unsigned line, col;
+
+	(void)state;
+	/* A100-40GB: a 1g.10gb takes 2 memory slices and 1 compute slice. */
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a40}\n"
+		"spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB}}\n---\n");
+	slice_queue(&b, "a40", profs,
+		    "carve.dev/mig-memory-slices, carve.dev/mig-compute-slices", 8, 7);
+	workload(&b, "four", "cq", 1, 4, "nvidia.com/mig-1g.10gb", 1, NULL);
+	workload(&b, "one", "cq", 2, 1, "nvidia.com/mig-1g.10gb", 1, NULL);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/four"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/one"))->state, CARVE_WL_PENDING);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "a40", "carve.dev/mig-memory-slices"),
+			 8000);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "a40", "carve.dev/mig-compute-slices"),
+			 4000);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+
+	/* No label, no nodes: 7g.80gb is 8 + 7 slices wherever it exists; the
+	 * 1g.10gb is not (A100-40GB vs A100-80GB), an error at the request. */
+	b.n = 0;
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: any}\n"
+		"---\n");
+	slice_queue(&b, "any", profs,
+		    "carve.dev/mig-memory-slices, carve.dev/mig-compute-slices", 8, 7);
+	workload(&b, "whole", "cq", 1, 1, "nvidia.com/mig-7g.80gb", 1, NULL);
+	workload(&b, "unsure", "cq", 2, 1, "nvidia.com/mig-1g.10gb", 1, NULL);
+	m = tu_load(b.s);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 1);
+	pos_of(&b, "name: unsure", "nvidia.com/mig-1g.10gb", &line, &col);
+	tu_assert_error(m, line, col, "Workload ns/unsure podSet main: resource "
+			"nvidia.com/mig-1g.10gb: ClusterQueue cq charges MIG slices, but");
+	assert_true(carve_adm_find_workload(ad->adm, "ns/unsure") < 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "any", "carve.dev/mig-memory-slices"),
+			 8000);
+	assert_int_equal(carve_adm_cq_usage(ad->adm, "cq", "any", "carve.dev/mig-compute-slices"),
+			 7000);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
+/* ---- mixed Dynamic MIG layouts ---- */
+
+/*
+ * --mig dynamic with two idle A100-80GB (7g.80gb each): one 3g.40gb pod
+ * and three 1g.10gb pods pending.  The first repartition takes the
+ * 3g.40gb and fills the rest with the wanted 1g.10gb (4 fit beside it),
+ * so both workloads share GPU 0 and GPU 1 is left alone; without the mix
+ * GPU 0 would become 2 x 3g.40gb and GPU 1 7 x 1g.10gb.
+ */
+static void mig_dynamic_mixed(void **state)
+{
+	static const char *profs[2] = {"1g.10gb", "3g.40gb"};
+	struct carve_admission_opts o = {.mig_dynamic = true};
+	const struct carve_repartition *rp;
+	const struct carve_mig_layout *l;
+	const struct carve_mig_model *mm;
+	struct buf b = {.n = 0};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	struct carve_error err;
+	unsigned i;
+
+	(void)state;
+	pool(&b, "m", 1, "A100-80GB", 2, "{mode: mig, mig: {layout: {\"7g.80gb\": 1}}}");
+	put(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n"
+		"---\n");
+	slice_queue(&b, "f", profs, "carve.dev/mig-compute-slices", 0, 100);
+	workload(&b, "three", "cq", 1, 1, "nvidia.com/mig-3g.40gb", 1, NULL);
+	workload(&b, "ones", "cq", 2, 3, "nvidia.com/mig-1g.10gb", 1, NULL);
+	m = tu_load(b.s);
+	ad = carve_admission_build_opts(m, &o);
+	assert_non_null(ad);
+	assert_int_equal(m->diags.nerrors, 0);
+	assert_true(carve_adm_run(ad->adm, ad->now, 100) > 0);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/three"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_adm_status(ad->adm, (uint32_t)carve_adm_find_workload(
+		ad->adm, "ns/ones"))->state, CARVE_WL_ADMITTED);
+	assert_int_equal(carve_placer_repartitions(ad->placer, &rp), 1);
+	assert_int_equal(rp[0].gpu, 0);
+	mm = carve_mig_model_find("A100-80GB");
+	l = carve_placer_mig_layout(ad->placer, 0);
+	assert_int_equal(l->n, 5);
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(mm->profiles[l->inst[i].profile].name, "1g.10gb");
+		assert_int_equal(l->inst[i].start, i);
+	}
+	assert_string_equal(mm->profiles[l->inst[4].profile].name, "3g.40gb");
+	assert_int_equal(l->inst[4].start, 4);
+	assert_int_equal(carve_placer_gpu_free_units(ad->placer, 0), 1); /* one 1g.10gb */
+	assert_int_equal(carve_placer_mig_layout(ad->placer, 1)->n, 1);
+	if (carve_placer_check(ad->placer, &err))
+		fail_msg("carve_placer_check: %s", err.text);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
 }
 
 /* A flavor's nodeLabels keep its pods in its pool, even with room elsewhere. */
@@ -686,7 +1328,15 @@ int main(void)
 		cmocka_unit_test(timeslice_fail_gt_one),
 		cmocka_unit_test(topology_required_preferred),
 		cmocka_unit_test(topology_unknown_level),
+		cmocka_unit_test(topology_from_kueue_object),
 		cmocka_unit_test(flavor_labels_restrict),
+		cmocka_unit_test(impossible_requests),
+		cmocka_unit_test(mig_dynamic_mixed),
+		cmocka_unit_test(preempt_for_nodes),
+		cmocka_unit_test(next_flavor_on_placement),
+		cmocka_unit_test(next_flavor_skips_preempting),
+		cmocka_unit_test(mig_slices_quota),
+		cmocka_unit_test(mig_slices_model),
 		cmocka_unit_test(property_random),
 	};
 

@@ -281,6 +281,20 @@ static void test_v1beta2_all_fields(void **state)
 	assert_int_equal(f->ntolerations, 1);
 	assert_string_equal(f->tolerations[0].op, "Exists");
 	assert_string_equal(f->topology_name, "default");
+	assert_int_equal(f->topology_pos.line, 8); /* topologyName: default */
+	assert_int_equal(f->topology_pos.col, 17);
+	{
+		const struct carve_mf_topology *t = carve_mf_find_topology(m, "default");
+
+		assert_non_null(t);
+		assert_int_equal(t->nlevels, 2);
+		assert_string_equal(t->levels[0], "cloud.provider.com/topology-block");
+		assert_string_equal(t->levels[1], "kubernetes.io/hostname");
+		t = carve_mf_find_topology(m, "kai");
+		assert_non_null(t);
+		assert_int_equal(t->nlevels, 1);
+		assert_int_equal(m->ntopologies, 2);
+	}
 
 	cq = carve_mf_find_cq(m, "team-a-cq");
 	assert_non_null(cq);

@@ -932,6 +932,47 @@ static void release_restores(void **state)
 	carve_cluster_destroy(c);
 }
 
+/* Release then retake gives back the exact state (every sharing mode); a
+ * second retake finds its devices taken and changes nothing. */
+static void retake_restores(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec a[3] = {g_excl("A10"), g_frac("A10", 23028), g_ts("A10", 3)};
+	struct carve_gpu_spec m[1] = {g_mig("H100-80GB", "1g.10gb", 4, "3g.40gb", 1)};
+	struct carve_pod_req reqs[] = {r_whole(1), r_frac(250, 4000), r_rep(2),
+				       r_mig("1g.10gb", 2), r_mig("3g.40gb", 1), r_cpu(500)};
+	struct carve_pod_place out[16];
+	struct carve_placer *p;
+	struct snap full;
+	size_t i, n = 0;
+
+	(void)state;
+	add_node_full(c, "a", 16000, 1000000, 20, 3, a, 0, NULL, 0, NULL);
+	add_node_full(c, "m", 16000, 1000000, 20, 1, m, 0, NULL, 0, NULL);
+	p = mk(c, "binpack", 3);
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++)
+		assert_int_equal(place1(p, &reqs[i], &out[n++]), 0);
+	full = snap_take(p);
+	carve_placer_release(p, out, n);
+	check_ok(p);
+	assert_int_equal(carve_placer_retake(p, out, n), 0);
+	check_ok(p);
+	assert_true(snap_same(p, &full));
+	/* Taken already: refused, all or nothing. */
+	assert_int_equal(carve_placer_retake(p, out + 2, n - 2), CARVE_EINVAL);
+	assert_true(snap_same(p, &full));
+	/* Half released: retaking all of them fails on the first still held. */
+	carve_placer_release(p, out + n / 2, n - n / 2);
+	assert_int_equal(carve_placer_retake(p, out, n), CARVE_EINVAL);
+	assert_int_equal(carve_placer_retake(p, out + n / 2, n - n / 2), 0);
+	assert_true(snap_same(p, &full));
+	check_ok(p);
+	assert_false(carve_placer_is_mig_dynamic(p));
+	snap_free(&full);
+	carve_placer_destroy(p);
+	carve_cluster_destroy(c);
+}
+
 /* A small cluster and a fixed request sequence; returns a digest. */
 static uint64_t run_sequence(const char *policy, uint64_t seed, struct carve_pod_place *log,
 			     size_t *nlog)
@@ -1491,6 +1532,43 @@ static void mig_dynamic_gang_reverts(void **state)
 
 /* ---- property test ---- */
 
+/* Mixed layouts (carve_placer_set_mig_wants): the pod's instance, then
+ * the wanted profiles, then the largest that fit; cleared, the old rule. */
+static void mig_dynamic_wants(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_gpu_spec g[1] = {g_mig("A100-80GB", "7g.80gb", 1, NULL, 0)};
+	struct carve_pod_req m1 = r_mig("1g.10gb", 1);
+	static const char *const wants[2] = {"3g.40gb", "2g.20gb"};
+	static const double w[2] = {1, 5};
+	struct carve_pod_place pl[1];
+	struct carve_placer *p;
+
+	(void)state;
+	add_node(c, "m", 0, 1, g);
+	p = mk(c, "binpack", 1);
+	assert_int_equal(carve_placer_set_mig_dynamic(p, true), 0);
+	assert_int_equal(carve_placer_set_mig_wants(NULL, wants, w, 2), CARVE_EINVAL);
+	assert_int_equal(carve_placer_set_mig_wants(p, NULL, w, 2), CARVE_EINVAL);
+	assert_int_equal(carve_placer_set_mig_wants(p, wants, w, 2), 0);
+	/* 1g.10gb, then 2g.20gb (heavier) as many as fit, then 3g.40gb. */
+	assert_int_equal(place1(p, &m1, pl), 0);
+	check_ok(p);
+	assert_string_equal(prof_name(p, 0, pl[0].devs[0].mig), "1g.10gb");
+	assert_int_equal(p->mig[0].n, 4); /* 2g.20gb@0,2,4 + 1g.10gb@6 */
+	assert_string_equal(prof_name(p, 0, 0), "2g.20gb");
+	assert_string_equal(prof_name(p, 0, 3), "1g.10gb");
+	carve_placer_release(p, pl, 1);
+	check_ok(p);
+	assert_int_equal(p->mig[0].n, 1); /* back to 7g.80gb */
+	assert_int_equal(carve_placer_set_mig_wants(p, NULL, NULL, 0), 0);
+	assert_int_equal(place1(p, &m1, pl), 0);
+	assert_int_equal(p->mig[0].n, 7);
+	check_ok(p);
+	carve_placer_destroy(p);
+	carve_cluster_destroy(c);
+}
+
 static uint64_t prng;
 
 static uint32_t rnd(uint32_t n)
@@ -1896,6 +1974,7 @@ int main(void)
 		cmocka_unit_test(topology),
 		cmocka_unit_test(topology_hostname_fallback),
 		cmocka_unit_test(release_restores),
+		cmocka_unit_test(retake_restores),
 		cmocka_unit_test(determinism),
 		cmocka_unit_test(ties_by_seeded_rank),
 		cmocka_unit_test(policy_binpack_spread),
@@ -1911,6 +1990,7 @@ int main(void)
 		cmocka_unit_test(property_random_gangs_dynamic),
 		cmocka_unit_test(mig_dynamic),
 		cmocka_unit_test(mig_dynamic_gang_reverts),
+		cmocka_unit_test(mig_dynamic_wants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
