@@ -50,6 +50,10 @@ struct carve_admission_opts {
 	bool has_seed;
 	bool mig_dynamic;             /* Dynamic MIG (place.h): the placer may
 				       * repartition idle MIG GPUs; reported */
+	bool no_workloads;            /* build queues, flavors, nodes and placer
+				       * only: the manifests' Workloads and
+				       * PodGroups are not added (the simulator,
+				       * whose jobs come from a trace) */
 };
 
 /*

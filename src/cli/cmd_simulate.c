@@ -763,6 +763,10 @@ static int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 	carve_diags_sort(&m->diags);
 	carve_diags_print(&m->diags, stderr); /* warnings */
 	m->diags.n = 0;
+	if (m->nworkloads + m->npodgroups)
+		fprintf(stderr, "carve simulate: left out %zu Workload/PodGroup object%s of the "
+			"manifests: the trace is the workload\n", m->nworkloads + m->npodgroups,
+			m->nworkloads + m->npodgroups == 1 ? "" : "s");
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);

@@ -1686,6 +1686,8 @@ static void build(struct bld *b)
 	}
 	b->ad->finalized = true;
 	add_placer(b);
+	if (b->opts && b->opts->no_workloads)
+		return;
 	for (i = 0; i < b->m->nworkloads && !b->nomem; i++)
 		add_workload(b, &b->m->workloads[i]);
 	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)

@@ -506,6 +506,7 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 	ao.seed = s->seed;
 	ao.has_seed = true;
 	ao.mig_dynamic = s->o.mig_dynamic && s->o.sched == CARVE_SIM_CARVE;
+	ao.no_workloads = true; /* the trace is the workload (docs/simulator.md) */
 	s->ad = carve_admission_build_opts(m, &ao);
 	if (!s->ad)
 		goto out_nomem;
