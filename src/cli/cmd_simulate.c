@@ -642,9 +642,13 @@ static void print_replay_table(json_t *const *runs, const char *const *names, si
 	row(runs, n, "fragmentation_pct", "fragmentation_pct", NULL, NULL);
 	row(runs, n, "preemptions", "preemptions", NULL, NULL);
 	row(runs, n, "gang_timeouts", "gang_timeouts", NULL, NULL);
-	row(runs, n, "gpu_hours_per_job", "gpu_hours_per_job", "overall", NULL);
+	row(runs, n, "gpu_hours_per_job", "gpu_hours_per_job", NULL, NULL);
 	json_object_foreach(quota, q, v) {
 		(void)v;
+		snprintf(label, sizeof(label), "%.20s first_time_success_pct", q);
+		row(runs, n, label, "queues", q, "first_time_success_pct");
+		snprintf(label, sizeof(label), "%.20s gpu_hours_per_job", q);
+		row(runs, n, label, "queues", q, "gpu_hours_per_job");
 		snprintf(label, sizeof(label), "%.20s wait p50 s", q);
 		row(runs, n, label, "wait_first_gpu_s", q, "p50");
 		snprintf(label, sizeof(label), "%.20s wait p95 s", q);

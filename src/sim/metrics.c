@@ -358,12 +358,12 @@ static json_t *series_json(const struct carve_sim *s)
 json_t *carve_sim_result_json(const struct carve_sim *s)
 {
 	json_t *o = json_object(), *quota = json_object(), *queues = json_object(),
-	       *ghq = json_object(), *gh = json_object(), *jobs = json_object(), *cdf = NULL,
-	       *waits;
+	       *jobs = json_object(), *cdf = NULL, *waits;
 	double h = (double)s->now, area = 0;
 	size_t i, multi = 0, ok = 0, running = 0, pending = 0, future = 0;
 	int64_t *buf = carve_calloc(s->njobs + 1, sizeof(*buf));
-	int bad = !o || !quota || !queues || !ghq || !gh || !jobs || !buf;
+	size_t *qmulti = carve_calloc(s->nqueues + 1, 2 * sizeof(*qmulti)); /* multi, ok per queue */
+	int bad = !o || !quota || !queues || !jobs || !buf || !qmulti;
 
 	for (i = 0; i < s->njobs; i++) {
 		const struct sjob *jb = &s->jobs[i];
@@ -374,6 +374,10 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 		if (jb->npods > 1 && (jb->attempted || jb->failed_first)) {
 			multi++;
 			ok += jb->attempted && !jb->failed_first;
+			if (qmulti && jb->q >= 0 && (size_t)jb->q < s->nqueues) {
+				qmulti[2 * jb->q]++;
+				qmulti[2 * jb->q + 1] += jb->attempted && !jb->failed_first;
+			}
 		}
 	}
 	waits = bad ? NULL : waits_json(s, buf, &cdf);
@@ -391,14 +395,15 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 		SET(qq, "jobs", json_integer((json_int_t)q->jobs));
 		SET(qq, "jobs_completed", json_integer((json_int_t)q->completed));
 		SET(qq, "preemptions", json_integer((json_int_t)q->preemptions));
+		SET(qq, "first_time_success_pct",
+		    qmulti[2 * i] ? num(100.0 * (double)qmulti[2 * i + 1] / (double)qmulti[2 * i])
+				  : json_null());
+		SET(qq, "gpu_hours_per_job", q->completed ? num(q->used_area / 3600.0 /
+								 (double)q->completed)
+							  : json_null());
 		SET(queues, q->name, qq);
-		SET(ghq, q->name, q->completed ? num(q->used_area / 3600.0 / (double)q->completed)
-					       : json_null());
 		area += q->used_area;
 	}
-	SET(gh, "overall", s->completed ? num(area / 3600.0 / (double)s->completed)
-					: json_null());
-	SET(gh, "queues", ghq);
 	SET(jobs, "total", json_integer((json_int_t)s->njobs));
 	SET(jobs, "completed", json_integer((json_int_t)s->completed));
 	SET(jobs, "running", json_integer((json_int_t)running));
@@ -424,7 +429,8 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 	SET(o, "preemptions", json_integer((json_int_t)s->preemptions));
 	SET(o, "gang_timeouts", json_integer((json_int_t)s->gang_timeouts));
 	SET(o, "fragmentation_pct", num(h > 0 ? s->frag_area / h : 0));
-	SET(o, "gpu_hours_per_job", gh);
+	SET(o, "gpu_hours_per_job", s->completed ? num(area / 3600.0 / (double)s->completed)
+						 : json_null());
 	SET(o, "jobs", jobs);
 	SET(o, "queues", queues);
 	if (!bad) {
@@ -435,6 +441,7 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 	}
 	SET(o, "wait_cdf", cdf);
 	carve_free(buf);
+	carve_free(qmulti);
 	if (bad) {
 		json_decref(o);
 		return NULL;

@@ -129,7 +129,7 @@ static void test_hand_checked(void **state)
 	assert_true(dget(r, "quota.team.used_avg") == 3.5);
 	assert_true(dget(r, "quota.team.borrowed_avg") == 0);
 	assert_int_equal((int)dget(r, "preemptions"), 0);
-	assert_true(fabs(dget(r, "gpu_hours_per_job.overall") - 700.0 / 3600 / 3) < 1e-4);
+	assert_true(fabs(dget(r, "gpu_hours_per_job") - 700.0 / 3600 / 3) < 1e-4);
 	assert_true(json_is_null(json_object_get(r, "first_time_success_pct")));
 	/* series: 200 samples, the pool full at t = 0 and half full at 75 */
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "series"), "t_s")),
@@ -195,6 +195,12 @@ static void test_baseline_gang_timeout(void **state)
 	assert_int_equal((int)dget(r, "horizon_s"), 3100);
 	assert_int_equal((int)dget(r, "jobs.completed"), 2);
 	assert_true(dget(r, "first_time_success_pct") == 0);
+	assert_true(dget(r, "queues.team.first_time_success_pct") == 0);
+	/* GPU-hours per job, per queue and overall (4 decimals): (3000 + 3 x 2990 + 400) GPU-s / 2 jobs */
+	assert_true(fabs(dget(r, "queues.team.gpu_hours_per_job") -
+			 (3000.0 + 3 * 2990 + 400) / 3600 / 2) < 1e-4);
+	assert_true(fabs(dget(r, "gpu_hours_per_job") -
+			 (3000.0 + 3 * 2990 + 400) / 3600 / 2) < 1e-4);
 	/* the gang's first pod got a GPU on arrival */
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 0);
 	/* GPU-seconds: hold 3000, the gang's 3 partial pods 10..3000, gang 4 x 100 */
@@ -209,6 +215,7 @@ static void test_baseline_gang_timeout(void **state)
 	assert_int_equal((int)dget(r, "gang_timeouts"), 0);
 	assert_int_equal((int)dget(r, "horizon_s"), 3100);
 	assert_true(dget(r, "first_time_success_pct") == 100);
+	assert_true(dget(r, "queues.team.first_time_success_pct") == 100);
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 2990);
 	json_decref(r);
 	carve_jobs_destroy(js);
