@@ -16,7 +16,7 @@
  * were added in (the simulator sorts by arrival, ties by that order).
  *
  * Invariants of every job in a list: name non-empty and unique in the list;
- * arrival >= 0; duration > 0; 0 < demand <= 1; npodsets >= 1; each podSet
+ * job_class NULL or 1-63 letters, digits, '-', '_' or '.'; arrival >= 0; duration > 0; 0 < demand <= 1; npodsets >= 1; each podSet
  * has count >= 1 and 1 <= min_count <= count; requests are per pod, in
  * milli-units (carve/quantity.h), non-negative, resource names as
  * Kubernetes spells them ("nvidia.com/gpu", "nvidia.com/mig-3g.40gb",
@@ -57,6 +57,8 @@ struct carve_job {
 	double demand;                  /* GPU work actually done, as a fraction of the
 					 * devices allocated (0, 1]; 1 when not given */
 	bool checkpoint;                /* a preempted job keeps its progress */
+	const char *job_class;          /* what kind of work ("training", "inference"),
+					 * for per-class metrics; NULL none */
 	size_t npodsets;
 	const struct carve_job_podset *podsets;
 	struct carve_pos pos;           /* where the job was read (file NULL: made in memory) */

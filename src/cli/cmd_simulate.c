@@ -117,7 +117,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"  --seeds LIST       seeds: N, A-B or a comma-separated mix (default 42-51)\n"
-		"  -o, --output FMT   json (default) or table\n"
+		"  -o, --output FMT   table (default) or json\n"
 		"  -h, --help         this help\n"
 		"\n"
 		"Fill prints one JSON object per policy ({\"policy\", \"seeds\",\n"
@@ -590,15 +590,14 @@ static json_t *replay_one(struct carve_manifests *m, const struct carve_jobs *js
 	return r;
 }
 
-static double jnum(json_t *o, const char *a, const char *b, const char *c)
+/* The number at keys path[0].path[1]... (up to 4, NULL-ended) of o, or NaN. */
+static double jnum(json_t *o, const char *const *path)
 {
-	json_t *v = json_object_get(o, a);
+	size_t i;
 
-	if (b)
-		v = json_object_get(v, b);
-	if (c)
-		v = json_object_get(v, c);
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	for (i = 0; i < 4 && path[i]; i++)
+		o = json_object_get(o, path[i]);
+	return json_is_number(o) ? json_number_value(o) : NAN;
 }
 
 static void cell(double v)
@@ -609,21 +608,30 @@ static void cell(double v)
 		printf("  %14.2f", v);
 }
 
-/* One row: label, then the value in each run. */
-static void row(json_t *const *runs, size_t n, const char *label, const char *a,
-		const char *b, const char *c)
+/* One row: label, then the value at the key path in each run. */
+static void row_path(json_t *const *runs, size_t n, const char *label,
+		     const char *const *path)
 {
 	size_t i;
 
 	printf("%-36s", label);
 	for (i = 0; i < n; i++)
-		cell(jnum(runs[i], a, b, c));
+		cell(jnum(runs[i], path));
 	printf("\n");
+}
+
+#define row(runs, n, label, ...) \
+	row_path((runs), (n), (label), (const char *const[]){__VA_ARGS__, NULL})
+
+static void heading(const char *h)
+{
+	printf("\n%s\n", h);
 }
 
 static void print_replay_table(json_t *const *runs, const char *const *names, size_t n)
 {
 	json_t *quota = json_object_get(runs[0], "quota");
+	json_t *classes = json_object_get(runs[0], "classes");
 	const char *q;
 	json_t *v;
 	size_t i;
@@ -633,34 +641,39 @@ static void print_replay_table(json_t *const *runs, const char *const *names, si
 	for (i = 0; i < n; i++)
 		printf("  %14s", names[i]);
 	printf("\n");
-	row(runs, n, "horizon_s", "horizon_s", NULL, NULL);
-	row(runs, n, "jobs completed", "jobs", "completed", NULL);
-	row(runs, n, "jobs pending at the end", "jobs", "pending", NULL);
-	row(runs, n, "gpu_allocation_pct", "gpu_allocation_pct", NULL, NULL);
-	row(runs, n, "effective_utilisation_pct", "effective_utilisation_pct", NULL, NULL);
-	row(runs, n, "first_time_success_pct", "first_time_success_pct", NULL, NULL);
-	row(runs, n, "fragmentation_pct", "fragmentation_pct", NULL, NULL);
-	row(runs, n, "preemptions", "preemptions", NULL, NULL);
-	row(runs, n, "gang_timeouts", "gang_timeouts", NULL, NULL);
-	row(runs, n, "gpu_hours_per_job", "gpu_hours_per_job", NULL, NULL);
+	row(runs, n, "horizon_s", "horizon_s");
+	row(runs, n, "jobs completed", "jobs", "completed");
+	row(runs, n, "jobs pending at the end", "jobs", "pending");
+	row(runs, n, "gpu_allocation_pct", "gpu_allocation_pct");
+	row(runs, n, "effective_utilisation_pct", "effective_utilisation_pct");
+	row(runs, n, "first_time_success_pct", "first_time_success_pct");
+	row(runs, n, "fragmentation_pct", "fragmentation_pct");
+	row(runs, n, "preemptions", "preemptions");
+	row(runs, n, "gang_timeouts", "gang_timeouts");
+	row(runs, n, "gpu_hours_per_job", "gpu_hours_per_job");
 	json_object_foreach(quota, q, v) {
 		(void)v;
-		snprintf(label, sizeof(label), "%.20s first_time_success_pct", q);
-		row(runs, n, label, "queues", q, "first_time_success_pct");
-		snprintf(label, sizeof(label), "%.20s gpu_hours_per_job", q);
-		row(runs, n, label, "queues", q, "gpu_hours_per_job");
-		snprintf(label, sizeof(label), "%.20s wait p50 s", q);
-		row(runs, n, label, "wait_first_gpu_s", q, "p50");
-		snprintf(label, sizeof(label), "%.20s wait p95 s", q);
-		row(runs, n, label, "wait_first_gpu_s", q, "p95");
-		snprintf(label, sizeof(label), "%.20s wait p99 s", q);
-		row(runs, n, label, "wait_first_gpu_s", q, "p99");
-		snprintf(label, sizeof(label), "%.20s quota nominal", q);
-		row(runs, n, label, "quota", q, "nominal");
-		snprintf(label, sizeof(label), "%.20s quota used_avg", q);
-		row(runs, n, label, "quota", q, "used_avg");
-		snprintf(label, sizeof(label), "%.20s quota borrowed_avg", q);
-		row(runs, n, label, "quota", q, "borrowed_avg");
+		snprintf(label, sizeof(label), "queue %.28s", q);
+		heading(label);
+		row(runs, n, "  first_time_success_pct", "queues", q, "first_time_success_pct");
+		row(runs, n, "  gpu_hours_per_job", "queues", q, "gpu_hours_per_job");
+		row(runs, n, "  wait_first_gpu_s p50", "wait_first_gpu_s", q, "p50");
+		row(runs, n, "  wait_first_gpu_s p95", "wait_first_gpu_s", q, "p95");
+		row(runs, n, "  wait_first_gpu_s p99", "wait_first_gpu_s", q, "p99");
+		row(runs, n, "  quota nominal", "quota", q, "nominal");
+		row(runs, n, "  quota used_avg", "quota", q, "used_avg");
+		row(runs, n, "  quota borrowed_avg", "quota", q, "borrowed_avg");
+	}
+	json_object_foreach(classes, q, v) {
+		snprintf(label, sizeof(label), "class %.28s", q);
+		heading(label);
+		row(runs, n, "  jobs completed", "classes", q, "jobs_completed");
+		if (!json_is_null(json_object_get(v, "first_time_success_pct")))
+			row(runs, n, "  first_time_success_pct", "classes", q,
+			    "first_time_success_pct");
+		row(runs, n, "  wait_first_gpu_s p50", "classes", q, "wait_first_gpu_s", "p50");
+		row(runs, n, "  wait_first_gpu_s p95", "classes", q, "wait_first_gpu_s", "p95");
+		row(runs, n, "  gpu_hours_per_job", "classes", q, "gpu_hours_per_job");
 	}
 }
 
@@ -879,7 +892,7 @@ int cmd_simulate(int argc, char **argv)
 	char **files;
 	size_t nseeds, npol, nfiles = 0;
 	struct replay_opts ro;
-	bool table = false;
+	bool table = true;
 	uint64_t seed = 0;
 	int c, rc;
 

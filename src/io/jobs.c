@@ -9,6 +9,7 @@
  * File loaders (CSV, YAML, openb) build a struct carve_job on the stack and
  * call carve_jobs_add(), so the invariants are checked in one place.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,12 +131,25 @@ static void *dup_mem(struct carve_arena *a, const void *src, size_t n, size_t si
 	return c;
 }
 
+bool carve__job_class_ok(const char *s)
+{
+	size_t n;
+
+	for (n = 0; s[n]; n++)
+		if (!isalnum((unsigned char)s[n]) && s[n] != '-' && s[n] != '_' && s[n] != '.')
+			return false;
+	return n >= 1 && n <= 63;
+}
+
 static int check(const struct carve_job *j, struct carve_error *err)
 {
 	size_t i, k;
 
 	if (!j->name || !*j->name)
 		return carve_errorf(err, CARVE_EINVAL, "name: must not be empty");
+	if (j->job_class && !carve__job_class_ok(j->job_class))
+		return carve_errorf(err, CARVE_EINVAL, "class: '%s' is not 1-63 letters, digits, "
+				    "'-', '_' or '.'", j->job_class);
 	if (j->arrival < 0)
 		return carve_errorf(err, CARVE_EINVAL, "arrival: must not be negative (got %lld)",
 				    (long long)j->arrival);
@@ -213,6 +227,7 @@ int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carv
 	c->name = dup(a, j->name, &oom);
 	c->ns = dup(a, j->ns && *j->ns ? j->ns : "default", &oom);
 	c->queue = dup(a, j->queue, &oom);
+	c->job_class = dup(a, j->job_class, &oom);
 	if (c->demand == 0.0)
 		c->demand = 1.0;
 	ps = dup_mem(a, j->podsets, j->npodsets, sizeof(*ps), &oom);

@@ -172,13 +172,14 @@ static int add_job(struct carve_jobs *js, const struct carve_job *j, struct carv
 
 enum col {
 	C_NAME, C_ARRIVAL, C_DURATION, C_NS, C_QUEUE, C_PRIO, C_COUNT, C_MINCOUNT, C_CPU,
-	C_MEM, C_GPU, C_GPURES, C_GFRAC, C_GMEM, C_MODELS, C_SELECTOR, C_DEMAND, C_CKPT, NCOLS
+	C_MEM, C_GPU, C_GPURES, C_GFRAC, C_GMEM, C_MODELS, C_SELECTOR, C_DEMAND, C_CKPT, C_CLASS,
+	NCOLS
 };
 
 static const char *const columns[NCOLS] = {
 	"name", "arrival", "duration", "namespace", "queue", "priority", "count",
 	"min_count", "cpu", "memory", "gpu", "gpu_resource", "gpu_fraction",
-	"gpu_memory", "gpu_models", "node_selector", "demand", "checkpoint",
+	"gpu_memory", "gpu_models", "node_selector", "demand", "checkpoint", "class",
 };
 
 #define REQUIRED_COLS "name, arrival, duration"
@@ -530,6 +531,11 @@ static int csv_row(struct crd *r, const char *s, const char *end, size_t *skippe
 		carve_diag_error(r->d, cpos(r, col), "demand: expected a number in (0, 1], got '%s'",
 				 sv);
 	csv_bool(r, f, &j.checkpoint);
+	sv = fstr(r, f, C_CLASS, &col);
+	j.job_class = *sv ? sv : NULL;
+	if (*sv && !carve__job_class_ok(sv))
+		carve_diag_error(r->d, cpos(r, col), "class: expected 1-63 letters, digits, '-', "
+				 "'_' or '.', got '%s'", sv);
 	if (r->oom)
 		return CARVE_ENOMEM;
 	if (r->d->nerrors != e0)
@@ -677,6 +683,17 @@ static void f_checkpoint(struct ld *ld, const struct ynode *v, void *o)
 	ld_bool(ld, v, &((struct yjob *)o)->j.checkpoint);
 }
 
+static void f_class(struct ld *ld, const struct ynode *v, void *o)
+{
+	const char **c = &((struct yjob *)o)->j.job_class;
+
+	if (ld_str(ld, v, c) && !carve__job_class_ok(*c)) {
+		ld_error(ld, v->pos, "expected 1-63 letters, digits, '-', '_' or '.', got '%s'",
+			 *c);
+		*c = NULL;
+	}
+}
+
 static void f_ps_name(struct ld *ld, const struct ynode *v, void *o)
 {
 	ld_str(ld, v, &((struct ypodset *)o)->ps.name);
@@ -822,6 +839,7 @@ static const struct ld_field job_fields[] = {
 	{"priority", f_priority, 0},
 	{"demand", f_demand, 0},
 	{"checkpoint", f_checkpoint, 0},
+	{"class", f_class, 0},
 	{"podSets", f_podsets, LD_REQUIRED},
 	{NULL, NULL, 0},
 };

@@ -18,7 +18,7 @@
 
 static const char csv_header[] =
 	"name,arrival,duration,namespace,queue,priority,count,min_count,cpu,memory,gpu,"
-	"gpu_resource,gpu_fraction,gpu_memory,gpu_models,node_selector,demand,checkpoint\n";
+	"gpu_resource,gpu_fraction,gpu_memory,gpu_models,node_selector,demand,checkpoint";
 
 /* Text that a plain (unquoted) CSV field can hold. */
 static bool csv_safe(const char *s)
@@ -94,7 +94,7 @@ static void put_qty(FILE *out, const struct carve_req *r, bool bytes)
 	fputs(buf, out);
 }
 
-static void csv_job(FILE *out, const struct carve_job *j)
+static void csv_job(FILE *out, const struct carve_job *j, bool classes)
 {
 	const struct carve_job_podset *ps = &j->podsets[0];
 	const struct carve_req *g;
@@ -126,12 +126,16 @@ static void csv_job(FILE *out, const struct carve_job *j)
 	fputc(',', out);
 	for (k = 0; k < ps->nselector; k++)
 		fprintf(out, "%s%s=%s", k ? ";" : "", ps->selector[k].key, ps->selector[k].value);
-	fprintf(out, ",%.15g,%s\n", j->demand, j->checkpoint ? "true" : "false");
+	fprintf(out, ",%.15g,%s", j->demand, j->checkpoint ? "true" : "false");
+	if (classes)
+		fprintf(out, ",%s", j->job_class ? j->job_class : "");
+	fputc('\n', out);
 }
 
 int carve_jobs_write_csv(const struct carve_jobs *js, FILE *out, struct carve_error *err)
 {
 	size_t i;
+	bool classes;
 	int rc;
 
 	if (!js || !out)
@@ -139,9 +143,12 @@ int carve_jobs_write_csv(const struct carve_jobs *js, FILE *out, struct carve_er
 	for (i = 0; i < js->n; i++)
 		if ((rc = csv_check(&js->jobs[i], err)))
 			return rc;
-	fputs(csv_header, out);
+	for (i = 0; i < js->n && !js->jobs[i].job_class; i++)
+		;
+	classes = i < js->n; /* the class column only when some job has one */
+	fprintf(out, "%s%s\n", csv_header, classes ? ",class" : "");
 	for (i = 0; i < js->n; i++)
-		csv_job(out, &js->jobs[i]);
+		csv_job(out, &js->jobs[i], classes);
 	if (fflush(out) || ferror(out))
 		return carve_errorf(err, CARVE_EIO, "write failed");
 	return 0;
@@ -238,6 +245,8 @@ int carve_jobs_write_yaml(const struct carve_jobs *js, FILE *out, struct carve_e
 			yq(out, j->queue);
 			fputc('\n', out);
 		}
+		if (j->job_class)
+			fprintf(out, "  class: %s\n", j->job_class);
 		fprintf(out, "  priority: %d\n  demand: %.15g\n  checkpoint: %s\n  podSets:\n",
 			(int)j->priority, j->demand, j->checkpoint ? "true" : "false");
 		for (k = 0; k < j->npodsets; k++)

@@ -34,6 +34,8 @@ int sim_hold(struct carve_sim *s, struct sjob *jb, uint32_t node, double alloc, 
 	s->alloc += alloc;
 	s->work += work;
 	s->queues[jb->q].used += alloc;
+	if (jb->cls >= 0)
+		s->classes[jb->cls].used += alloc;
 	jb->held_alloc += alloc;
 	jb->held_work += work;
 	return 0;
@@ -58,6 +60,11 @@ void sim_unhold(struct carve_sim *s, struct sjob *jb)
 	s->alloc -= jb->held_alloc;
 	s->work -= jb->held_work;
 	s->queues[jb->q].used -= jb->held_alloc;
+	if (jb->cls >= 0) {
+		s->classes[jb->cls].used -= jb->held_alloc;
+		if (fabs(s->classes[jb->cls].used) < 1e-9)
+			s->classes[jb->cls].used = 0;
+	}
 	if (fabs(s->alloc) < 1e-9)
 		s->alloc = 0;
 	if (fabs(s->work) < 1e-9)
@@ -83,6 +90,8 @@ void sim_advance(struct carve_sim *s, int64_t t)
 			if (q->used > q->nominal + 1e-9)
 				q->borrowed_area += (q->used - q->nominal) * dt;
 		}
+		for (i = 0; i < s->nclasses; i++)
+			s->classes[i].used_area += s->classes[i].used * dt;
 		s->last_t = t;
 	}
 	s->now = t;
@@ -284,6 +293,63 @@ static json_t *waits_json(const struct carve_sim *s, int64_t *buf, json_t **cdf)
 	return o;
 }
 
+/* "classes": per job class of the trace, what the queues report, by class. */
+static json_t *classes_json(const struct carve_sim *s, int64_t *buf)
+{
+	json_t *o = json_object();
+	size_t c, i;
+	int bad = !o;
+
+	for (c = 0; !bad && c < s->nclasses; c++) {
+		json_t *co = json_object(), *w = json_object();
+		size_t jobs = 0, done = 0, multi = 0, ok = 0, n = 0, waiting = 0;
+
+		for (i = 0; i < s->njobs; i++) {
+			const struct sjob *jb = &s->jobs[i];
+
+			if (jb->cls != (int)c || jb->st == SJ_SKIPPED)
+				continue;
+			jobs++;
+			done += jb->st == SJ_DONE;
+			if (jb->npods > 1 && (jb->attempted || jb->failed_first)) {
+				multi++;
+				ok += jb->attempted && !jb->failed_first;
+			}
+			if (!jb->gpu_job || jb->st == SJ_FUTURE)
+				continue;
+			if (jb->has_first_gpu)
+				buf[n++] = jb->first_gpu - jb->j->arrival;
+			else
+				waiting++;
+		}
+		qsort(buf, n, sizeof(*buf), cmp_i64);
+		bad |= !co || !w;
+		if (bad) {
+			json_decref(co);
+			json_decref(w);
+			break;
+		}
+		SET(co, "jobs", json_integer((json_int_t)jobs));
+		SET(co, "jobs_completed", json_integer((json_int_t)done));
+		SET(co, "first_time_success_pct",
+		    multi ? num(100.0 * (double)ok / (double)multi) : json_null());
+		SET(w, "n", json_integer((json_int_t)n));
+		SET(w, "still_waiting", json_integer((json_int_t)waiting));
+		SET(w, "p50", n ? json_integer(pctl(buf, n, 50)) : json_null());
+		SET(w, "p95", n ? json_integer(pctl(buf, n, 95)) : json_null());
+		SET(w, "p99", n ? json_integer(pctl(buf, n, 99)) : json_null());
+		SET(co, "wait_first_gpu_s", w);
+		SET(co, "gpu_hours_per_job",
+		    done ? num(s->classes[c].used_area / 3600.0 / (double)done) : json_null());
+		SET(o, s->classes[c].name, co);
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static double pct_of(double area, double cap, double h)
 {
 	return cap > 0 && h > 0 ? area / (cap * h) * 100.0 : 0;
@@ -433,6 +499,12 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 						 : json_null());
 	SET(o, "jobs", jobs);
 	SET(o, "queues", queues);
+	if (!bad) {
+		json_t *cl = classes_json(s, buf);
+
+		bad |= !cl;
+		SET(o, "classes", cl);
+	}
 	if (!bad) {
 		json_t *ser = series_json(s);
 

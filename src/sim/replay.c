@@ -406,6 +406,29 @@ static bool fits_somewhere(struct carve_placer *scratch, struct probe_cache *pc,
 	return true;
 }
 
+/* The trace's job classes, in order of first appearance; each job's index. */
+static int build_classes(struct carve_sim *s)
+{
+	size_t i, k;
+
+	s->classes = carve_calloc(s->njobs + 1, sizeof(*s->classes));
+	if (!s->classes)
+		return CARVE_ENOMEM;
+	for (i = 0; i < s->njobs; i++) {
+		const char *c = s->jobs[i].j->job_class;
+
+		s->jobs[i].cls = -1;
+		if (!c)
+			continue;
+		for (k = 0; k < s->nclasses && strcmp(s->classes[k].name, c); k++)
+			;
+		if (k == s->nclasses)
+			s->classes[s->nclasses++].name = c;
+		s->jobs[i].cls = (int)k;
+	}
+	return 0;
+}
+
 /* Resolves every job's queue and checks that it can ever fit. */
 static int check_jobs(struct carve_sim *s)
 {
@@ -531,6 +554,8 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 		goto out_nomem;
 	for (i = 0; i < s->njobs; i++)
 		s->jobs[i].j = &js->jobs[i];
+	if (build_classes(s))
+		goto out_nomem;
 	rc = check_jobs(s);
 	if (rc == CARVE_ENOMEM)
 		goto out_nomem;
@@ -571,6 +596,7 @@ void carve_sim_destroy(struct carve_sim *s)
 	sim_base_free(s);
 	carve_free(s->jobs);
 	carve_free(s->queues);
+	carve_free(s->classes);
 	carve_free(s->pool_names);
 	carve_free(s->node_pool);
 	carve_free(s->pool_cap);

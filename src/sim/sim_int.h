@@ -4,7 +4,7 @@
  * (accounting and the JSON result).
  *
  * Accounting invariant: every device a job holds was added to the pool,
- * queue and total counters through sim_hold() with a contribution the job
+ * queue, class and total counters through sim_hold() with a contribution the job
  * keeps (struct sjob.contrib), and is taken off with exactly that
  * contribution (sim_unhold()), so the counters are always the sum over
  * the jobs holding something.
@@ -22,6 +22,7 @@ enum sjob_state { SJ_FUTURE = 0, SJ_PENDING, SJ_RUNNING, SJ_DONE, SJ_SKIPPED };
 struct sjob {
 	const struct carve_job *j;
 	int q;                    /* index into sim->queues */
+	int cls;                  /* index into sim->classes; -1 when the job has none */
 	const char *cq;           /* ClusterQueue name */
 	int wl;                   /* carve mode: engine id, -1 before arrival */
 	enum sjob_state st;
@@ -58,6 +59,13 @@ struct squeue {
 	size_t completed, preemptions, jobs;
 };
 
+/* A job class of the trace (carve_job.job_class): per-class metrics. */
+struct sclass {
+	const char *name;         /* borrowed from the first job of the class */
+	double used;              /* GPU-equivalents held now */
+	double used_area;         /* GE x seconds */
+};
+
 /* Event kinds; at one time they apply in the order they were pushed. */
 enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE };
 
@@ -87,6 +95,8 @@ struct carve_sim {
 	struct sjob *jobs;
 	size_t nqueues;
 	struct squeue *queues;
+	size_t nclasses;
+	struct sclass *classes;       /* in order of first appearance in the trace */
 	size_t npools;
 	const char **pool_names;
 	uint32_t *node_pool;          /* node id -> pool index */

@@ -58,7 +58,7 @@ hdr=name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_
 	echo "c,1000,1024,4,1000,,LS,Running,1010,1110,1010"
 } >"$tmp/trace.csv"
 
-out=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" 2>"$tmp/err")
+out=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" -o json 2>"$tmp/err")
 check "replay exits 0" $?
 printf '%s\n' "$out" | grep -q '"mode": "replay"'
 check "mode replay" $?
@@ -74,29 +74,29 @@ for f in effective_utilisation_pct first_time_success_pct wait_first_gpu_s quota
 	check "field $f" $?
 done
 
-again=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" 2>/dev/null)
+again=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" -o json 2>/dev/null)
 [ "$out" = "$again" ]
 check "deterministic" $?
 
-cmp=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube-default 2>/dev/null)
+cmp=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube-default -o json 2>/dev/null)
 check "compare exits 0" $?
 printf '%s\n' "$cmp" | grep -q '^  "baseline": {' && printf '%s\n' "$cmp" | grep -q '^  "carve": {'
 check "compare JSON has baseline and carve" $?
 printf '%s\n' "$cmp" | grep -q '"scheduler": "kube-default"'
 check "baseline scheduler named" $?
 
-base=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --baseline kube-default 2>/dev/null)
+base=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --baseline kube-default -o json 2>/dev/null)
 printf '%s\n' "$base" | grep -q '"scheduler": "kube-default"' &&
 	! printf '%s\n' "$base" | grep -q '"scheduler": "carve"'
 check "--baseline runs only the baseline" $?
 
-tab=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube-default -o table 2>/dev/null)
+tab=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube-default 2>/dev/null)
 printf '%s\n' "$tab" | head -1 | grep -q 'kube-default.*carve'
-check "table header" $?
+check "table by default: header" $?
 printf '%s\n' "$tab" | grep -q '^gpu_allocation_pct *87.50 *87.50$'
 check "table allocation row" $?
 
-u=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --until 75 2>/dev/null)
+u=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --until 75 -o json 2>/dev/null)
 printf '%s\n' "$u" | grep -q '"horizon_s": 75,'
 check "--until 75" $?
 
@@ -108,7 +108,7 @@ mkdir "$tmp/dir" && cp "$tmp/m.yaml" "$tmp/dir/"
 	echo "b,0,50,1,1Gi,2"
 	echo "c,10,100,1,1Gi,4"
 } >"$tmp/dir/jobs.trace.csv"
-d=$("$carve" simulate "$tmp/dir" 2>"$tmp/err")
+d=$("$carve" simulate "$tmp/dir" -o json 2>"$tmp/err")
 [ "$d" = "$out" ]
 check "DIR argument (carve trace format)" $?
 [ ! -s "$tmp/err" ]
@@ -159,7 +159,7 @@ check "--report unwritable names the file" $?
 # --mode fill still works.
 printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,4,V100M16\nn1,32000,262144,4,V100M16\n' >"$tmp/nodes.csv"
 "$carve" simulate --mode fill --nodes "$tmp/nodes.csv" --trace "$tmp/trace.csv" --policy binpack \
-	--seeds 1 >"$tmp/fill" 2>/dev/null
+	--seeds 1 -o json >"$tmp/fill" 2>/dev/null
 check "fill exits 0" $?
 grep -q '"unallocated_gpu_pct"' "$tmp/fill"
 check "fill JSON" $?

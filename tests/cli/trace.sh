@@ -93,6 +93,17 @@ check "bad csv position" $?
 grep -q "1 job loaded, 1 skipped, 1 error$" "$tmp/err"
 check "bad csv summary" $?
 
+# Job classes: a bad one is named at its column (CSV) or value (YAML); good
+# ones survive the round trip through trace generate's writers.
+printf 'name,arrival,duration,class\nok,0,60,training\nbad,0,60,web server\n' >"$tmp/cls.csv"
+exit_is "check bad class csv" 1 "$carve" trace check "$tmp/cls.csv"
+grep -q "^$tmp/cls.csv:3:10: error: class: expected 1-63 letters, digits, '-', '_' or '.', got 'web server'$" "$tmp/err"
+check "bad class csv position" $?
+printf 'apiVersion: carve.dev/v1alpha1\nkind: Trace\njobs:\n- name: a\n  arrival: 0\n  duration: 60\n  class: "x/y"\n  podSets: [{count: 1}]\n' >"$tmp/cls.yaml"
+exit_is "check bad class yaml" 1 "$carve" trace check "$tmp/cls.yaml"
+grep -q "^$tmp/cls.yaml:7:10: error: job a: class: expected 1-63 letters, digits, '-', '_' or '.', got 'x/y'$" "$tmp/err"
+check "bad class yaml position" $?
+
 # The shipped week loads clean, and validate ignores it.
 exit_is "check shipped week" 0 "$carve" trace check examples/seed-scenario
 grep -q " 0 skipped, 0 errors$" "$tmp/err"

@@ -39,6 +39,9 @@ static struct carve_manifests *cluster(int nodes, int gpus, int quota, const cha
 	return tu_load(y);
 }
 
+/* The class job() gives the jobs it adds (NULL: none). */
+static const char *job_class;
+
 /* Adds job name: count pods x gpus GPUs (and 1 cpu) each. */
 static void job(struct carve_jobs *js, const char *name, int64_t arrival, int64_t duration,
 		int count, int gpus, int prio, bool ckpt, const char *queue)
@@ -60,6 +63,7 @@ static void job(struct carve_jobs *js, const char *name, int64_t arrival, int64_
 	j.arrival = arrival;
 	j.duration = duration;
 	j.checkpoint = ckpt;
+	j.job_class = job_class;
 	j.npodsets = 1;
 	j.podsets = &ps;
 	j.pos.file = "jobs.csv";
@@ -101,6 +105,42 @@ static double dget(json_t *o, const char *path)
 	if (!json_is_number(v))
 		fail_msg("%s is not a number", path);
 	return json_number_value(v);
+}
+
+/* The hand-checked run below with classes: a and b "serve", c "train", d
+ * none (1 GPU from 200 to 210).  Per class: GPU-hours over completed jobs,
+ * waits, and no first-time success for single-pod jobs. */
+static void test_classes(void **state)
+{
+	struct carve_manifests *m = cluster(1, 4, 4, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r, *cl;
+
+	(void)state;
+	job_class = "serve";
+	job(js, "a", 0, 100, 1, 2, 0, false, "team");
+	job(js, "b", 0, 50, 1, 2, 0, false, "team");
+	job_class = "train";
+	job(js, "c", 10, 100, 1, 4, 0, false, "team");
+	job_class = NULL;
+	job(js, "d", 200, 10, 1, 1, 0, false, "team");
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	cl = json_object_get(r, "classes");
+	assert_int_equal((int)json_object_size(cl), 2);
+	assert_int_equal((int)dget(r, "classes.serve.jobs"), 2);
+	assert_int_equal((int)dget(r, "classes.serve.jobs_completed"), 2);
+	assert_true(fabs(dget(r, "classes.serve.gpu_hours_per_job") - 300.0 / 3600 / 2) < 1e-4);
+	assert_int_equal((int)dget(r, "classes.serve.wait_first_gpu_s.p50"), 0);
+	assert_true(fabs(dget(r, "classes.train.gpu_hours_per_job") - 400.0 / 3600) < 1e-4);
+	assert_int_equal((int)dget(r, "classes.train.wait_first_gpu_s.p50"), 90);
+	assert_true(json_is_null(json_object_get(json_object_get(cl, "train"),
+						 "first_time_success_pct")));
+	/* the classless job counts in the totals only */
+	assert_int_equal((int)dget(r, "jobs.completed"), 4);
+	assert_true(fabs(dget(r, "gpu_hours_per_job") - 710.0 / 3600 / 4) < 1e-4);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
 }
 
 /* 4 GPUs; a (2 GPUs, 0..100) and b (2 GPUs, 0..50) start at once; c (4
@@ -467,6 +507,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_checked),
+		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_preempt_requeue),
 		cmocka_unit_test(test_preempt_checkpoint),
 		cmocka_unit_test(test_baseline_gang_timeout),
