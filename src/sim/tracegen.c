@@ -2,11 +2,13 @@
  * tracegen.c - the synthetic week of the seed scenario (include/carve/
  * tracegen.h; distributions and parameters in docs/seed-trace.md).
  *
- * Each kind of job is a non-homogeneous Poisson arrival process with an
- * hourly rate that depends on the hour of day and on weekday vs weekend,
- * sampled by thinning; each process draws from its own PRNG stream
- * (xoshiro256**, seeded by splitmix64 from the seed and the process
- * number), so tuning one process leaves the others' draws unchanged.  Jobs
+ * Each kind of job but serving is a non-homogeneous Poisson arrival
+ * process with an hourly rate that depends on the hour of day and on
+ * weekday vs weekend, sampled by thinning; serving is a fleet of services
+ * within a slice budget, each a chain of releases.  Each process draws
+ * from its own PRNG stream (xoshiro256**, seeded by splitmix64 from the
+ * seed and the process number), so tuning one process leaves the others'
+ * draws unchanged.  Jobs
  * are collected, sorted by (arrival, name) and then added to the list.
  * Nothing here reads a clock or calls rand().
  */
