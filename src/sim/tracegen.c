@@ -2,11 +2,13 @@
  * tracegen.c - the synthetic week of the seed scenario (include/carve/
  * tracegen.h; distributions and parameters in docs/seed-trace.md).
  *
- * Each kind of job is a non-homogeneous Poisson arrival process with an
- * hourly rate that depends on the hour of day and on weekday vs weekend,
- * sampled by thinning; each process draws from its own PRNG stream
- * (xoshiro256**, seeded by splitmix64 from the seed and the process
- * number), so tuning one process leaves the others' draws unchanged.  Jobs
+ * Each kind of job but serving is a non-homogeneous Poisson arrival
+ * process with an hourly rate that depends on the hour of day and on
+ * weekday vs weekend, sampled by thinning; serving is a fleet of services
+ * within a slice budget, each a chain of releases.  Each process draws
+ * from its own PRNG stream (xoshiro256**, seeded by splitmix64 from the
+ * seed and the process number), so tuning one process leaves the others'
+ * draws unchanged.  Jobs
  * are collected, sorted by (arrival, name) and then added to the list.
  * Nothing here reads a clock or calls rand().
  */
@@ -129,25 +131,16 @@ static double hour_of(double t)
 
 static double rate_train(double t)
 {
-	double h = hour_of(t), r = h >= 9 && h < 19 ? 0.6 : 0.18;
+	double h = hour_of(t), r = h >= 9 && h < 19 ? 0.8 : 0.3;
 
-	return weekend(t) ? 0.4 * r : r;
+	return weekend(t) ? 0.5 * r : r;
 }
 
 static double rate_eval(double t)
 {
 	double h = hour_of(t);
 
-	return !weekend(t) && h >= 18 ? 0.5 : 0.0;
-}
-
-static double rate_serve(double t)
-{
-	double h = hour_of(t);
-
-	if (weekend(t))
-		return 0.03;
-	return h >= 8 && h < 18 ? 0.2 : 0.0;
+	return !weekend(t) && h >= 20 ? 0.3 : 0.0;
 }
 
 static double rate_finetune(double t)
@@ -155,8 +148,8 @@ static double rate_finetune(double t)
 	double h = hour_of(t);
 
 	if (weekend(t))
-		return 0.05;
-	return h >= 8 && h < 20 ? 0.25 : 0.0;
+		return 0.1;
+	return h >= 8 && h < 20 ? 0.8 : 0.0;
 }
 
 static double rate_notebook(double t)
@@ -241,13 +234,13 @@ enum stream { S_TRAIN = 1, S_EVAL, S_FLEET, S_SERVE, S_FINETUNE, S_NOTEBOOK };
 /* research: distributed training gangs on the H100 pool, 4 GPUs a pod. */
 static void gen_train(struct gen *g, uint64_t seed, double end)
 {
-	static const double wpods[] = {0.4, 0.3, 0.1, 0.2};
+	static const double wpods[] = {0.45, 0.35, 0.12, 0.08};
 	struct rng r;
 	double t = 0.0;
 	int k = 0;
 
 	rng_seed(&r, seed, S_TRAIN);
-	while ((t = next_arrival(&r, rate_train, 0.6, t, end)) >= 0) {
+	while ((t = next_arrival(&r, rate_train, 0.8, t, end)) >= 0) {
 		struct gjob *j = gen_add(g);
 
 		if (!j)
@@ -260,7 +253,7 @@ static void gen_train(struct gen *g, uint64_t seed, double end)
 		j->count = 1 + pick(&r, wpods, 4);
 		/* Some 4-node runs are elastic: they start on 2 nodes. */
 		j->min_count = j->count == 4 && unif(&r) < 0.3 ? 2 : j->count;
-		j->duration = secs(lognorm(&r, 3 * HOUR, 0.7, 0.5 * HOUR, 24 * HOUR));
+		j->duration = secs(lognorm(&r, 2.5 * HOUR, 0.6, HOUR, 10 * HOUR));
 		j->demand = dem(unif_ab(&r, 0.85, 0.95));
 		j->checkpoint = true;
 		j->gres = "nvidia.com/gpu";
@@ -273,14 +266,14 @@ static void gen_train(struct gen *g, uint64_t seed, double end)
 /* research: evaluation sweeps on borrowed production 3g.40gb slices. */
 static void gen_eval(struct gen *g, uint64_t seed, double end)
 {
-	static const double wpods[] = {0.4, 0.35, 0.25};
-	static const int pods[] = {2, 4, 8};
+	static const double wpods[] = {0.7, 0.3};
+	static const int pods[] = {1, 2};
 	struct rng r;
 	double t = 0.0;
 	int k = 0;
 
 	rng_seed(&r, seed, S_EVAL);
-	while ((t = next_arrival(&r, rate_eval, 0.5, t, end)) >= 0) {
+	while ((t = next_arrival(&r, rate_eval, 0.3, t, end)) >= 0) {
 		struct gjob *j = gen_add(g);
 
 		if (!j)
@@ -290,8 +283,8 @@ static void gen_eval(struct gen *g, uint64_t seed, double end)
 		j->queue = "research";
 		j->priority = 1000;
 		j->arrival = secs(t);
-		j->count = j->min_count = pods[pick(&r, wpods, 3)];
-		j->duration = secs(lognorm(&r, HOUR, 0.5, HOUR / 3, 4 * HOUR));
+		j->count = j->min_count = pods[pick(&r, wpods, 2)];
+		j->duration = secs(lognorm(&r, HOUR, 0.5, HOUR / 3, 3 * HOUR));
 		j->demand = dem(unif_ab(&r, 0.6, 0.8));
 		j->checkpoint = false;
 		j->gres = "nvidia.com/mig-3g.40gb";
@@ -301,10 +294,42 @@ static void gen_eval(struct gen *g, uint64_t seed, double end)
 	}
 }
 
-/* production: one inference service (days long) at time t. */
-static void serve_job(struct gen *g, struct rng *r, double t, int *k)
+/*
+ * production: the serving fleet.  Each service keeps one shape (MIG
+ * profile, replicas) all week; every release of it is one job.  A release
+ * runs until the next one replaces it: the next release comes after a
+ * lognormal interval, moved into weekday working hours (9-17 h), and the old
+ * one ends as it arrives.  The release live when the window closes is cut
+ * there, so the trace holds what a week of observation sees.
+ */
+#define SERVE_DRAWS 8      /* services drawn for the fleet */
+#define SERVE_3G_MAX 8     /* the fleet's budget of 3g.40gb slices (of 12) */
+#define SERVE_1G_MAX 4     /* and of 1g.10gb slices (of 4) */
+
+struct service {
+	const char *gres;
+	int32_t count;
+	int64_t cpu, mem;
+};
+
+/* t itself when it falls in weekday working hours, else a uniform time in
+ * the next weekday's 9-17 h. */
+static double next_work(struct rng *r, double t)
 {
-	static const double w3g[] = {0.4, 0.3, 0.15, 0.15};
+	double h = hour_of(t), day = floor(t / DAY);
+
+	if (!weekend(t) && h >= 9 && h < 17)
+		return t;
+	if (h >= 9)
+		day += 1;
+	while ((long)day % 7 >= 5)
+		day += 1;
+	return day * DAY + 9 * HOUR + unif_ab(r, 0, 8 * HOUR);
+}
+
+static void serve_release(struct gen *g, const struct service *sv, struct rng *r, double t,
+			  double until, int *k)
+{
 	struct gjob *j = gen_add(g);
 
 	if (!j)
@@ -314,37 +339,62 @@ static void serve_job(struct gen *g, struct rng *r, double t, int *k)
 	j->queue = "production";
 	j->priority = 10000;
 	j->arrival = secs(t);
-	if (unif(r) < 0.7) {
-		j->gres = "nvidia.com/mig-3g.40gb";
-		j->count = 1 + pick(r, w3g, 4);
-		j->cpu = 8000;
-		j->mem = 64 * GIB;
-	} else {
-		j->gres = "nvidia.com/mig-1g.10gb";
-		j->count = unif(r) < 0.7 ? 1 : 2;
-		j->cpu = 4000;
-		j->mem = 16 * GIB;
-	}
-	j->min_count = j->count;
+	j->duration = secs(until) - j->arrival;
+	j->gres = sv->gres;
+	j->count = j->min_count = sv->count;
 	j->gpus = 1000;
-	j->duration = secs(lognorm(r, 3 * DAY, 0.5, DAY, 7 * DAY));
+	j->cpu = sv->cpu;
+	j->mem = sv->mem;
 	j->demand = dem(unif_ab(r, 0.3, 0.6));
 	j->checkpoint = false;
 }
 
 static void gen_serve(struct gen *g, uint64_t seed, double end, int *k)
 {
+	static const double w3g[] = {0.4, 0.3, 0.15, 0.15};
+	struct service fleet[SERVE_DRAWS];
+	int i, n = 0, used3 = 0, used1 = 0;
 	struct rng r;
-	double t = 0.0;
-	int i;
 
-	/* The standing fleet: five services deployed in the first half hour. */
+	/* The fleet's shapes; a draw that would overrun the budget is skipped. */
 	rng_seed(&r, seed, S_FLEET);
-	for (i = 0; i < 5; i++)
-		serve_job(g, &r, unif_ab(&r, 0, 1800), k);
+	for (i = 0; i < SERVE_DRAWS; i++) {
+		struct service sv;
+
+		if (unif(&r) < 0.7) {
+			sv.gres = "nvidia.com/mig-3g.40gb";
+			sv.count = 1 + pick(&r, w3g, 4);
+			sv.cpu = 8000;
+			sv.mem = 64 * GIB;
+			if (used3 + sv.count > SERVE_3G_MAX)
+				continue;
+			used3 += sv.count;
+		} else {
+			sv.gres = "nvidia.com/mig-1g.10gb";
+			sv.count = unif(&r) < 0.7 ? 1 : 2;
+			sv.cpu = 4000;
+			sv.mem = 16 * GIB;
+			if (used1 + sv.count > SERVE_1G_MAX)
+				continue;
+			used1 += sv.count;
+		}
+		fleet[n++] = sv;
+	}
+	/* Their releases: the first in the first half hour. */
 	rng_seed(&r, seed, S_SERVE);
-	while ((t = next_arrival(&r, rate_serve, 0.2, t, end)) >= 0)
-		serve_job(g, &r, t, k);
+	for (i = 0; i < n; i++) {
+		double t = unif_ab(&r, 0, 1800), next;
+
+		for (;;) {
+			next = next_work(&r, t + lognorm(&r, 2 * DAY, 0.5, 0.5 * DAY, 7 * DAY));
+			if (next >= end) {
+				serve_release(g, &fleet[i], &r, t, end, k);
+				break;
+			}
+			serve_release(g, &fleet[i], &r, t, next, k);
+			t = next;
+		}
+	}
 }
 
 /* production: fine-tuning runs on 3g.40gb slices. */
@@ -356,7 +406,7 @@ static void gen_finetune(struct gen *g, uint64_t seed, double end)
 	int k = 0;
 
 	rng_seed(&r, seed, S_FINETUNE);
-	while ((t = next_arrival(&r, rate_finetune, 0.25, t, end)) >= 0) {
+	while ((t = next_arrival(&r, rate_finetune, 0.8, t, end)) >= 0) {
 		struct gjob *j = gen_add(g);
 
 		if (!j)
@@ -367,7 +417,7 @@ static void gen_finetune(struct gen *g, uint64_t seed, double end)
 		j->priority = 1000;
 		j->arrival = secs(t);
 		j->count = j->min_count = 1 + pick(&r, wpods, 4);
-		j->duration = secs(lognorm(&r, 2 * HOUR, 0.6, 0.5 * HOUR, 12 * HOUR));
+		j->duration = secs(lognorm(&r, 2 * HOUR, 0.6, 0.5 * HOUR, 8 * HOUR));
 		j->demand = dem(unif_ab(&r, 0.8, 0.95));
 		j->checkpoint = true;
 		j->gres = "nvidia.com/mig-3g.40gb";

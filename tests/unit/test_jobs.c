@@ -575,8 +575,8 @@ static void test_gen_distribution(void **state)
 		const char *prefix;
 		size_t lo, hi;
 	} kinds[] = {
-		{"research-train-", 25, 80}, {"research-eval-", 5, 30},
-		{"prod-serve-", 8, 25},      {"prod-finetune-", 5, 35},
+		{"research-train-", 45, 110}, {"research-eval-", 1, 15},
+		{"prod-serve-", 8, 30},       {"prod-finetune-", 30, 85},
 		{"dev-nb-", 1400, 2700},
 	};
 	uint64_t seed;
@@ -604,25 +604,27 @@ static void test_gen_distribution(void **state)
 			assert_true(k < 5);
 			n[k]++;
 			switch (k) {
-			case 0: /* 4-16 whole H100s, hours */
+			case 0: /* 4-16 whole H100s, 1-10 h */
 				assert_string_equal(j->queue, "research");
 				assert_int_equal(req(ps, "nvidia.com/gpu"), 4000);
 				assert_true(ps->count >= 1 && ps->count <= 4);
-				assert_true(j->duration >= 1800 && j->duration <= 86400);
+				assert_true(j->duration >= 3600 && j->duration <= 36000);
 				break;
-			case 1: /* within research's borrowing limit of 8 slices */
-				assert_true(ps->count <= 8);
+			case 1: /* one or two borrowed slices */
+				assert_true(ps->count <= 2);
 				assert_int_equal(req(ps, "nvidia.com/mig-3g.40gb"), 1000);
 				break;
-			case 2: /* days; at most 4 x 3g.40gb per workload */
+			case 2: /* at most 4 x 3g.40gb; cut at the window's end */
 				assert_string_equal(j->ns, "team-production");
 				assert_true(ps->count <= 4);
-				assert_true(j->duration >= 86400);
+				assert_true(j->duration > 0);
+				assert_true(j->arrival + j->duration <= 7 * 86400);
 				assert_true(j->demand >= 0.3 && j->demand <= 0.6);
 				break;
-			case 3:
+			case 3: /* 30 min - 8 h */
 				assert_true(ps->count <= 4);
 				assert_true(j->checkpoint);
+				assert_true(j->duration >= 1800 && j->duration <= 28800);
 				break;
 			case 4: /* 20 min - 2 h, at most 2 replicas */
 				assert_string_equal(j->queue, "dev");
@@ -631,6 +633,27 @@ static void test_gen_distribution(void **state)
 				assert_true(j->demand >= 0.1 && j->demand <= 0.3);
 				break;
 			}
+		}
+		/* The serving fleet stays within its budget: 8 x 3g.40gb, 4 x 1g.10gb. */
+		for (i = 0; i < js->n; i++) {
+			int64_t t = js->jobs[i].arrival, g3 = 0, g1 = 0;
+			size_t m;
+
+			if (strncmp(js->jobs[i].name, "prod-serve-", 11))
+				continue;
+			for (m = 0; m < js->n; m++) {
+				const struct carve_job *x = &js->jobs[m];
+
+				if (strncmp(x->name, "prod-serve-", 11) || x->arrival > t ||
+				    x->arrival + x->duration <= t)
+					continue;
+				if (req(&x->podsets[0], "nvidia.com/mig-3g.40gb") == 1000)
+					g3 += x->podsets[0].count;
+				if (req(&x->podsets[0], "nvidia.com/mig-1g.10gb") == 1000)
+					g1 += x->podsets[0].count;
+			}
+			assert_true(g3 <= 8 && g1 <= 4);
+			assert_true(g3 + g1 > 0);
 		}
 		for (k = 0; k < 5; k++) {
 			if (n[k] < kinds[k].lo || n[k] > kinds[k].hi)
