@@ -17,6 +17,11 @@
  *     hold some GPUs while its other pods wait; a job runs once all its
  *     pods are placed; a partial job fails after the gang timeout, releases
  *     its pods and is retried at the back of the queue;
+ *   - pods carry the tolerations of their queue's ResourceFlavors (what
+ *     Kueue would inject, written by the team into its pod specs), so a
+ *     tainted pool stays reachable for the teams it is meant for; no
+ *     nodeSelector is added: the stock scheduler sends a pod to any node
+ *     that fits;
  *   - no preemption; placement scores with "spread" (kube-scheduler's
  *     default LeastAllocated).
  */
@@ -112,6 +117,48 @@ static int copy_node(struct carve_sim *s, const struct carve_node *n, struct car
 	return rc < 0 ? rc : 0;
 }
 
+/* Each queue's tolerations: those of every ResourceFlavor its resource
+ * groups name (queue i is the manifests' ClusterQueue i). */
+static int queue_tolerations(struct carve_sim *s)
+{
+	const struct carve_manifests *m = s->m;
+	size_t q, g, f, t, n = 0;
+
+	s->qtol_off = carve_calloc(s->nqueues + 1, sizeof(*s->qtol_off));
+	if (!s->qtol_off)
+		return CARVE_ENOMEM;
+	for (q = 0; q < s->nqueues; q++)
+		for (g = 0; g < m->cqs[q].ngroups; g++)
+			for (f = 0; f < m->cqs[q].groups[g].nflavors; f++) {
+				const struct carve_mf_flavor *rf =
+					carve_mf_find_flavor(m, m->cqs[q].groups[g].flavors[f].flavor);
+
+				n += rf ? rf->ntolerations : 0;
+			}
+	s->qtol = carve_calloc(n + 1, sizeof(*s->qtol));
+	if (!s->qtol)
+		return CARVE_ENOMEM;
+	for (n = 0, q = 0; q < s->nqueues; q++) {
+		s->qtol_off[q] = n;
+		for (g = 0; g < m->cqs[q].ngroups; g++)
+			for (f = 0; f < m->cqs[q].groups[g].nflavors; f++) {
+				const struct carve_mf_flavor *rf =
+					carve_mf_find_flavor(m, m->cqs[q].groups[g].flavors[f].flavor);
+
+				for (t = 0; rf && t < rf->ntolerations; t++) {
+					const struct carve_toleration *tl = &rf->tolerations[t];
+
+					s->qtol[n].key = tl->key;
+					s->qtol[n].op = tl->op;
+					s->qtol[n].value = tl->value;
+					s->qtol[n++].effect = tl->effect;
+				}
+			}
+	}
+	s->qtol_off[s->nqueues] = n;
+	return 0;
+}
+
 int sim_base_init(struct carve_sim *s, struct carve_error *err)
 {
 	size_t i, nn = carve_cluster_node_count(s->c);
@@ -120,7 +167,7 @@ int sim_base_init(struct carve_sim *s, struct carve_error *err)
 	s->bc = carve_cluster_create();
 	s->qcap = carve_calloc(s->nqueues + 1, sizeof(double));
 	s->qcharged = carve_calloc(s->nqueues + 1, sizeof(double));
-	if (!s->bc || !s->qcap || !s->qcharged)
+	if (!s->bc || !s->qcap || !s->qcharged || queue_tolerations(s))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	for (i = 0; i < nn; i++) {
 		rc = copy_node(s, carve_cluster_node(s->c, (uint32_t)i), err);
@@ -141,6 +188,8 @@ void sim_base_free(struct carve_sim *s)
 	carve_cluster_destroy(s->bc);
 	carve_free(s->qcap);
 	carve_free(s->qcharged);
+	carve_free(s->qtol);
+	carve_free(s->qtol_off);
 }
 
 /* ---- requests ---------------------------------------------------------------------- */
@@ -319,6 +368,8 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 		if (!sel)
 			return CARVE_ENOMEM;
 		base_pod_req(ps, &r, terms, exprs, sel, key, sizeof(key));
+		r.ntolerations = s->qtol_off[jb->q + 1] - s->qtol_off[jb->q];
+		r.tolerations = s->qtol + s->qtol_off[jb->q];
 		g.req = &r;
 		g.count = 1;
 		for (i = off; i < off + ps->count; i++) {

@@ -87,7 +87,8 @@ void sim_advance(struct carve_sim *s, int64_t t)
 			struct squeue *q = &s->queues[i];
 
 			q->used_area += q->used * dt;
-			if (q->used > q->nominal + 1e-9)
+			/* the baseline's static caps never lend or borrow */
+			if (s->o.sched != CARVE_SIM_KUBE_DEFAULT && q->used > q->nominal + 1e-9)
 				q->borrowed_area += (q->used - q->nominal) * dt;
 		}
 		for (i = 0; i < s->nclasses; i++)

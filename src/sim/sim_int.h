@@ -90,6 +90,11 @@ struct carve_sim {
 	struct carve_cluster *bc;
 	struct carve_placer *bp;
 	double *qcap, *qcharged;      /* baseline per-queue cap and charge (GE) */
+	/* Baseline: the tolerations queue q's pods carry (those of its
+	 * ResourceFlavors, as a team writes them into its pod specs):
+	 * qtol[qtol_off[q] .. qtol_off[q + 1]). */
+	struct carve_toleration_spec *qtol;
+	size_t *qtol_off;
 
 	size_t njobs;
 	struct sjob *jobs;

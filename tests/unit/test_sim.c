@@ -202,6 +202,49 @@ static void preempt_case(bool ckpt, int horizon)
 	carve_manifests_destroy(m);
 }
 
+/* The baseline's pods carry their queue's flavor tolerations: a tainted
+ * pool meant for the team is reachable without Kueue injecting them.  The
+ * same pool without the toleration: the job never starts. */
+static void baseline_taint_case(bool tolerate, int completed)
+{
+	char y[4096];
+	struct carve_manifests *m;
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	snprintf(y, sizeof(y),
+		 "apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: h100}\n"
+		 "spec: {count: 1, namePrefix: n-, gpu: {model: H100-80GB, count: 4},"
+		 " sharing: {mode: exclusive}, cpu: \"64\", memory: 512Gi, labels: {pool: h100},"
+		 " taints: [{key: pool, value: h100, effect: NoSchedule}]}\n"
+		 "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		 "metadata: {name: h100}\nspec: {nodeLabels: {pool: h100}%s}\n"
+		 "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		 "metadata: {name: team}\nspec:\n  namespaceSelector: {}\n"
+		 "  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+		 "    - name: h100\n      resources:\n      - {name: cpu, nominalQuota: \"1000\"}\n"
+		 "      - {name: nvidia.com/gpu, nominalQuota: \"4\"}\n"
+		 "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		 "metadata: {namespace: ns, name: team}\nspec: {clusterQueue: team}\n",
+		 tolerate ? ", tolerations: [{key: pool, operator: Equal, value: h100, "
+			    "effect: NoSchedule}]" : "");
+	m = tu_load(y);
+	job(js, "gang", 0, 100, 2, 2, 0, false, "team");
+	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, 1000);
+	assert_int_equal((int)dget(r, "jobs.completed"), completed);
+	assert_true(dget(r, "quota.team.borrowed_avg") == 0);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+static void test_baseline_tolerations(void **state)
+{
+	(void)state;
+	baseline_taint_case(true, 1);
+	baseline_taint_case(false, 0);
+}
+
 static void test_preempt_requeue(void **state)
 {
 	(void)state;
@@ -508,6 +551,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_checked),
 		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_baseline_tolerations),
 		cmocka_unit_test(test_preempt_requeue),
 		cmocka_unit_test(test_preempt_checkpoint),
 		cmocka_unit_test(test_baseline_gang_timeout),
