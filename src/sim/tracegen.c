@@ -183,6 +183,7 @@ static double next_arrival(struct rng *r, rate_fn fn, double max, double t, doub
 struct gjob {
 	char name[40];
 	const char *ns, *queue;
+	const char *cls;             /* job class: training, evaluation, inference, ... */
 	int32_t priority;
 	int64_t arrival, duration;
 	double demand;
@@ -248,6 +249,7 @@ static void gen_train(struct gen *g, uint64_t seed, double end)
 		snprintf(j->name, sizeof(j->name), "research-train-%04d", ++k);
 		j->ns = "team-research";
 		j->queue = "research";
+		j->cls = "training";
 		j->priority = 1000;
 		j->arrival = secs(t);
 		j->count = 1 + pick(&r, wpods, 4);
@@ -281,6 +283,7 @@ static void gen_eval(struct gen *g, uint64_t seed, double end)
 		snprintf(j->name, sizeof(j->name), "research-eval-%04d", ++k);
 		j->ns = "team-research";
 		j->queue = "research";
+		j->cls = "evaluation";
 		j->priority = 1000;
 		j->arrival = secs(t);
 		j->count = j->min_count = pods[pick(&r, wpods, 2)];
@@ -337,6 +340,7 @@ static void serve_release(struct gen *g, const struct service *sv, struct rng *r
 	snprintf(j->name, sizeof(j->name), "prod-serve-%04d", ++*k);
 	j->ns = "team-production";
 	j->queue = "production";
+	j->cls = "inference";
 	j->priority = 10000;
 	j->arrival = secs(t);
 	j->duration = secs(until) - j->arrival;
@@ -414,6 +418,7 @@ static void gen_finetune(struct gen *g, uint64_t seed, double end)
 		snprintf(j->name, sizeof(j->name), "prod-finetune-%04d", ++k);
 		j->ns = "team-production";
 		j->queue = "production";
+		j->cls = "fine-tuning";
 		j->priority = 1000;
 		j->arrival = secs(t);
 		j->count = j->min_count = 1 + pick(&r, wpods, 4);
@@ -443,6 +448,7 @@ static void gen_notebook(struct gen *g, uint64_t seed, double end)
 		snprintf(j->name, sizeof(j->name), "dev-nb-%05d", ++k);
 		j->ns = "team-dev";
 		j->queue = "dev";
+		j->cls = "notebook";
 		j->priority = 0;
 		j->arrival = secs(t);
 		j->count = j->min_count = unif(&r) < 0.85 ? 1 : 2;
@@ -488,6 +494,7 @@ static int add_all(struct carve_jobs *js, struct gen *g, struct carve_error *err
 		j.name = x->name;
 		j.ns = x->ns;
 		j.queue = x->queue;
+		j.job_class = x->cls;
 		j.priority = x->priority;
 		j.arrival = x->arrival;
 		j.duration = x->duration;
