@@ -805,6 +805,74 @@ static bool qvalue(const json_t *run, const char *q, const struct qfield *qf, do
 	return num(obj(obj(run, qf->group), q), qf->field, v);
 }
 
+/* A per-class value: classes.c.FIELD, or classes.c.wait_first_gpu_s.FIELD
+ * for the waits. */
+static const struct qfield cfields[] = {
+	{"classes", "jobs_completed", "jobs completed", U_COUNT, +1},
+	{"classes", "first_time_success_pct", "first-time success", U_PCT, +1},
+	{"wait_first_gpu_s", "p50", "wait p50", U_SEC, -1},
+	{"wait_first_gpu_s", "p95", "wait p95", U_SEC, -1},
+	{"classes", "gpu_hours_per_job", "GPU hours per job", U_NUM, 0},
+};
+#define NCFIELDS (sizeof(cfields) / sizeof(cfields[0]))
+
+static bool cvalue(const json_t *run, const char *c, const struct qfield *cf, double *v)
+{
+	const json_t *co = obj(obj(run, "classes"), c);
+
+	if (!strcmp(cf->group, "wait_first_gpu_s"))
+		co = obj(co, "wait_first_gpu_s");
+	return num(co, cf->field, v);
+}
+
+/* The per-class table (traces with a class column), classes first seen
+ * first across the runs; nothing when no run has classes. */
+static void class_table(FILE *f, const json_t *const *runs, size_t nruns)
+{
+	size_t r, c, k;
+	double a = 0, b = 0;
+	bool ha, hb, head = false;
+	const char *name;
+	const json_t *v;
+
+	for (r = 0; r < nruns; r++)
+		json_object_foreach((json_t *)obj(runs[r], "classes"), name, v) {
+			bool seen = false;
+
+			for (k = 0; k < r; k++)
+				seen |= obj(obj(runs[k], "classes"), name) != NULL;
+			if (seen)
+				continue;
+			if (!head) {
+				fputs("<h2>Per job class</h2>\n<table class=\"classes\"><thead><tr>"
+				      "<th>class</th><th>metric</th>", f);
+				fputs(nruns == 2 ? "<th>baseline</th><th>carve</th><th>difference</th>"
+						 : "<th>value</th>", f);
+				fputs("</tr></thead><tbody>\n", f);
+				head = true;
+			}
+			for (c = 0; c < NCFIELDS; c++) {
+				fputs("<tr>", f);
+				if (c == 0) {
+					fprintf(f, "<th rowspan=\"%zu\">", NCFIELDS);
+					esc(f, name);
+					fputs("</th>", f);
+				}
+				fprintf(f, "<td>%s</td>", cfields[c].label);
+				ha = cvalue(runs[0], name, &cfields[c], &a);
+				value_cell(f, ha, cfields[c].unit, a);
+				if (nruns == 2) {
+					hb = cvalue(runs[1], name, &cfields[c], &b);
+					value_cell(f, hb, cfields[c].unit, b);
+					diff_cell(f, ha, a, hb, b, cfields[c].unit, cfields[c].better);
+				}
+				fputs("</tr>\n", f);
+			}
+		}
+	if (head)
+		fputs("</tbody></table>\n", f);
+}
+
 static void run_caption(FILE *f, const json_t *run)
 {
 	static const char *const keys[] = {"mode", "policy", "seed"};
@@ -897,6 +965,7 @@ static void tables(FILE *f, const json_t *const *runs, size_t nruns)
 		fprintf(f, "<tr><td class=\"nodata\" colspan=\"%d\">no data</td></tr>\n",
 			nruns == 2 ? 5 : 3);
 	fputs("</tbody></table>\n", f);
+	class_table(f, runs, nruns);
 }
 
 /* ---- the page ----------------------------------------------------------- */
@@ -969,7 +1038,7 @@ static int run_charts(FILE *f, const json_t *run, const char *heading, const str
 static const char *const run_keys[] = {
 	"mode", "policy", "seed", "horizon_s", "gpu_allocation_pct", "effective_utilisation_pct",
 	"first_time_success_pct", "fragmentation_pct", "preemptions", "gpu_hours_per_job",
-	"wait_first_gpu_s", "quota", "queues", "series", "wait_cdf",
+	"wait_first_gpu_s", "quota", "queues", "series", "wait_cdf", "classes",
 };
 
 /* A run object: an object with at least one key a run has. */

@@ -215,6 +215,28 @@ static void compare_has_side_by_side_table(void **state)
 	free(html);
 }
 
+static void classes_get_their_table(void **state)
+{
+	char *html = render_ok(
+		"{\"baseline\":{\"classes\":{\"training\":{\"jobs_completed\":4,"
+		"\"wait_first_gpu_s\":{\"p50\":7200},\"gpu_hours_per_job\":20}}},"
+		"\"carve\":{\"classes\":{\"training\":{\"jobs_completed\":4,"
+		"\"first_time_success_pct\":100,\"wait_first_gpu_s\":{\"p50\":3600},"
+		"\"gpu_hours_per_job\":15},\"<nb>\":{\"jobs_completed\":9}}}}");
+	char *plain = render_ok("{\"gpu_allocation_pct\":50}");
+
+	(void)state;
+	assert_non_null(strstr(html, "<h2>Per job class</h2>"));
+	assert_non_null(strstr(html, "-60.0 min (-50.0 %)"));
+	assert_non_null(strstr(html, "100.0 %"));
+	/* names are escaped, each class listed once, first seen first */
+	assert_int_equal(count(html, ">training</th>"), 1);
+	assert_true(strstr(html, ">&lt;nb&gt;</th>") > strstr(html, ">training</th>"));
+	assert_null(strstr(plain, "Per job class"));
+	free(html);
+	free(plain);
+}
+
 static void compare_with_one_side_missing(void **state)
 {
 	char *html = render_ok("{\"baseline\":null,\"carve\":{\"gpu_allocation_pct\":50}}");
@@ -281,6 +303,7 @@ int main(void)
 		cmocka_unit_test(long_series_are_strided),
 		cmocka_unit_test(extreme_values_stay_drawable),
 		cmocka_unit_test(compare_has_side_by_side_table),
+		cmocka_unit_test(classes_get_their_table),
 		cmocka_unit_test(compare_with_one_side_missing),
 		cmocka_unit_test(rejects_inputs_of_neither_shape),
 		cmocka_unit_test(write_failure_is_eio),
