@@ -82,42 +82,65 @@ static bool gpu_serves(const struct carve_placer *p, const struct carve__fview *
 	return model >= 0 && p->mix.model_ok[t * p->nmodels + (size_t)model];
 }
 
+/* Type t's per-GPU need, GPU count and the view bit of the GPUs that may
+ * serve it; false for a type every node is "no access" to (CPU-only, MIG,
+ * REPLICA): its frag is U. */
+static bool type_shape(const struct carve_pod_req *m, int64_t *need, int64_t *want, uint32_t *bit)
+{
+	switch (m->gpu) {
+	case CARVE_GREQ_WHOLE:
+		*need = 1000;
+		*want = m->count;
+		*bit = CARVE__FV_WHOLE;
+		return true;
+	case CARVE_GREQ_FRACTION:
+		*need = m->milli > 0 ? m->milli : 1;
+		*want = 1;
+		*bit = CARVE__FV_FRACTION;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Type t's parts on the view: GPUs that serve it with free >= need (*fit),
+ * the free milli of all the others (*small), whether any GPU serves it. */
+static void type_parts(const struct carve_placer *p, const struct carve__fview *fv, size_t t,
+		       int64_t need, uint32_t bit, int64_t *small, int32_t *fit, bool *access)
+{
+	uint32_t k;
+
+	*small = 0;
+	*fit = 0;
+	*access = false;
+	for (k = 0; k < fv->n; k++) {
+		int64_t f = fv->v[k] & CARVE__FV_FREE;
+
+		if (!gpu_serves(p, fv, k, t, bit)) {
+			*small += f;
+			continue;
+		}
+		*access = true;
+		if (f >= need)
+			(*fit)++;
+		else
+			*small += f;
+	}
+}
+
 /* frag(n, t) given U, the view's free milli summed. */
 static double frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t,
 			int64_t u)
 {
 	const struct carve_pod_req *m = &p->mix.types[t];
-	int64_t small = 0, need, fit = 0, want;
-	uint32_t k, bit;
-	bool access = false;
+	int64_t small, need, want;
+	int32_t fit;
+	uint32_t bit;
+	bool access;
 
-	switch (m->gpu) {
-	case CARVE_GREQ_WHOLE:
-		need = 1000;
-		want = m->count;
-		bit = CARVE__FV_WHOLE;
-		break;
-	case CARVE_GREQ_FRACTION:
-		need = m->milli > 0 ? m->milli : 1;
-		want = 1;
-		bit = CARVE__FV_FRACTION;
-		break;
-	default: /* CPU-only, and MIG/REPLICA (no access) */
+	if (!type_shape(m, &need, &want, &bit)) /* CPU-only, and MIG/REPLICA (no access) */
 		return (double)u;
-	}
-	for (k = 0; k < fv->n; k++) {
-		int64_t f = fv->v[k] & CARVE__FV_FREE;
-
-		if (!gpu_serves(p, fv, k, t, bit)) {
-			small += f;
-			continue;
-		}
-		access = true;
-		if (f >= need)
-			fit++;
-		else
-			small += f;
-	}
+	type_parts(p, fv, t, need, bit, &small, &fit, &access);
 	if (!access || fit < want || fv->cpu_free < m->cpu_milli)
 		return (double)u;
 	return (double)small;
@@ -144,6 +167,86 @@ double carve__fview_frag(const struct carve_placer *p, const struct carve__fview
 	for (t = 0; t < p->mix.n; t++)
 		if (p->mix.prob[t] > 0)
 			f += p->mix.prob[t] * frag_type(p, fv, t, u);
+	return f;
+}
+
+double carve__fview_frag_parts(const struct carve_placer *p, const struct carve__fview *fv)
+{
+	const struct carve__mix *mx = &p->mix;
+	int64_t u = view_free(fv), need, want;
+	double f = 0;
+	uint32_t bit;
+	size_t t;
+	bool acc;
+
+	mx->psmall[mx->n] = u;
+	for (t = 0; t < mx->n; t++) {
+		if (!type_shape(&mx->types[t], &need, &want, &bit))
+			continue;
+		type_parts(p, fv, t, need, bit, &mx->psmall[t], &mx->pfit[t], &acc);
+		mx->pacc[t] = acc;
+	}
+	if (!u)
+		return 0;
+	for (t = 0; t < mx->n; t++) {
+		const struct carve_pod_req *m = &mx->types[t];
+		int64_t v = u;
+
+		if (!(mx->prob[t] > 0))
+			continue;
+		if (type_shape(m, &need, &want, &bit) && mx->pacc[t] && mx->pfit[t] >= want &&
+		    fv->cpu_free >= m->cpu_milli)
+			v = mx->psmall[t];
+		f += mx->prob[t] * (double)v;
+	}
+	return f;
+}
+
+double carve__fview_frag_after(const struct carve_placer *p, const struct carve__fview *fv,
+			       const uint32_t *ks, const uint32_t *nfree, int nchg, int64_t cpu_free)
+{
+	const struct carve__mix *mx = &p->mix;
+	int64_t u = mx->psmall[mx->n], need, want;
+	double f = 0;
+	uint32_t bit;
+	size_t t;
+	int i;
+
+	for (i = 0; i < nchg; i++)
+		u += (int64_t)nfree[i] - (int64_t)(fv->v[ks[i]] & CARVE__FV_FREE);
+	if (!u)
+		return 0;
+	for (t = 0; t < mx->n; t++) {
+		const struct carve_pod_req *m = &mx->types[t];
+		int64_t v = u, small;
+		int32_t fit;
+
+		if (!(mx->prob[t] > 0))
+			continue;
+		if (type_shape(m, &need, &want, &bit) && mx->pacc[t]) {
+			small = mx->psmall[t];
+			fit = mx->pfit[t];
+			for (i = 0; i < nchg; i++) {
+				int64_t o = fv->v[ks[i]] & CARVE__FV_FREE, nw = nfree[i];
+
+				if (!gpu_serves(p, fv, ks[i], t, bit)) {
+					small += nw - o;
+					continue;
+				}
+				if (o >= need)
+					fit--;
+				else
+					small -= o;
+				if (nw >= need)
+					fit++;
+				else
+					small += nw;
+			}
+			if (fit >= want && cpu_free >= m->cpu_milli)
+				v = small;
+		}
+		f += mx->prob[t] * (double)v;
+	}
 	return f;
 }
 

@@ -13,6 +13,7 @@
  * place_int.h; the model: docs/internals/PLACEMENT.md.  Libc only; no
  * allocation after create.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,7 +206,7 @@ struct carve_placer *carve_placer_create(const struct carve_cluster *c, const ch
 	p->rpart = carve_calloc(p->ngpus + 1, sizeof(*p->rpart));
 	if (!p->nodes || !p->gpus || !p->ginfo || !p->rank || !p->all || !p->fit ||
 	    !p->tsort || !p->doms || !p->dnodes || !p->gorder || !p->mig || !p->rpart ||
-	    scan_gpus(p))
+	    scan_gpus(p) || carve__cache_init(p))
 		goto out_nomem;
 	p->rng[0] = splitmix64(&seed);
 	p->rng[1] = splitmix64(&seed);
@@ -240,6 +241,9 @@ static void mix_free(struct carve__mix *m)
 	carve_free(m->model_ok);
 	carve_free(m->strings);
 	carve_free(m->names);
+	carve_free(m->psmall);
+	carve_free(m->pfit);
+	carve_free(m->pacc);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -248,6 +252,7 @@ void carve_placer_destroy(struct carve_placer *p)
 	if (!p)
 		return;
 	mix_free(&p->mix);
+	carve__cache_free(p);
 	carve_free(p->nodes);
 	carve_free(p->gpus);
 	carve_free(p->ginfo);
@@ -320,6 +325,7 @@ int carve_placer_set_mig_wants(struct carve_placer *p, const char *const *profil
 	carve_free(p->wants);
 	p->wants = NULL;
 	p->nwants = 0;
+	carve__cache_invalidate(p);
 	if (!n)
 		return 0;
 	ord = carve_malloc(n * sizeof(*ord));
@@ -372,7 +378,11 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 	m.model_ok = carve_calloc(n * p->nmodels + 1, sizeof(*m.model_ok));
 	m.strings = carve_malloc(chars + 1);
 	m.names = carve_calloc(nnames + 1, sizeof(*m.names));
-	if (!m.types || !m.prob || !m.model_ok || !m.strings || !m.names) {
+	m.psmall = carve_calloc(n + 1, sizeof(*m.psmall));
+	m.pfit = carve_calloc(n + 1, sizeof(*m.pfit));
+	m.pacc = carve_calloc(n + 1, sizeof(*m.pacc));
+	if (!m.types || !m.prob || !m.model_ok || !m.strings || !m.names || !m.psmall ||
+	    !m.pfit || !m.pacc) {
 		mix_free(&m);
 		return CARVE_ENOMEM;
 	}
@@ -401,6 +411,7 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 	}
 	mix_free(&p->mix);
 	p->mix = m;
+	carve__cache_invalidate(p);
 	return 0;
 }
 
@@ -757,6 +768,7 @@ static void add_dev(struct carve__cand *c, uint32_t g, int mig, int replica, int
 {
 	struct carve_dev *d = &c->devs[c->ndevs++];
 
+	memset(d, 0, sizeof(*d)); /* padding too: placements compare bytewise */
 	d->gpu = g;
 	d->mig = (int16_t)mig;
 	d->replica = (int16_t)replica;
@@ -857,6 +869,7 @@ static void choose_mig_dynamic(struct carve_placer *p, const struct carve_node *
 			continue;
 		prof = carve_mig_profile_find(v->mig_model, req->mig_profile);
 		nl = &c->rlayout[c->nrepart];
+		memset(nl, 0, sizeof(*nl));
 		if (prof < 0 || repart_layout(p, v->mig_model, prof, req->count - c->ndevs,
 					      &p->mig[g], nl))
 			continue;
@@ -1096,6 +1109,7 @@ static void account(struct carve_placer *p, const struct carve_pod_place *pl, in
 	struct carve__node_state *ns = &p->nodes[pl->node];
 	int i, cls;
 
+	carve__cache_touch(p, pl->node);
 	ns->cpu_used += sign * pl->cpu_milli;
 	ns->mem_used += sign * pl->memory_milli;
 	ns->pods_used += sign;
@@ -1229,15 +1243,20 @@ bool carve_placer_is_mig_dynamic(const struct carve_placer *p)
 
 /* ---- placing one pod, a gang, topology --------------------------------------------------- */
 
-/* Sets up model_ok for req; fit[] for the candidates. */
+/* Sets up any_model / model_ok for req. */
+static void set_models(struct carve_placer *p, const struct carve_pod_req *req)
+{
+	p->any_model = req->nmodels == 0;
+	if (!p->any_model)
+		models_allowed(p, req->nmodels, req->models, p->model_ok);
+}
+
+/* fit[] for the candidates (set_models first). */
 static void prepare_group(struct carve_placer *p, const struct carve_pod_req *req,
 			  const uint32_t *cands, size_t ncands)
 {
 	size_t i;
 
-	p->any_model = req->nmodels == 0;
-	if (!p->any_model)
-		models_allowed(p, req->nmodels, req->models, p->model_ok);
 	for (i = 0; i < ncands; i++)
 		p->fit[cands[i]] = node_static_ok(p, cands[i], req);
 }
@@ -1271,8 +1290,47 @@ static const struct carve_pod_req *resolve_gpu(const struct carve_placer *p, uin
 	return tmp;
 }
 
+/* Node n's candidate for greq in *c (the request as resolved for n in *tmp,
+ * pointed to by *rq) and its score; NaN when n has no room or GPUs for it.
+ * Static feasibility is the caller's. */
+static double eval_on(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t n,
+		      struct carve__cand *c, struct carve_pod_req *tmp,
+		      const struct carve_pod_req **rq)
+{
+	const struct carve_pod_req *req;
+
+	if (!room_ok(p, n, greq))
+		return NAN;
+	req = resolve_gpu(p, n, greq, tmp);
+	*rq = req;
+	/* Only these are read before they are written (devs up to ndevs,
+	 * repart/rlayout up to nrepart). */
+	c->node = n;
+	c->ndevs = 0;
+	c->mem_mib = 0;
+	c->aux = 0;
+	c->nrepart = 0;
+	if (p->pol->choose_gpus ? p->pol->choose_gpus(p, req, c) : carve__choose_default(p, req, c))
+		return NAN;
+	return p->pol->score(p, req, c);
+}
+
+double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node)
+{
+	struct carve__cand c;
+	struct carve_pod_req tmp;
+	const struct carve_pod_req *rq;
+
+	if (!node_static_ok(p, node, greq))
+		return NAN;
+	return eval_on(p, greq, node, &c, &tmp, &rq);
+}
+
+/* One pod on the best of cands (fit[] set by prepare_group), or on the
+ * node the decision cache slot s names (s not NULL: cands are all nodes). */
 static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
-		     const uint32_t *cands, size_t ncands, struct carve_pod_place *out)
+		     const uint32_t *cands, size_t ncands, struct carve__slot *slot,
+		     struct carve_pod_place *out)
 {
 	struct carve__cand c, best;
 	struct carve_pod_req tmp, btmp;
@@ -1281,20 +1339,23 @@ static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
 	bool have = false;
 	size_t i;
 
-	memset(&best, 0, sizeof(best));
+	if (slot) {
+		uint32_t n = carve__cache_best(p, slot, greq);
 
+		if (n == UINT32_MAX)
+			return CARVE_ENOFIT;
+		s = eval_on(p, greq, n, &best, &btmp, &req);
+		if (s != s) /* cannot happen: the slot says it fits */
+			return CARVE_ENOFIT;
+		apply(p, req, &best, out);
+		return 0;
+	}
 	for (i = 0; i < ncands; i++) {
 		uint32_t n = cands[i];
 
-		if (!p->fit[n] || !room_ok(p, n, greq))
+		if (!p->fit[n])
 			continue;
-		req = resolve_gpu(p, n, greq, &tmp);
-		memset(&c, 0, sizeof(c));
-		c.node = n;
-		if (p->pol->choose_gpus ? p->pol->choose_gpus(p, req, &c)
-					: carve__choose_default(p, req, &c))
-			continue;
-		s = p->pol->score(p, req, &c);
+		s = eval_on(p, greq, n, &c, &tmp, &req);
 		if (s != s) /* NaN: never chosen */
 			continue;
 		if (!have || s > bs || (s == bs && p->rank[n] < p->rank[best.node])) {
@@ -1320,11 +1381,17 @@ static int place_gang(struct carve_placer *p, const struct carve_pod_group *grou
 	int k, rc;
 
 	for (g = 0; g < ngroups; g++) {
+		struct carve__slot *slot = NULL;
+
 		if (groups[g].count <= 0)
 			continue;
-		prepare_group(p, groups[g].req, cands, ncands);
+		set_models(p, groups[g].req);
+		if (cands == p->all)
+			slot = carve__cache_get(p, groups[g].req);
+		if (!slot)
+			prepare_group(p, groups[g].req, cands, ncands);
 		for (k = 0; k < groups[g].count; k++) {
-			rc = place_pod(p, groups[g].req, cands, ncands, &out[done]);
+			rc = place_pod(p, groups[g].req, cands, ncands, slot, &out[done]);
 			if (rc) {
 				carve_placer_release(p, out, done);
 				return rc;
@@ -1515,6 +1582,7 @@ int carve_placer_set_mig_dynamic(struct carve_placer *p, bool on)
 	if (!p)
 		return CARVE_EINVAL;
 	p->mig_dynamic = on;
+	carve__cache_invalidate(p);
 	return 0;
 }
 

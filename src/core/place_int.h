@@ -98,6 +98,10 @@ struct carve_placer;
  */
 struct carve__policy {
 	const char *name;
+	/* The score and the choice of node n read only n's state, static
+	 * facts, the request and the mix: no RNG, no other node.  Such a
+	 * policy's decisions may come from the decision cache (place_cache.c). */
+	bool cacheable;
 	double (*score)(struct carve_placer *p, const struct carve_pod_req *req,
 			const struct carve__cand *c);
 	int (*choose_gpus)(struct carve_placer *p, const struct carve_pod_req *req,
@@ -118,6 +122,11 @@ struct carve__mix {
 	double *prob;
 	bool *model_ok;
 	char *strings;       /* one block holding every copied string */
+	/* Scratch of carve__fview_frag_parts, per type (psmall has one more
+	 * entry: the view's free milli U). */
+	int64_t *psmall;
+	int32_t *pfit;
+	bool *pacc;
 	const char **names;  /* one block holding every models[] array */
 };
 
@@ -131,6 +140,27 @@ struct carve__dom {
 	const char *val;
 	uint32_t first, n;   /* nodes p->dnodes[first .. first + n) */
 	int64_t free_gpu, free_cpu;
+};
+
+/* Decision cache (place_cache.c): slots of recent request shapes, a
+ * tournament tree of CARVE__FAN-way levels over the nodes, and the log of
+ * nodes whose state changed. */
+#define CARVE__NSLOTS 16
+#define CARVE__KEY_MAX 512
+#define CARVE__CHG_CAP 4096u
+#define CARVE__FAN 8u
+#define CARVE__MAX_LVL 16
+
+struct carve__slot {
+	uint64_t seq;        /* change log position this slot reflects */
+	uint64_t used;       /* last use (p->stamp), for LRU */
+	uint32_t epoch;      /* p->cache_epoch when built */
+	bool valid;
+	uint16_t keylen;
+	unsigned char key[CARVE__KEY_MAX]; /* the request, serialised */
+	double *score;       /* per node: the scan's score; NaN: not feasible */
+	uint32_t *win;       /* per level >= 1 (at p->lvl_off[l]): the winner of
+			      * each group of CARVE__FAN entries below */
 };
 
 struct carve_placer {
@@ -174,7 +204,36 @@ struct carve_placer {
 	 * layout with them.  One carve_malloc'd block; NULL when none. */
 	char **wants;
 	size_t nwants;
+	/* Decision cache (place_cache.c). */
+	struct carve__slot *slots;
+	size_t nslots;
+	uint32_t nlvl, lvl_n[CARVE__MAX_LVL], lvl_off[CARVE__MAX_LVL];
+	uint32_t *chg;           /* ring of CARVE__CHG_CAP changed nodes */
+	uint64_t chg_seq;        /* changes logged so far */
+	uint64_t stamp;
+	uint32_t cache_epoch;    /* bumped when something every score reads changes */
+	unsigned char keybuf[CARVE__KEY_MAX];
 };
+
+/* ---- the decision cache (place_cache.c) ---- */
+
+/* Allocates the slots (placer create); 0 or CARVE_ENOMEM. */
+int carve__cache_init(struct carve_placer *p);
+void carve__cache_free(struct carve_placer *p);
+/* Node's state changed (account()). */
+void carve__cache_touch(struct carve_placer *p, uint32_t node);
+/* Every slot is stale (mix, MIG wants, Dynamic MIG switched). */
+void carve__cache_invalidate(struct carve_placer *p);
+/* The slot for req (found or taken over), or NULL when the policy or the
+ * request cannot be cached.  Needs p->any_model / p->model_ok set for req. */
+struct carve__slot *carve__cache_get(struct carve_placer *p, const struct carve_pod_req *req);
+/* Brings the slot up to date; the node a full scan would choose, or
+ * UINT32_MAX when none is feasible. */
+uint32_t carve__cache_best(struct carve_placer *p, struct carve__slot *s,
+			   const struct carve_pod_req *req);
+/* The score a scan gives req on node (place.c): NaN when the node cannot
+ * take it (statically, room, or GPUs). */
+double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node);
 
 /* ---- helpers for policies (place.c) ---- */
 
@@ -258,6 +317,14 @@ struct carve__fview {
 void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve__fview *fv);
 /* F_n of the view for the mix: sum over types of p_m frag(n, m), GPU milli. */
 double carve__fview_frag(const struct carve_placer *p, const struct carve__fview *fv);
+/* The same F_n, keeping each type's parts (p->mix.psmall, pfit, pacc) so
+ * that carve__fview_frag_after() can score a changed view in O(types). */
+double carve__fview_frag_parts(const struct carve_placer *p, const struct carve__fview *fv);
+/* F_n of the view last given to carve__fview_frag_parts() with GPU ks[i]'s
+ * free milli set to nfree[i] (distinct ks; modes and models unchanged) and
+ * free cpu cpu_free: bit-identical to carve__fview_frag() of that view. */
+double carve__fview_frag_after(const struct carve_placer *p, const struct carve__fview *fv,
+			       const uint32_t *ks, const uint32_t *nfree, int nchg, int64_t cpu_free);
 /* frag(n, m) of the view for mix type t alone (unweighted). */
 double carve__fview_frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t);
 /* F_n of a node in the current state; 0 without a mix. */

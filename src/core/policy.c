@@ -202,14 +202,14 @@ static int choose_random(struct carve_placer *p, const struct carve_pod_req *req
 }
 
 const struct carve__policy carve__policies[] = {
-	{"binpack", score_binpack, NULL},
-	{"spread", score_spread, NULL},
-	{"bestfit", carve__bestfit_score, NULL},
-	{"dotprod", score_dotprod, NULL},
-	{"gpupacking", score_gpupacking, NULL},
-	{"gpuclustering", score_gpuclustering, NULL},
-	{"random", score_random, choose_random},
-	{"fgd", carve__fgd_score, carve__fgd_choose},
+	{"binpack", true, score_binpack, NULL},
+	{"spread", true, score_spread, NULL},
+	{"bestfit", true, carve__bestfit_score, NULL},
+	{"dotprod", true, score_dotprod, NULL},
+	{"gpupacking", true, score_gpupacking, NULL},
+	{"gpuclustering", true, score_gpuclustering, NULL},
+	{"random", false, score_random, choose_random},
+	{"fgd", true, carve__fgd_score, carve__fgd_choose},
 };
 
 const int carve__npolicies = (int)(sizeof(carve__policies) / sizeof(carve__policies[0]));
