@@ -173,32 +173,35 @@ double carve__fview_frag(const struct carve_placer *p, const struct carve__fview
 double carve__fview_frag_parts(const struct carve_placer *p, const struct carve__fview *fv)
 {
 	const struct carve__mix *mx = &p->mix;
-	int64_t u = view_free(fv), need, want;
+	size_t r = (size_t)fv->node * (mx->n + 1), t;
+	int64_t u, need, want;
 	double f = 0;
 	uint32_t bit;
-	size_t t;
 	bool acc;
 
-	mx->psmall[mx->n] = u;
+	if (mx->pok[fv->node])
+		return mx->pbase[fv->node];
+	u = view_free(fv);
+	mx->psmall[r + mx->n] = u;
 	for (t = 0; t < mx->n; t++) {
 		if (!type_shape(&mx->types[t], &need, &want, &bit))
 			continue;
-		type_parts(p, fv, t, need, bit, &mx->psmall[t], &mx->pfit[t], &acc);
-		mx->pacc[t] = acc;
+		type_parts(p, fv, t, need, bit, &mx->psmall[r + t], &mx->pfit[r + t], &acc);
+		mx->pacc[r + t] = acc;
 	}
-	if (!u)
-		return 0;
-	for (t = 0; t < mx->n; t++) {
+	for (t = 0; u && t < mx->n; t++) {
 		const struct carve_pod_req *m = &mx->types[t];
 		int64_t v = u;
 
 		if (!(mx->prob[t] > 0))
 			continue;
-		if (type_shape(m, &need, &want, &bit) && mx->pacc[t] && mx->pfit[t] >= want &&
+		if (type_shape(m, &need, &want, &bit) && mx->pacc[r + t] && mx->pfit[r + t] >= want &&
 		    fv->cpu_free >= m->cpu_milli)
-			v = mx->psmall[t];
+			v = mx->psmall[r + t];
 		f += mx->prob[t] * (double)v;
 	}
+	mx->pbase[fv->node] = f;
+	mx->pok[fv->node] = true;
 	return f;
 }
 
@@ -206,7 +209,8 @@ double carve__fview_frag_after(const struct carve_placer *p, const struct carve_
 			       const uint32_t *ks, const uint32_t *nfree, int nchg, int64_t cpu_free)
 {
 	const struct carve__mix *mx = &p->mix;
-	int64_t u = mx->psmall[mx->n], need, want;
+	size_t r = (size_t)fv->node * (mx->n + 1);
+	int64_t u = mx->psmall[r + mx->n], need, want;
 	double f = 0;
 	uint32_t bit;
 	size_t t;
@@ -223,9 +227,9 @@ double carve__fview_frag_after(const struct carve_placer *p, const struct carve_
 
 		if (!(mx->prob[t] > 0))
 			continue;
-		if (type_shape(m, &need, &want, &bit) && mx->pacc[t]) {
-			small = mx->psmall[t];
-			fit = mx->pfit[t];
+		if (type_shape(m, &need, &want, &bit) && mx->pacc[r + t]) {
+			small = mx->psmall[r + t];
+			fit = mx->pfit[r + t];
 			for (i = 0; i < nchg; i++) {
 				int64_t o = fv->v[ks[i]] & CARVE__FV_FREE, nw = nfree[i];
 

@@ -244,6 +244,8 @@ static void mix_free(struct carve__mix *m)
 	carve_free(m->psmall);
 	carve_free(m->pfit);
 	carve_free(m->pacc);
+	carve_free(m->pbase);
+	carve_free(m->pok);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -358,7 +360,7 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 			 const double *prob, size_t n)
 {
 	struct carve__mix m;
-	size_t t, k, chars = 0, nnames = 0, nn = 0;
+	size_t t, k, chars = 0, nnames = 0, nn = 0, rows;
 	char *at;
 
 	if (n && (!types || !prob))
@@ -378,11 +380,14 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 	m.model_ok = carve_calloc(n * p->nmodels + 1, sizeof(*m.model_ok));
 	m.strings = carve_malloc(chars + 1);
 	m.names = carve_calloc(nnames + 1, sizeof(*m.names));
-	m.psmall = carve_calloc(n + 1, sizeof(*m.psmall));
-	m.pfit = carve_calloc(n + 1, sizeof(*m.pfit));
-	m.pacc = carve_calloc(n + 1, sizeof(*m.pacc));
+	rows = (p->nnodes + 1) * (n + 1);
+	m.psmall = carve_calloc(rows, sizeof(*m.psmall));
+	m.pfit = carve_calloc(rows, sizeof(*m.pfit));
+	m.pacc = carve_calloc(rows, sizeof(*m.pacc));
+	m.pbase = carve_calloc(p->nnodes + 1, sizeof(*m.pbase));
+	m.pok = carve_calloc(p->nnodes + 1, sizeof(*m.pok));
 	if (!m.types || !m.prob || !m.model_ok || !m.strings || !m.names || !m.psmall ||
-	    !m.pfit || !m.pacc) {
+	    !m.pfit || !m.pacc || !m.pbase || !m.pok) {
 		mix_free(&m);
 		return CARVE_ENOMEM;
 	}
@@ -1110,6 +1115,8 @@ static void account(struct carve_placer *p, const struct carve_pod_place *pl, in
 	int i, cls;
 
 	carve__cache_touch(p, pl->node);
+	if (p->mix.pok)
+		p->mix.pok[pl->node] = false;
 	ns->cpu_used += sign * pl->cpu_milli;
 	ns->mem_used += sign * pl->memory_milli;
 	ns->pods_used += sign;

@@ -122,11 +122,15 @@ struct carve__mix {
 	double *prob;
 	bool *model_ok;
 	char *strings;       /* one block holding every copied string */
-	/* Scratch of carve__fview_frag_parts, per type (psmall has one more
-	 * entry: the view's free milli U). */
+	/* Per node, the parts of carve__fview_frag_parts() for its current
+	 * state: row r = node * (n + 1); psmall[r + t], pfit[r + t], pacc[r + t]
+	 * per type, psmall[r + n] the node's free milli U, pbase[node] F_n;
+	 * valid while pok[node] (cleared when the node's state changes). */
 	int64_t *psmall;
 	int32_t *pfit;
 	bool *pacc;
+	double *pbase;
+	bool *pok;
 	const char **names;  /* one block holding every models[] array */
 };
 
@@ -317,10 +321,12 @@ struct carve__fview {
 void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve__fview *fv);
 /* F_n of the view for the mix: sum over types of p_m frag(n, m), GPU milli. */
 double carve__fview_frag(const struct carve_placer *p, const struct carve__fview *fv);
-/* The same F_n, keeping each type's parts (p->mix.psmall, pfit, pacc) so
- * that carve__fview_frag_after() can score a changed view in O(types). */
+/* F_n of a view of node fv->node in its current state (unchanged words),
+ * from the node's cached parts (p->mix.psmall, pfit, pacc), computed first
+ * when stale; carve__fview_frag_after() then scores a changed view in
+ * O(types).  Bit-identical to carve__fview_frag(). */
 double carve__fview_frag_parts(const struct carve_placer *p, const struct carve__fview *fv);
-/* F_n of the view last given to carve__fview_frag_parts() with GPU ks[i]'s
+/* F_n of the view (parts valid: carve__fview_frag_parts() called) with GPU ks[i]'s
  * free milli set to nfree[i] (distinct ks; modes and models unchanged) and
  * free cpu cpu_free: bit-identical to carve__fview_frag() of that view. */
 double carve__fview_frag_after(const struct carve_placer *p, const struct carve__fview *fv,
