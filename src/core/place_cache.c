@@ -174,7 +174,7 @@ static void rebuild(struct carve_placer *p, struct carve__slot *s, const struct 
 int carve__cache_init(struct carve_placer *p)
 {
 	uint32_t l, n = (uint32_t)p->nnodes, total = 0;
-	size_t i;
+	size_t i, ns;
 
 	if (!n)
 		return 0;
@@ -188,11 +188,13 @@ int carve__cache_init(struct carve_placer *p)
 		total += p->lvl_n[l];
 	}
 	p->nlvl = l;
-	p->slots = carve_calloc(CARVE__NSLOTS, sizeof(*p->slots));
+	ns = CARVE__SLOT_BYTES / ((size_t)n * sizeof(double) + (size_t)total * sizeof(uint32_t));
+	ns = ns < CARVE__SLOTS_MIN ? CARVE__SLOTS_MIN : ns > CARVE__SLOTS_MAX ? CARVE__SLOTS_MAX : ns;
+	p->slots = carve_calloc(ns, sizeof(*p->slots));
 	p->chg = carve_calloc(CARVE__CHG_CAP, sizeof(*p->chg));
 	if (!p->slots || !p->chg)
 		return CARVE_ENOMEM;
-	p->nslots = CARVE__NSLOTS;
+	p->nslots = ns;
 	for (i = 0; i < p->nslots; i++) {
 		p->slots[i].score = carve_calloc(n, sizeof(double));
 		p->slots[i].win = carve_calloc(total, sizeof(uint32_t));

@@ -149,7 +149,12 @@ struct carve__dom {
 /* Decision cache (place_cache.c): slots of recent request shapes, a
  * tournament tree of CARVE__FAN-way levels over the nodes, and the log of
  * nodes whose state changed. */
-#define CARVE__NSLOTS 16
+/* Slots: as many as CARVE__SLOT_BYTES of scores and trees hold, within
+ * [CARVE__SLOTS_MIN, CARVE__SLOTS_MAX] (1,213 openb nodes: 100; 10,000
+ * nodes: 12). */
+#define CARVE__SLOT_BYTES (1u << 20)
+#define CARVE__SLOTS_MIN 8
+#define CARVE__SLOTS_MAX 256
 #define CARVE__KEY_MAX 512
 #define CARVE__CHG_CAP 4096u
 #define CARVE__FAN 8u
