@@ -182,11 +182,16 @@ double carve__fview_frag_parts(const struct carve_placer *p, const struct carve_
 	if (mx->pok[fv->node])
 		return mx->pbase[fv->node];
 	u = view_free(fv);
-	mx->psmall[r + mx->n] = u;
+	mx->psmall[r + mx->n] = (int32_t)u;
 	for (t = 0; t < mx->n; t++) {
+		int64_t small;
+		int32_t fit;
+
 		if (!type_shape(&mx->types[t], &need, &want, &bit))
 			continue;
-		type_parts(p, fv, t, need, bit, &mx->psmall[r + t], &mx->pfit[r + t], &acc);
+		type_parts(p, fv, t, need, bit, &small, &fit, &acc);
+		mx->psmall[r + t] = (int32_t)small;
+		mx->pfit[r + t] = (uint16_t)fit;
 		mx->pacc[r + t] = acc;
 	}
 	for (t = 0; u && t < mx->n; t++) {

@@ -125,9 +125,11 @@ struct carve__mix {
 	/* Per node, the parts of carve__fview_frag_parts() for its current
 	 * state: row r = node * (n + 1); psmall[r + t], pfit[r + t], pacc[r + t]
 	 * per type, psmall[r + n] the node's free milli U, pbase[node] F_n;
-	 * valid while pok[node] (cleared when the node's state changes). */
-	int64_t *psmall;
-	int32_t *pfit;
+	 * valid while pok[node] (cleared when the node's state changes).  A
+	 * node has at most UINT16_MAX GPUs (cluster.c), so its free milli fits
+	 * 32 bits and a GPU count 16. */
+	int32_t *psmall;
+	uint16_t *pfit;
 	bool *pacc;
 	double *pbase;
 	bool *pok;
