@@ -50,7 +50,7 @@ static int gpu_bits(const struct carve_gpu *v)
 
 void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve__fview *fv)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	int64_t cap = carve__node_cpu_cap(p, node);
 	uint32_t k;
 
@@ -63,7 +63,7 @@ void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve
 		uint32_t g = fv->first + k;
 
 		fv->v[k] = (uint32_t)carve__gpu_free_milli_in(p, g, &p->gpus[g]) |
-			   (uint32_t)gpu_bits(carve_cluster_gpu(p->c, g));
+			   (uint32_t)gpu_bits(carve__gpu(p, g));
 	}
 }
 

@@ -110,7 +110,7 @@ static int scan_gpus(struct carve_placer *p)
 	size_t g, words = 0;
 
 	for (g = 0; g < p->ngpus; g++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, (uint32_t)g);
+		const struct carve_gpu *v = carve__gpu(p, (uint32_t)g);
 		struct carve__gpu_info *gi = &p->ginfo[g];
 		int m = -1;
 
@@ -145,6 +145,133 @@ static int scan_gpus(struct carve_placer *p)
 	p->model_ok = carve_calloc(p->nmodels ? p->nmodels : 1, sizeof(*p->model_ok));
 	p->reparts = carve_calloc(p->nmig ? p->nmig : 1, sizeof(*p->reparts));
 	return p->rbits && p->model_ok && p->reparts ? 0 : CARVE_ENOMEM;
+}
+
+/* ---- node classes ------------------------------------------------------------ */
+
+static uint64_t fnv(uint64_t h, const void *v, size_t n)
+{
+	const unsigned char *b = v;
+
+	while (n--)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return s ? fnv(h, s, strlen(s) + 1) : fnv(h, "\xff", 1);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* What node_static_ok() and resolve_gpu() read of GPU g. */
+static uint64_t gpu_class_hash(const struct carve_placer *p, uint64_t h, uint32_t g)
+{
+	const struct carve_gpu *v = carve__gpu(p, g);
+	int32_t m = p->ginfo[g].model;
+
+	h = fnv(h, &v->sharing, sizeof(v->sharing));
+	h = fnv(h, &v->mig_model, sizeof(v->mig_model));
+	h = fnv(h, &v->fail_gt_one, sizeof(v->fail_gt_one));
+	return fnv(h, &m, sizeof(m));
+}
+
+static uint64_t node_class_hash(const struct carve_placer *p, uint32_t node)
+{
+	const struct carve_node *n = carve__node(p, node);
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+	uint32_t g;
+
+	h = fnv(h, &n->nlabels, sizeof(n->nlabels));
+	for (i = 0; i < n->nlabels; i++) {
+		h = fnv_str(h, n->labels[i].key);
+		h = fnv_str(h, n->labels[i].value);
+	}
+	h = fnv(h, &n->ntaints, sizeof(n->ntaints));
+	for (i = 0; i < n->ntaints; i++) {
+		h = fnv_str(h, n->taints[i].key);
+		h = fnv_str(h, n->taints[i].value);
+		h = fnv_str(h, n->taints[i].effect);
+	}
+	h = fnv(h, &n->ngpus, sizeof(n->ngpus));
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+		h = gpu_class_hash(p, h, g);
+	return h;
+}
+
+static bool same_class(const struct carve_placer *p, uint32_t a, uint32_t b)
+{
+	const struct carve_node *x = carve__node(p, a), *y = carve__node(p, b);
+	size_t i;
+	uint32_t k;
+
+	if (x->nlabels != y->nlabels || x->ntaints != y->ntaints || x->ngpus != y->ngpus)
+		return false;
+	for (i = 0; i < x->nlabels; i++)
+		if (!str_eq(x->labels[i].key, y->labels[i].key) ||
+		    !str_eq(x->labels[i].value, y->labels[i].value))
+			return false;
+	for (i = 0; i < x->ntaints; i++)
+		if (!str_eq(x->taints[i].key, y->taints[i].key) ||
+		    !str_eq(x->taints[i].value, y->taints[i].value) ||
+		    !str_eq(x->taints[i].effect, y->taints[i].effect))
+			return false;
+	for (k = 0; k < x->ngpus; k++) {
+		const struct carve_gpu *u = carve__gpu(p, x->gpu_first + k);
+		const struct carve_gpu *v = carve__gpu(p, y->gpu_first + k);
+
+		if (u->sharing != v->sharing || u->mig_model != v->mig_model ||
+		    u->fail_gt_one != v->fail_gt_one ||
+		    p->ginfo[x->gpu_first + k].model != p->ginfo[y->gpu_first + k].model)
+			return false;
+	}
+	return true;
+}
+
+/* cls[], crep[], nclass; cgen/cfit sized.  Scratch: an open-addressing
+ * table of class ids by hash, freed before returning. */
+static int scan_classes(struct carve_placer *p)
+{
+	size_t cap = 16, i, j;
+	uint32_t *ht, k;
+	uint64_t *hv;
+
+	while (cap < 2 * p->nnodes)
+		cap *= 2;
+	ht = carve_malloc(cap * sizeof(*ht));
+	hv = carve_malloc((p->nnodes + 1) * sizeof(*hv));
+	p->cls = carve_calloc(p->nnodes + 1, sizeof(*p->cls));
+	p->crep = carve_calloc(p->nnodes + 1, sizeof(*p->crep));
+	if (!ht || !hv || !p->cls || !p->crep) {
+		carve_free(ht);
+		carve_free(hv);
+		return CARVE_ENOMEM;
+	}
+	memset(ht, 0xff, cap * sizeof(*ht));
+	for (i = 0; i < p->nnodes; i++) {
+		uint64_t h = node_class_hash(p, (uint32_t)i);
+
+		for (j = h & (cap - 1); (k = ht[j]) != UINT32_MAX; j = (j + 1) & (cap - 1))
+			if (hv[k] == h && same_class(p, p->crep[k], (uint32_t)i))
+				break;
+		if (k == UINT32_MAX) {
+			k = p->nclass++;
+			ht[j] = k;
+			hv[k] = h;
+			p->crep[k] = (uint32_t)i;
+		}
+		p->cls[i] = k;
+	}
+	carve_free(ht);
+	carve_free(hv);
+	p->cgen = carve_calloc(p->nclass + 1, sizeof(*p->cgen));
+	p->cfit = carve_calloc(p->nclass + 1, sizeof(*p->cfit));
+	return p->cgen && p->cfit ? 0 : CARVE_ENOMEM;
 }
 
 static const struct carve__policy *find_policy(const char *name)
@@ -182,6 +309,8 @@ struct carve_placer *carve_placer_create(const struct carve_cluster *c, const ch
 	p->pol = pol;
 	p->nnodes = n = carve_cluster_node_count(c);
 	p->ngpus = carve_cluster_gpu_count(c);
+	p->cn = carve_cluster_node(c, 0);
+	p->cg = carve_cluster_gpu(c, 0);
 	for (i = 0; i < n; i++) {
 		const struct carve_node *v = carve_cluster_node(c, (uint32_t)i);
 
@@ -206,7 +335,7 @@ struct carve_placer *carve_placer_create(const struct carve_cluster *c, const ch
 	p->rpart = carve_calloc(p->ngpus + 1, sizeof(*p->rpart));
 	if (!p->nodes || !p->gpus || !p->ginfo || !p->rank || !p->all || !p->fit ||
 	    !p->tsort || !p->doms || !p->dnodes || !p->gorder || !p->mig || !p->rpart ||
-	    scan_gpus(p) || carve__cache_init(p))
+	    scan_gpus(p) || scan_classes(p) || carve__cache_init(p))
 		goto out_nomem;
 	p->rng[0] = splitmix64(&seed);
 	p->rng[1] = splitmix64(&seed);
@@ -272,6 +401,10 @@ void carve_placer_destroy(struct carve_placer *p)
 	carve_free(p->wants);
 	carve_free(p->rpart);
 	carve_free(p->reparts);
+	carve_free(p->cls);
+	carve_free(p->crep);
+	carve_free(p->cgen);
+	carve_free(p->cfit);
 	carve_free(p);
 }
 
@@ -429,7 +562,7 @@ static bool gpu_busy(const struct carve__gpu_state *s)
 
 int carve__gpu_cap_milli(const struct carve_placer *p, uint32_t g)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 
 	return v->sharing == CARVE_SHARE_MIG && !p->ginfo[g].mig_slices ? 0 : 1000;
 }
@@ -439,7 +572,7 @@ static int mig_free_milli(const struct carve_placer *p, uint32_t g,
 			  const struct carve__gpu_state *s, const struct carve_mig_layout *l,
 			  unsigned slices)
 {
-	const struct carve_mig_model *m = carve_cluster_gpu(p->c, g)->mig_model;
+	const struct carve_mig_model *m = carve__gpu(p, g)->mig_model;
 	unsigned i, fs = 0;
 
 	if (!slices)
@@ -453,7 +586,7 @@ static int mig_free_milli(const struct carve_placer *p, uint32_t g,
 int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 			     const struct carve__gpu_state *s)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 	const struct carve__gpu_info *gi = &p->ginfo[g];
 
 	switch (v->sharing) {
@@ -473,7 +606,7 @@ int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 static void gpu_apply_devs(const struct carve_placer *p, uint32_t g, struct carve__gpu_state *s,
 			   const struct carve__cand *c)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 	int i;
 
 	for (i = 0; i < c->ndevs; i++) {
@@ -509,7 +642,7 @@ int carve__gpu_free_milli_after(const struct carve_placer *p, uint32_t g,
 	gpu_apply_devs(p, g, &s, c);
 	for (k = 0; k < c->nrepart; k++)
 		if (c->repart[k] == g) {
-			const struct carve_mig_model *m = carve_cluster_gpu(p->c, g)->mig_model;
+			const struct carve_mig_model *m = carve__gpu(p, g)->mig_model;
 
 			return mig_free_milli(p, g, &s, &c->rlayout[k],
 					      layout_slices(m, &c->rlayout[k]));
@@ -519,7 +652,7 @@ int carve__gpu_free_milli_after(const struct carve_placer *p, uint32_t g,
 
 int64_t carve__node_gpu_free(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	int64_t sum = 0;
 	uint32_t g;
 
@@ -540,7 +673,7 @@ static bool cand_has_gpu(const struct carve__cand *c, uint32_t g)
 
 int64_t carve__node_gpu_free_after(const struct carve_placer *p, const struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 	int64_t sum = 0;
 	uint32_t g;
 
@@ -552,7 +685,7 @@ int64_t carve__node_gpu_free_after(const struct carve_placer *p, const struct ca
 
 int64_t carve__node_gpu_cap(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	int64_t sum = 0;
 	uint32_t g;
 
@@ -563,7 +696,7 @@ int64_t carve__node_gpu_cap(const struct carve_placer *p, uint32_t node)
 
 int carve__node_fully_free_gpus(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	uint32_t g;
 	int k = 0;
 
@@ -574,7 +707,7 @@ int carve__node_fully_free_gpus(const struct carve_placer *p, uint32_t node)
 
 int64_t carve__node_cpu_cap(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 
 	return n->cpu_milli > 0 ? n->cpu_milli : 0;
 }
@@ -696,7 +829,7 @@ static bool taints_ok(const struct carve_node *n, const struct carve_pod_req *re
 
 bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 	int m = p->ginfo[g].model;
 
 	switch (req->gpu) {
@@ -732,7 +865,7 @@ bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct ca
 static bool node_static_ok(const struct carve_placer *p, uint32_t node,
 			   const struct carve_pod_req *req)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	size_t i;
 	uint32_t g;
 
@@ -752,10 +885,23 @@ static bool node_static_ok(const struct carve_placer *p, uint32_t node,
 	return false;
 }
 
+/* node_static_ok() for the request of the current generation (set_models),
+ * once per node class. */
+static bool static_fit(struct carve_placer *p, uint32_t node, const struct carve_pod_req *req)
+{
+	uint32_t k = p->cls[node];
+
+	if (p->cgen[k] != p->fitgen) {
+		p->cgen[k] = p->fitgen;
+		p->cfit[k] = node_static_ok(p, p->crep[k], req);
+	}
+	return p->cfit[k];
+}
+
 /* cpu, memory and pods: allocatable 0 does not constrain. */
 static bool room_ok(const struct carve_placer *p, uint32_t node, const struct carve_pod_req *req)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	const struct carve__node_state *s = &p->nodes[node];
 
 	if (n->cpu_milli > 0 && n->cpu_milli - s->cpu_used < req->cpu_milli)
@@ -792,7 +938,7 @@ static int choose_whole(struct carve_placer *p, const struct carve_node *n,
 		if (!carve__gpu_usable(p, g, req) || gpu_busy(s))
 			continue;
 		add_dev(c, g, -1, -1,
-			carve_cluster_gpu(p->c, g)->sharing == CARVE_SHARE_FRACTION ? 1000 : 0);
+			carve__gpu(p, g)->sharing == CARVE_SHARE_FRACTION ? 1000 : 0);
 	}
 	return c->ndevs == req->count ? 0 : CARVE_ENOFIT;
 }
@@ -865,7 +1011,7 @@ static void choose_mig_dynamic(struct carve_placer *p, const struct carve_node *
 	unsigned i;
 
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus && c->ndevs < req->count; g++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+		const struct carve_gpu *v = carve__gpu(p, g);
 		struct carve_mig_layout *nl;
 		int prof;
 
@@ -894,7 +1040,7 @@ static int choose_mig(struct carve_placer *p, const struct carve_node *n,
 	unsigned i;
 
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus && c->ndevs < req->count; g++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+		const struct carve_gpu *v = carve__gpu(p, g);
 		int prof;
 
 		if (!carve__gpu_usable(p, g, req))
@@ -981,7 +1127,7 @@ static int choose_replica(struct carve_placer *p, const struct carve_node *n,
 
 bool carve__fraction_fits(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 	const struct carve__gpu_state *s = &p->gpus[g];
 	int need = req->milli > 0 ? req->milli : 1;
 
@@ -994,7 +1140,7 @@ void carve__take_fraction(const struct carve_placer *p, uint32_t g, const struct
 			  struct carve__cand *c)
 {
 	add_dev(c, g, -1, -1, req->milli);
-	c->mem_mib = carve_cluster_gpu(p->c, g)->memory_mib ? req->mem_mib : 0;
+	c->mem_mib = carve__gpu(p, g)->memory_mib ? req->mem_mib : 0;
 }
 
 /* FRACTION: best fit, the GPU with least free milli (then least free
@@ -1013,7 +1159,7 @@ static int choose_fraction(struct carve_placer *p, const struct carve_node *n,
 
 		if (!carve__gpu_usable(p, g, req) || !carve__fraction_fits(p, g, req))
 			continue;
-		v = carve_cluster_gpu(p->c, g);
+		v = carve__gpu(p, g);
 		fm = 1000 - p->gpus[g].milli_used;
 		fmem = v->memory_mib - p->gpus[g].mem_used;
 		if (best == UINT32_MAX || fm < bm || (fm == bm && fmem < bmem)) {
@@ -1031,7 +1177,7 @@ static int choose_fraction(struct carve_placer *p, const struct carve_node *n,
 int carve__choose_default(struct carve_placer *p, const struct carve_pod_req *req,
 			  struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 
 	switch (req->gpu) {
 	case CARVE_GREQ_NONE:
@@ -1059,7 +1205,7 @@ static int place_class(const struct carve_placer *p, const struct carve_pod_plac
 	int i;
 
 	for (i = 0; i < pl->ndevs; i++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, pl->devs[i].gpu);
+		const struct carve_gpu *v = carve__gpu(p, pl->devs[i].gpu);
 
 		if (v->sharing == CARVE_SHARE_EXCLUSIVE)
 			continue;
@@ -1090,7 +1236,7 @@ static void repartition(struct carve_placer *p, uint32_t g, const struct carve_m
 	r->to = *l;
 	p->rpart[g] = (int32_t)p->nreparts++;
 	p->mig[g] = *l;
-	p->ginfo[g].mig_slices = layout_slices(carve_cluster_gpu(p->c, g)->mig_model, l);
+	p->ginfo[g].mig_slices = layout_slices(carve__gpu(p, g)->mig_model, l);
 }
 
 /* Dynamic MIG: GPU g went idle again; back to its layout before, entry dropped. */
@@ -1099,7 +1245,7 @@ static void unrepartition(struct carve_placer *p, uint32_t g)
 	size_t k = (size_t)p->rpart[g], j;
 
 	p->mig[g] = p->reparts[k].from;
-	p->ginfo[g].mig_slices = layout_slices(carve_cluster_gpu(p->c, g)->mig_model, &p->mig[g]);
+	p->ginfo[g].mig_slices = layout_slices(carve__gpu(p, g)->mig_model, &p->mig[g]);
 	p->rpart[g] = -1;
 	for (j = k + 1; j < p->nreparts; j++) {
 		p->reparts[j - 1] = p->reparts[j];
@@ -1125,7 +1271,7 @@ static void account(struct carve_placer *p, const struct carve_pod_place *pl, in
 		struct carve__gpu_state *s = &p->gpus[d->gpu];
 		bool was = gpu_busy(s);
 
-		switch (carve_cluster_gpu(p->c, d->gpu)->sharing) {
+		switch (carve__gpu(p, d->gpu)->sharing) {
 		case CARVE_SHARE_EXCLUSIVE:
 			s->taken = sign > 0;
 			break;
@@ -1204,7 +1350,7 @@ void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *
 /* True when what d names on GPU g is free now. */
 static bool dev_free(const struct carve_placer *p, const struct carve_dev *d, uint32_t mem_mib)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, d->gpu);
+	const struct carve_gpu *v = carve__gpu(p, d->gpu);
 	const struct carve__gpu_state *s = &p->gpus[d->gpu];
 
 	switch (v->sharing) {
@@ -1250,9 +1396,13 @@ bool carve_placer_is_mig_dynamic(const struct carve_placer *p)
 
 /* ---- placing one pod, a gang, topology --------------------------------------------------- */
 
-/* Sets up any_model / model_ok for req. */
+/* Sets up any_model / model_ok for req; a new generation of class answers. */
 static void set_models(struct carve_placer *p, const struct carve_pod_req *req)
 {
+	if (++p->fitgen == 0) { /* wrapped: forget every answer */
+		memset(p->cgen, 0, (p->nclass + 1) * sizeof(*p->cgen));
+		p->fitgen = 1;
+	}
 	p->any_model = req->nmodels == 0;
 	if (!p->any_model)
 		models_allowed(p, req->nmodels, req->models, p->model_ok);
@@ -1265,7 +1415,7 @@ static void prepare_group(struct carve_placer *p, const struct carve_pod_req *re
 	size_t i;
 
 	for (i = 0; i < ncands; i++)
-		p->fit[cands[i]] = node_static_ok(p, cands[i], req);
+		p->fit[cands[i]] = static_fit(p, cands[i], req);
 }
 
 /*
@@ -1282,13 +1432,13 @@ static const struct carve_pod_req *resolve_gpu(const struct carve_placer *p, uin
 
 	if (req->gpu != CARVE_GREQ_GPU)
 		return req;
-	n = carve_cluster_node(p->c, node);
+	n = carve__node(p, node);
 	*tmp = *req;
 	tmp->gpu = CARVE_GREQ_WHOLE;
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
 		int m = p->ginfo[g].model;
 
-		if (carve_cluster_gpu(p->c, g)->sharing == CARVE_SHARE_TIMESLICE &&
+		if (carve__gpu(p, g)->sharing == CARVE_SHARE_TIMESLICE &&
 		    (p->any_model || (m >= 0 && p->model_ok[m]))) {
 			tmp->gpu = CARVE_GREQ_REPLICA;
 			break;
@@ -1328,7 +1478,7 @@ double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq
 	struct carve_pod_req tmp;
 	const struct carve_pod_req *rq;
 
-	if (!node_static_ok(p, node, greq))
+	if (!static_fit(p, node, greq))
 		return NAN;
 	return eval_on(p, greq, node, &c, &tmp, &rq);
 }
@@ -1448,7 +1598,7 @@ static size_t build_domains(struct carve_placer *p, const struct carve_topology 
 	size_t i, l, m = 0, nd = 0;
 
 	for (i = 0; i < p->nnodes; i++) {
-		const struct carve_node *n = carve_cluster_node(p->c, (uint32_t)i);
+		const struct carve_node *n = carve__node(p, (uint32_t)i);
 		const char *v = topo_value(n, topo->levels[lvl]);
 
 		for (l = 0; v && l < topo->nlevels; l++)
@@ -1607,7 +1757,7 @@ const struct carve_mig_layout *carve_placer_mig_layout(const struct carve_placer
 
 	if (!p || gpu >= p->ngpus)
 		return NULL;
-	v = carve_cluster_gpu(p->c, gpu);
+	v = carve__gpu(p, gpu);
 	return v->sharing == CARVE_SHARE_MIG && v->mig_model ? &p->mig[gpu] : NULL;
 }
 
@@ -1647,7 +1797,7 @@ int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu)
 	if (!p || gpu >= p->ngpus)
 		return 0;
 	s = &p->gpus[gpu];
-	v = carve_cluster_gpu(p->c, gpu);
+	v = carve__gpu(p, gpu);
 	switch (v->sharing) {
 	case CARVE_SHARE_EXCLUSIVE:
 		return !s->taken;
@@ -1663,10 +1813,10 @@ int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu)
 
 static int check_gpu(const struct carve_placer *p, uint32_t g, struct carve_error *err)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 	const struct carve__gpu_state *s = &p->gpus[g];
 	const struct carve__gpu_info *gi = &p->ginfo[g];
-	const char *name = carve_cluster_node(p->c, v->node)->name;
+	const char *name = carve__node(p, v->node)->name;
 	struct carve_error e;
 	unsigned w, words, r;
 	int bits = 0;
@@ -1750,7 +1900,7 @@ static int check_used(const char *node, const char *what, int64_t used, int64_t 
 
 static int check_node(const struct carve_placer *p, uint32_t node, struct carve_error *err)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	const struct carve__node_state *s = &p->nodes[node];
 	uint32_t g, busy = 0, sum = 0;
 	int rc, k;

@@ -176,6 +176,11 @@ struct carve__slot {
 
 struct carve_placer {
 	const struct carve_cluster *c;
+	/* The cluster's node and GPU arrays (carve_cluster_node(c, 0) and
+	 * carve_cluster_gpu(c, 0): stable, as the cluster gains no nodes while
+	 * the placer lives), read through carve__node() and carve__gpu(). */
+	const struct carve_node *cn;
+	const struct carve_gpu *cg;
 	const struct carve__policy *pol;
 	size_t nnodes, ngpus;
 	struct carve__node_state *nodes;
@@ -193,6 +198,14 @@ struct carve_placer {
 	char (*model_key)[CARVE__GPU_NAME_MAX];
 	bool *model_ok;          /* per distinct model, for the request being placed */
 	bool any_model;          /* the request names no model */
+	/* Node classes: nodes with the same labels, taints and GPUs (mode,
+	 * MIG model, failRequestsGreaterThanOne, model), in order, so every
+	 * static feasibility test gives them the same answer.  cls[node];
+	 * per class its first node (crep), and the answer for the request of
+	 * generation cgen[k] (cfit[k]); fitgen moves on with each new request. */
+	uint32_t *cls, *crep, *cgen;
+	bool *cfit;
+	uint32_t nclass, fitgen;
 	/* Placement scratch (sized at create). */
 	uint32_t *all;           /* 0 .. nnodes-1 */
 	uint8_t *fit;            /* static feasibility of a node for the current group */
@@ -247,6 +260,18 @@ uint32_t carve__cache_best(struct carve_placer *p, struct carve__slot *s,
 double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node);
 
 /* ---- helpers for policies (place.c) ---- */
+
+/* carve_cluster_node(p->c, id) and carve_cluster_gpu(p->c, id) for ids in
+ * range, without the call. */
+static inline const struct carve_node *carve__node(const struct carve_placer *p, uint32_t id)
+{
+	return &p->cn[id];
+}
+
+static inline const struct carve_gpu *carve__gpu(const struct carve_placer *p, uint32_t id)
+{
+	return &p->cg[id];
+}
 
 uint64_t carve__rng_next(struct carve_placer *p);
 /* Uniform in [0, n); n > 0. */

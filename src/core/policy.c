@@ -120,7 +120,7 @@ static int64_t imax(int64_t a, int64_t b)
 static double score_gpupacking(struct carve_placer *p, const struct carve_pod_req *req,
 			       const struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 	int64_t g = n->ngpus, k = 0, pct = 0;
 	int i, j;
 
@@ -185,7 +185,7 @@ static double score_random(struct carve_placer *p, const struct carve_pod_req *r
 static int choose_random(struct carve_placer *p, const struct carve_pod_req *req,
 			 struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 	uint32_t g, pick = UINT32_MAX;
 	uint64_t seen = 0;
 
