@@ -36,9 +36,9 @@
 
 /* ---- node views ------------------------------------------------------------- */
 
-static int gpu_bits(const struct carve_gpu *v)
+static int gpu_bits(enum carve_sharing sh)
 {
-	switch (v->sharing) {
+	switch (sh) {
 	case CARVE_SHARE_EXCLUSIVE:
 		return CARVE__FV_WHOLE;
 	case CARVE_SHARE_FRACTION:
@@ -63,7 +63,7 @@ void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve
 		uint32_t g = fv->first + k;
 
 		fv->v[k] = (uint32_t)carve__gpu_free_milli_in(p, g, &p->gpus[g]) |
-			   (uint32_t)gpu_bits(carve__gpu(p, g));
+			   (uint32_t)gpu_bits(carve__share(p, g));
 	}
 }
 

@@ -128,6 +128,11 @@ static int scan_gpus(struct carve_placer *p)
 			}
 		}
 		gi->model = m;
+		gi->mode = (uint8_t)((unsigned)v->sharing & CARVE__GI_SHARE);
+		if (v->sharing == CARVE_SHARE_TIMESLICE && v->fail_gt_one)
+			gi->mode |= CARVE__GI_FAILGT1;
+		if (v->sharing == CARVE_SHARE_MIG && v->mig_model)
+			gi->mode |= CARVE__GI_MIGMODEL;
 		if (v->sharing == CARVE_SHARE_TIMESLICE) {
 			gi->rcap = v->replicas > CARVE__MAX_REPLICAS ? CARVE__MAX_REPLICAS
 								     : v->replicas;
@@ -562,9 +567,7 @@ static bool gpu_busy(const struct carve__gpu_state *s)
 
 int carve__gpu_cap_milli(const struct carve_placer *p, uint32_t g)
 {
-	const struct carve_gpu *v = carve__gpu(p, g);
-
-	return v->sharing == CARVE_SHARE_MIG && !p->ginfo[g].mig_slices ? 0 : 1000;
+	return carve__share(p, g) == CARVE_SHARE_MIG && !p->ginfo[g].mig_slices ? 0 : 1000;
 }
 
 /* Free milli of MIG GPU g in state s were its layout l covering slices. */
@@ -586,10 +589,9 @@ static int mig_free_milli(const struct carve_placer *p, uint32_t g,
 int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 			     const struct carve__gpu_state *s)
 {
-	const struct carve_gpu *v = carve__gpu(p, g);
 	const struct carve__gpu_info *gi = &p->ginfo[g];
 
-	switch (v->sharing) {
+	switch (carve__share(p, g)) {
 	case CARVE_SHARE_EXCLUSIVE:
 		return s->taken ? 0 : 1000;
 	case CARVE_SHARE_FRACTION:
@@ -606,7 +608,6 @@ int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 static void gpu_apply_devs(const struct carve_placer *p, uint32_t g, struct carve__gpu_state *s,
 			   const struct carve__cand *c)
 {
-	const struct carve_gpu *v = carve__gpu(p, g);
 	int i;
 
 	for (i = 0; i < c->ndevs; i++) {
@@ -614,7 +615,7 @@ static void gpu_apply_devs(const struct carve_placer *p, uint32_t g, struct carv
 
 		if (d->gpu != g)
 			continue;
-		switch (v->sharing) {
+		switch (carve__share(p, g)) {
 		case CARVE_SHARE_EXCLUSIVE:
 			s->taken = true;
 			break;
@@ -829,30 +830,31 @@ static bool taints_ok(const struct carve_node *n, const struct carve_pod_req *re
 
 bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
 {
-	const struct carve_gpu *v = carve__gpu(p, g);
+	unsigned mode = p->ginfo[g].mode;
+	enum carve_sharing sh = (enum carve_sharing)(mode & CARVE__GI_SHARE);
 	int m = p->ginfo[g].model;
 
 	switch (req->gpu) {
 	case CARVE_GREQ_WHOLE:
-		if (v->sharing != CARVE_SHARE_EXCLUSIVE && v->sharing != CARVE_SHARE_FRACTION)
+		if (sh != CARVE_SHARE_EXCLUSIVE && sh != CARVE_SHARE_FRACTION)
 			return false;
 		break;
 	case CARVE_GREQ_MIG:
-		if (v->sharing != CARVE_SHARE_MIG || !v->mig_model)
+		if (sh != CARVE_SHARE_MIG || !(mode & CARVE__GI_MIGMODEL))
 			return false;
 		break;
 	case CARVE_GREQ_REPLICA:
 		/* failRequestsGreaterThanOne: the device plugin refuses a pod
 		 * asking for more than one replica. */
-		if (v->sharing != CARVE_SHARE_TIMESLICE || (v->fail_gt_one && req->count > 1))
+		if (sh != CARVE_SHARE_TIMESLICE || ((mode & CARVE__GI_FAILGT1) && req->count > 1))
 			return false;
 		break;
 	case CARVE_GREQ_FRACTION:
-		if (v->sharing != CARVE_SHARE_FRACTION)
+		if (sh != CARVE_SHARE_FRACTION)
 			return false;
 		break;
 	case CARVE_GREQ_GPU:
-		if (v->sharing == CARVE_SHARE_MIG)
+		if (sh == CARVE_SHARE_MIG)
 			return false;
 		break;
 	default:
@@ -938,7 +940,7 @@ static int choose_whole(struct carve_placer *p, const struct carve_node *n,
 		if (!carve__gpu_usable(p, g, req) || gpu_busy(s))
 			continue;
 		add_dev(c, g, -1, -1,
-			carve__gpu(p, g)->sharing == CARVE_SHARE_FRACTION ? 1000 : 0);
+			carve__share(p, g) == CARVE_SHARE_FRACTION ? 1000 : 0);
 	}
 	return c->ndevs == req->count ? 0 : CARVE_ENOFIT;
 }
@@ -1205,11 +1207,11 @@ static int place_class(const struct carve_placer *p, const struct carve_pod_plac
 	int i;
 
 	for (i = 0; i < pl->ndevs; i++) {
-		const struct carve_gpu *v = carve__gpu(p, pl->devs[i].gpu);
+		enum carve_sharing sh = carve__share(p, pl->devs[i].gpu);
 
-		if (v->sharing == CARVE_SHARE_EXCLUSIVE)
+		if (sh == CARVE_SHARE_EXCLUSIVE)
 			continue;
-		if (v->sharing == CARVE_SHARE_FRACTION && pl->devs[i].milli == 1000)
+		if (sh == CARVE_SHARE_FRACTION && pl->devs[i].milli == 1000)
 			continue;
 		return 0;
 	}
@@ -1271,7 +1273,7 @@ static void account(struct carve_placer *p, const struct carve_pod_place *pl, in
 		struct carve__gpu_state *s = &p->gpus[d->gpu];
 		bool was = gpu_busy(s);
 
-		switch (carve__gpu(p, d->gpu)->sharing) {
+		switch (carve__share(p, d->gpu)) {
 		case CARVE_SHARE_EXCLUSIVE:
 			s->taken = sign > 0;
 			break;
@@ -1438,7 +1440,7 @@ static const struct carve_pod_req *resolve_gpu(const struct carve_placer *p, uin
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
 		int m = p->ginfo[g].model;
 
-		if (carve__gpu(p, g)->sharing == CARVE_SHARE_TIMESLICE &&
+		if (carve__share(p, g) == CARVE_SHARE_TIMESLICE &&
 		    (p->any_model || (m >= 0 && p->model_ok[m]))) {
 			tmp->gpu = CARVE_GREQ_REPLICA;
 			break;

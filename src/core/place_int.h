@@ -63,12 +63,19 @@ struct carve__gpu_state {
 	uint32_t mem_used;   /* fraction */
 };
 
+#define CARVE__GI_SHARE 3u      /* enum carve_sharing (0..3) */
+#define CARVE__GI_FAILGT1 4u    /* timeslice: fail_gt_one */
+#define CARVE__GI_MIGMODEL 8u   /* mig: mig_model known */
+
 /* Static facts about a GPU, computed at create. */
 struct carve__gpu_info {
 	int32_t model;       /* index into p->model_key, -1: no/unknown name */
 	uint16_t rcap;       /* timeslice: usable replicas */
 	uint8_t mig_slices;  /* mig: memory slices p->mig[g]'s instances cover
 			      * (updated on repartition) */
+	uint8_t mode;        /* the cluster GPU's sharing (CARVE__GI_SHARE bits),
+			      * | CARVE__GI_FAILGT1 | CARVE__GI_MIGMODEL: kept
+			      * here, beside the rest, so scans stay in cache */
 	uint32_t rbits;      /* timeslice: first word of its bits in p->rbits */
 };
 
@@ -271,6 +278,12 @@ static inline const struct carve_node *carve__node(const struct carve_placer *p,
 static inline const struct carve_gpu *carve__gpu(const struct carve_placer *p, uint32_t id)
 {
 	return &p->cg[id];
+}
+
+/* The sharing mode of GPU g (from ginfo: no trip to the cluster's array). */
+static inline enum carve_sharing carve__share(const struct carve_placer *p, uint32_t g)
+{
+	return (enum carve_sharing)(p->ginfo[g].mode & CARVE__GI_SHARE);
 }
 
 uint64_t carve__rng_next(struct carve_placer *p);
