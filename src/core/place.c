@@ -1486,7 +1486,8 @@ double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq
 }
 
 /* One pod on the best of cands (fit[] set by prepare_group), or on the
- * node the decision cache slot s names (s not NULL: cands are all nodes). */
+ * node the decision cache slot names (cands are all nodes), or the root of
+ * a gang-local tree over cands (slot->map == cands). */
 static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
 		     const uint32_t *cands, size_t ncands, struct carve__slot *slot,
 		     struct carve_pod_place *out)
@@ -1499,7 +1500,9 @@ static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
 	size_t i;
 
 	if (slot) {
-		uint32_t n = carve__cache_best(p, slot, greq);
+		uint32_t x = slot->map ? carve__cache_local_best(p, slot)
+				       : carve__cache_best(p, slot, greq);
+		uint32_t n = slot->map && x != UINT32_MAX ? slot->map[x] : x;
 
 		if (n == UINT32_MAX)
 			return CARVE_ENOFIT;
@@ -1507,6 +1510,8 @@ static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
 		if (s != s) /* cannot happen: the slot says it fits */
 			return CARVE_ENOFIT;
 		apply(p, req, &best, out);
+		if (slot->map)
+			carve__cache_local_changed(p, slot, greq, x);
 		return 0;
 	}
 	for (i = 0; i < ncands; i++) {
@@ -1547,6 +1552,8 @@ static int place_gang(struct carve_placer *p, const struct carve_pod_group *grou
 		set_models(p, groups[g].req);
 		if (cands == p->all)
 			slot = carve__cache_get(p, groups[g].req);
+		else if (groups[g].count > 1) /* a topology domain */
+			slot = carve__cache_local(p, groups[g].req, cands, ncands);
 		if (!slot)
 			prepare_group(p, groups[g].req, cands, ncands);
 		for (k = 0; k < groups[g].count; k++) {

@@ -117,56 +117,90 @@ static size_t req_key(const struct carve_pod_req *r, unsigned char *buf)
 
 /* ---- the tournament tree ------------------------------------------------------- */
 
-/* a beats b: a feasible, and b not, or a higher score, or equal and a lower rank. */
-static bool beats(const struct carve_placer *p, const double *sc, uint32_t a, uint32_t b)
+/* Leaves of a slot: the nodes (map NULL, nleaf = nnodes), or for a
+ * gang-local tree the candidates map[0 .. nleaf); scores are per leaf. */
+static uint32_t leaf_node(const struct carve__slot *s, uint32_t x)
 {
+	return s->map ? s->map[x] : x;
+}
+
+/* Leaf a beats leaf b: a feasible, and b not, or a higher score, or equal
+ * and a lower rank. */
+static bool beats(const struct carve_placer *p, const struct carve__slot *s, uint32_t a,
+		  uint32_t b)
+{
+	const double *sc = s->score;
+
 	if (a == NONE || sc[a] != sc[a])
 		return false;
 	if (b == NONE || sc[b] != sc[b])
 		return true;
-	return sc[a] > sc[b] || (sc[a] == sc[b] && p->rank[a] < p->rank[b]);
+	return sc[a] > sc[b] ||
+	       (sc[a] == sc[b] && p->rank[leaf_node(s, a)] < p->rank[leaf_node(s, b)]);
 }
 
-/* Entry i of level l (l >= 1) from its children. */
-static void fix(const struct carve_placer *p, struct carve__slot *s, uint32_t l, uint32_t i)
+/* Entry i of level l (l >= 1) from its children (nchild of them in use). */
+static void fix(const struct carve_placer *p, struct carve__slot *s, uint32_t l, uint32_t i,
+		uint32_t nchild)
 {
 	uint32_t first = i * CARVE__FAN, end = first + CARVE__FAN, best = NONE, k, x;
-	uint32_t nchild = l == 1 ? (uint32_t)p->nnodes : p->lvl_n[l - 1];
 	const uint32_t *child = l == 1 ? NULL : s->win + p->lvl_off[l - 1];
 
 	if (end > nchild)
 		end = nchild;
 	for (k = first; k < end; k++) {
 		x = child ? child[k] : k;
-		if (beats(p, s->score, x, best))
+		if (beats(p, s, x, best))
 			best = x;
 	}
 	s->win[p->lvl_off[l] + i] = best;
 }
 
-/* Node n's score changed: its path to the root. */
-static void fix_path(const struct carve_placer *p, struct carve__slot *s, uint32_t n)
+/* Leaf x's score changed: its path to the root. */
+static void fix_path(const struct carve_placer *p, struct carve__slot *s, uint32_t x)
 {
-	uint32_t l, i = n;
+	uint32_t l, i = x, nchild = s->nleaf;
 
 	for (l = 1; l < p->nlvl; l++) {
 		i /= CARVE__FAN;
-		fix(p, s, l, i);
+		fix(p, s, l, i, nchild);
+		nchild = (nchild + CARVE__FAN - 1) / CARVE__FAN;
+	}
+}
+
+/* Every level from the leaves' scores. */
+static void build_tree(struct carve_placer *p, struct carve__slot *s)
+{
+	uint32_t l, i, nchild = s->nleaf, cnt;
+
+	for (l = 1; l < p->nlvl; l++) {
+		cnt = (nchild + CARVE__FAN - 1) / CARVE__FAN;
+		for (i = 0; i < cnt; i++)
+			fix(p, s, l, i, nchild);
+		nchild = cnt;
 	}
 }
 
 static void rebuild(struct carve_placer *p, struct carve__slot *s, const struct carve_pod_req *req)
 {
-	uint32_t n, l, i;
+	uint32_t n;
 
+	s->map = NULL;
+	s->nleaf = (uint32_t)p->nnodes;
 	for (n = 0; n < p->nnodes; n++)
 		s->score[n] = carve__node_eval(p, req, n);
-	for (l = 1; l < p->nlvl; l++)
-		for (i = 0; i < p->lvl_n[l]; i++)
-			fix(p, s, l, i);
+	build_tree(p, s);
 	s->seq = p->chg_seq;
 	s->epoch = p->cache_epoch;
 	s->valid = true;
+}
+
+/* The root's leaf, or NONE when no leaf is feasible. */
+static uint32_t root(const struct carve_placer *p, const struct carve__slot *s)
+{
+	uint32_t x = s->nleaf ? s->win[p->lvl_off[p->nlvl - 1]] : NONE;
+
+	return x != NONE && s->score[x] == s->score[x] ? x : NONE;
 }
 
 /* ---- public to the placer ------------------------------------------------------ */
@@ -254,6 +288,7 @@ struct carve__slot *carve__cache_get(struct carve_placer *p, const struct carve_
 	s->keylen = (uint16_t)len;
 	s->used = p->stamp;
 	s->valid = false;
+	s->map = NULL; /* a cache slot again, should it have been borrowed */
 	return s;
 }
 
@@ -276,6 +311,39 @@ uint32_t carve__cache_best(struct carve_placer *p, struct carve__slot *s,
 		}
 		s->seq = p->chg_seq;
 	}
-	n = s->win[p->lvl_off[p->nlvl - 1]];
-	return n != NONE && s->score[n] == s->score[n] ? n : NONE;
+	return root(p, s);
+}
+
+struct carve__slot *carve__cache_local(struct carve_placer *p, const struct carve_pod_req *req,
+				       const uint32_t *cands, size_t ncands)
+{
+	struct carve__slot *s = NULL;
+	uint32_t x;
+	size_t i;
+
+	if (!p->nslots || !p->pol->cacheable || ncands > p->nnodes)
+		return NULL;
+	for (i = 0; i < p->nslots; i++)
+		if (!s || (s->valid && (!p->slots[i].valid || p->slots[i].used < s->used)))
+			s = &p->slots[i];
+	s->valid = false;
+	s->keylen = 0;
+	s->map = cands;
+	s->nleaf = (uint32_t)ncands;
+	for (x = 0; x < s->nleaf; x++)
+		s->score[x] = carve__node_eval(p, req, cands[x]);
+	build_tree(p, s);
+	return s;
+}
+
+uint32_t carve__cache_local_best(struct carve_placer *p, const struct carve__slot *s)
+{
+	return root(p, s);
+}
+
+void carve__cache_local_changed(struct carve_placer *p, struct carve__slot *s,
+				const struct carve_pod_req *req, uint32_t x)
+{
+	s->score[x] = carve__node_eval(p, req, s->map[x]);
+	fix_path(p, s, x);
 }

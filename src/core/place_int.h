@@ -176,9 +176,14 @@ struct carve__slot {
 	bool valid;
 	uint16_t keylen;
 	unsigned char key[CARVE__KEY_MAX]; /* the request, serialised */
-	double *score;       /* per node: the scan's score; NaN: not feasible */
-	uint32_t *win;       /* per level >= 1 (at p->lvl_off[l]): the winner of
-			      * each group of CARVE__FAN entries below */
+	double *score;       /* per leaf: the scan's score; NaN: not feasible */
+	uint32_t *win;       /* per level >= 1 (at p->lvl_off[l]): the leaf that
+			      * wins each group of CARVE__FAN entries below */
+	/* Leaves: every node (map NULL, nleaf = nnodes; a cache slot), or a
+	 * gang-local tree over the candidates map[0 .. nleaf) (a topology
+	 * domain; the slot is borrowed and left invalid). */
+	const uint32_t *map;
+	uint32_t nleaf;
 };
 
 struct carve_placer {
@@ -262,6 +267,17 @@ struct carve__slot *carve__cache_get(struct carve_placer *p, const struct carve_
  * UINT32_MAX when none is feasible. */
 uint32_t carve__cache_best(struct carve_placer *p, struct carve__slot *s,
 			   const struct carve_pod_req *req);
+/* A gang-local tree (topology domains): a slot (the least recently used)
+ * borrowed and scored over cands[0 .. ncands) for req; NULL when the policy
+ * is not cacheable.  _best: the leaf (index into cands) a scan of cands
+ * would choose, or UINT32_MAX; _changed: leaf x's node changed (the pod
+ * just placed there), re-scored.  Only valid while nothing but this
+ * group's own placements changes the state. */
+struct carve__slot *carve__cache_local(struct carve_placer *p, const struct carve_pod_req *req,
+				       const uint32_t *cands, size_t ncands);
+uint32_t carve__cache_local_best(struct carve_placer *p, const struct carve__slot *s);
+void carve__cache_local_changed(struct carve_placer *p, struct carve__slot *s,
+				const struct carve_pod_req *req, uint32_t x);
 /* The score a scan gives req on node (place.c): NaN when the node cannot
  * take it (statically, room, or GPUs). */
 double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node);
