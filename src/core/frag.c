@@ -26,8 +26,17 @@
  * allocates nothing.  Callers describe a hypothetical state by changing the
  * view's words and cpu, as policy_fgd.c does.
  *
+ * Per-node parts (carve__fview_frag_parts): for each mix type, how many
+ * GPUs serve it with enough free milli, the free milli of the rest and
+ * whether any GPU serves it, plus F_n, kept in p->mix per node (allocated
+ * by carve_placer_set_mix) until account() marks the node changed.  A
+ * changed view's F_n' is then the same integers adjusted for the changed
+ * GPUs and summed in the same order (carve__fview_frag_after), so it is
+ * bit-identical to carve__fview_frag() of that view.  carve__frag_node()
+ * does not use them (tests change the state behind account()'s back).
+ *
  * carve__typical_types() allocates its sort scratch and frees it before it
- * returns; nothing here keeps memory.
+ * returns; nothing else here allocates.
  */
 #include <stdlib.h>
 #include <string.h>

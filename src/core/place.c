@@ -12,6 +12,12 @@
  * idle, so they are part of that undo.  Layout and invariants:
  * place_int.h; the model: docs/internals/PLACEMENT.md.  Libc only; no
  * allocation after create.
+ *
+ * Speed (PLACEMENT.md, Performance): a pod is placed from the decision
+ * cache (place_cache.c) when its policy is cacheable, else by a scan;
+ * both pick by the same rule.  Every change of a node's state goes through
+ * account(), which tells the caches; nothing else may change the state.
+ * Static feasibility is answered once per node class (scan_classes).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -31,8 +31,10 @@
  * Ownership: the placer borrows the cluster; everything else (state, the
  * scratch arrays used by placement, the mix) is allocated once at create
  * (set_mix: at that call) and freed by destroy.  Placement itself allocates
- * nothing.  Nothing here reads a clock; the only randomness is the seeded
- * xoshiro256** in rng[] (seeded through splitmix64).
+ * nothing (the decision cache, node classes and the fgd per-node parts are
+ * allocated at create or set_mix too).  Nothing here reads a clock; the
+ * only randomness is the seeded xoshiro256** in rng[] (seeded through
+ * splitmix64).
  */
 #ifndef CARVE_PLACE_INT_H
 #define CARVE_PLACE_INT_H

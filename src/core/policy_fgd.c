@@ -20,7 +20,9 @@
  * 50; it scores and chooses as bestfit instead.
  *
  * Invariant: the placer's state is only read; the node view in p->gorder
- * is scratch.  Nothing is allocated.  sigmoid is never evaluated: the
+ * is scratch, and the node's fragmentation parts (frag.c) are a cache of
+ * its current state: F_n' of a candidate comes from them in O(types) per
+ * changed GPU, bit-identical to measuring the changed view.  Nothing is allocated.  sigmoid is never evaluated: the
  * quantisation compares delta with the 99 bin edges 1000 ln(k / (100 - k)),
  * so libm is not needed and the result is the exact floor.
  */
