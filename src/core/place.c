@@ -1468,6 +1468,11 @@ static double eval_on(struct carve_placer *p, const struct carve_pod_req *greq, 
 		return NAN;
 	req = resolve_gpu(p, n, greq, tmp);
 	*rq = req;
+	/* WHOLE takes GPUs with nothing taken: a node with fewer idle GPUs
+	 * fails the choice anyway (before any policy draws or scores). */
+	if (req->gpu == CARVE_GREQ_WHOLE &&
+	    carve__node(p, n)->ngpus - p->nodes[n].gpus_busy < (uint32_t)req->count)
+		return NAN;
 	/* Only these are read before they are written (devs up to ndevs,
 	 * repart/rlayout up to nrepart). */
 	c->node = n;
