@@ -174,7 +174,7 @@ struct carve__dom {
 struct carve__slot {
 	uint64_t seq;        /* change log position this slot reflects */
 	uint64_t used;       /* last use (p->stamp), for LRU */
-	uint32_t epoch;      /* p->cache_epoch when built */
+	uint64_t epoch;      /* p->cache_epoch when built */
 	bool valid;
 	uint16_t keylen;
 	unsigned char key[CARVE__KEY_MAX]; /* the request, serialised */
@@ -249,7 +249,7 @@ struct carve_placer {
 	uint32_t *chg;           /* ring of CARVE__CHG_CAP changed nodes */
 	uint64_t chg_seq;        /* changes logged so far */
 	uint64_t stamp;
-	uint32_t cache_epoch;    /* bumped when something every score reads changes */
+	uint64_t cache_epoch;    /* bumped when something every score reads changes */
 	unsigned char keybuf[CARVE__KEY_MAX];
 };
 
