@@ -25,11 +25,16 @@
  * slot that fell further behind than the ring is rebuilt.  Least recently
  * used slots are reused.
  *
+ * Gang-local trees.  A gang group tried in a topology domain borrows the
+ * least recently used slot as a tree over the domain's nodes (map[]): built
+ * once, then only the leaf of the pod just placed is re-scored, since
+ * nothing but the group's own placements changes the state meanwhile.  The
+ * borrowed slot stays invalid until carve__cache_get() takes it again.
+ *
  * Ownership: everything is allocated by carve__cache_init() (placer
  * create) and freed by carve__cache_free(); using the cache allocates
  * nothing.  No clock, no RNG.
  */
-#include <math.h>
 #include <string.h>
 
 #include "place_int.h"
