@@ -1579,19 +1579,10 @@ static int place_gang(struct carve_placer *p, const struct carve_pod_group *grou
 	return 0;
 }
 
-static const char *topo_value(const struct carve_node *n, const char *key)
-{
-	const char *v = carve_node_label(n, key);
-
-	if (!v && !strcmp(key, "kubernetes.io/hostname"))
-		v = n->name;
-	return v;
-}
-
 static int cmp_tent(const void *a, const void *b)
 {
 	const struct carve__tent *x = a, *y = b;
-	int r = strcmp(x->val, y->val);
+	int r = x->val == y->val ? 0 : strcmp(x->val, y->val); /* interned: often the same */
 
 	return r ? r : (x->node > y->node) - (x->node < y->node);
 }
@@ -1613,17 +1604,43 @@ static int cmp_dom(const void *a, const void *b)
  * many domains.  Only nodes with a value at every level take part, so each
  * domain lies inside one domain of every wider level.
  */
+/* Labels are a node class's (scan_classes): the label lookups of a class
+ * are remembered in a small direct-mapped table, by class id. */
+#define TOPO_MEMO 256
+
+struct topo_memo {
+	uint32_t cls;        /* UINT32_MAX: empty */
+	bool all;            /* every level has a label, or is the hostname */
+	const char *label;   /* the label at this level, or NULL */
+};
+
 static size_t build_domains(struct carve_placer *p, const struct carve_topology *topo, size_t lvl)
 {
+	struct topo_memo memo[TOPO_MEMO];
+	const char *key = topo->levels[lvl];
+	bool host = !strcmp(key, "kubernetes.io/hostname");
 	size_t i, l, m = 0, nd = 0;
 
+	for (i = 0; i < TOPO_MEMO; i++)
+		memo[i].cls = UINT32_MAX;
 	for (i = 0; i < p->nnodes; i++) {
 		const struct carve_node *n = carve__node(p, (uint32_t)i);
-		const char *v = topo_value(n, topo->levels[lvl]);
+		struct topo_memo *e = &memo[p->cls[i] % TOPO_MEMO];
+		const char *v;
 
-		for (l = 0; v && l < topo->nlevels; l++)
-			if (!topo_value(n, topo->levels[l]))
-				v = NULL;
+		if (e->cls != p->cls[i]) {
+			e->cls = p->cls[i];
+			e->label = carve_node_label(n, key);
+			e->all = true;
+			for (l = 0; e->all && l < topo->nlevels; l++)
+				e->all = carve_node_label(n, topo->levels[l]) ||
+					 !strcmp(topo->levels[l], "kubernetes.io/hostname");
+		}
+		/* a node's value at a level is its label; kubernetes.io/hostname
+		 * falls back to the node's name */
+		v = e->label ? e->label : host ? n->name : NULL;
+		if (!e->all)
+			v = NULL;
 		if (v) {
 			p->tsort[m].val = v;
 			p->tsort[m++].node = (uint32_t)i;
@@ -1636,7 +1653,8 @@ static size_t build_domains(struct carve_placer *p, const struct carve_topology 
 		struct carve__dom *d;
 
 		p->dnodes[i] = node;
-		if (!nd || strcmp(p->doms[nd - 1].val, p->tsort[i].val)) {
+		if (!nd || (p->doms[nd - 1].val != p->tsort[i].val &&
+			    strcmp(p->doms[nd - 1].val, p->tsort[i].val))) {
 			d = &p->doms[nd++];
 			memset(d, 0, sizeof(*d));
 			d->val = p->tsort[i].val;
