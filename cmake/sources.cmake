@@ -13,6 +13,7 @@ set(CARVE_CORE_SOURCES
   src/core/preempt.c
   src/core/admit.c
   src/core/place.c
+  src/core/place_cache.c
   src/core/policy.c
   src/core/policy_fgd.c
   src/core/frag.c

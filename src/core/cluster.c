@@ -7,6 +7,12 @@
  * all-or-nothing: everything is validated and copied before the counts move.
  * Names are indexed by an open-addressing hash table (node id + 1; 0 is a
  * free slot), at most half full, so lookups by name are O(1) on average.
+ *
+ * Memory: strings are interned (one arena copy per distinct string, found
+ * through a second open-addressing set, at most half full; when that set
+ * cannot grow, strings are simply copied), so a GPU model or a label that
+ * thousands of nodes share is stored once; nodes[] and gpus[] grow by a
+ * quarter at a time, so at most a fifth of them is slack.
  */
 #include <limits.h>
 #include <string.h>
@@ -22,6 +28,8 @@ struct carve_cluster {
 	size_t ngpus, capgpus;
 	uint32_t *ht;   /* name index: node id + 1, 0 = free */
 	size_t htcap;   /* power of two, 0 before the first node */
+	const char **st; /* interned strings (in the arena); NULL = free */
+	size_t stcap, stn; /* stcap a power of two, 0 before the first string */
 };
 
 const char *carve_sharing_name(enum carve_sharing s)
@@ -56,6 +64,7 @@ void carve_cluster_destroy(struct carve_cluster *c)
 	carve_free(c->nodes);
 	carve_free(c->gpus);
 	carve_free(c->ht);
+	carve_free(c->st);
 	carve_free(c);
 }
 
@@ -67,7 +76,7 @@ static int reserve(void **arr, size_t *cap, size_t need, size_t size)
 	if (need <= *cap)
 		return 0;
 	while (c < need)
-		c *= 2;
+		c += c / 4;
 	p = carve_realloc(*arr, c * size);
 	if (!p)
 		return CARVE_ENOMEM;
@@ -151,16 +160,59 @@ static int check_gpu(const struct carve_node_spec *s, size_t i, struct carve_err
 	return 0;
 }
 
-static const char *cp(struct carve_cluster *c, const char *s, bool *oom)
+/* Room in the string set for one more; false when it cannot grow. */
+static bool st_reserve(struct carve_cluster *c)
+{
+	size_t cap = c->stcap ? c->stcap * 2 : 256, i, j;
+	const char **st;
+
+	if ((c->stn + 1) * 2 <= c->stcap)
+		return true;
+	st = carve_calloc(cap, sizeof(*st));
+	if (!st)
+		return false;
+	for (i = 0; i < c->stcap; i++) {
+		if (!c->st[i])
+			continue;
+		for (j = name_hash(c->st[i]) & (cap - 1); st[j]; j = (j + 1) & (cap - 1))
+			;
+		st[j] = c->st[i];
+	}
+	carve_free(c->st);
+	c->st = st;
+	c->stcap = cap;
+	return true;
+}
+
+/* s in the arena: the interned copy when there is one (intern false: a
+ * plain copy, for strings unique to one node or GPU such as names). */
+static const char *cp_in(struct carve_cluster *c, const char *s, bool intern, bool *oom)
 {
 	const char *p;
+	size_t i = 0;
+	bool set;
 
 	if (!s)
 		return NULL;
+	set = intern && st_reserve(c);
+	if (set) {
+		for (i = name_hash(s) & (c->stcap - 1); c->st[i]; i = (i + 1) & (c->stcap - 1))
+			if (!strcmp(c->st[i], s))
+				return c->st[i];
+	}
 	p = carve_arena_strdup(&c->arena, s);
 	if (!p)
 		*oom = true;
+	else if (set) {
+		c->st[i] = p;
+		c->stn++;
+	}
 	return p;
+}
+
+static const char *cp(struct carve_cluster *c, const char *s, bool *oom)
+{
+	return cp_in(c, s, true, oom);
 }
 
 int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec *s,
@@ -209,7 +261,7 @@ int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec
 	n = &c->nodes[c->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->id = (uint32_t)c->nnodes;
-	n->name = cp(c, s->name, &oom);
+	n->name = cp_in(c, s->name, false, &oom);
 	n->pool = cp(c, s->pool, &oom);
 	n->block = cp(c, s->block, &oom);
 	n->rack = cp(c, s->rack, &oom);
@@ -235,7 +287,7 @@ int carve_cluster_add_node(struct carve_cluster *c, const struct carve_node_spec
 		g->fail_gt_one = gs->sharing == CARVE_SHARE_TIMESLICE && gs->fail_gt_one;
 		g->memory_mib = gs->memory_mib;
 		g->model = cp(c, gs->model, &oom);
-		g->uuid = cp(c, gs->uuid, &oom);
+		g->uuid = cp_in(c, gs->uuid, false, &oom);
 		if (gs->sharing == CARVE_SHARE_MIG) {
 			g->mig_model = gs->mig_model;
 			g->mig = gs->mig;

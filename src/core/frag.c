@@ -26,8 +26,17 @@
  * allocates nothing.  Callers describe a hypothetical state by changing the
  * view's words and cpu, as policy_fgd.c does.
  *
+ * Per-node parts (carve__fview_frag_parts): for each mix type, how many
+ * GPUs serve it with enough free milli, the free milli of the rest and
+ * whether any GPU serves it, plus F_n, kept in p->mix per node (allocated
+ * by carve_placer_set_mix) until account() marks the node changed.  A
+ * changed view's F_n' is then the same integers adjusted for the changed
+ * GPUs and summed in the same order (carve__fview_frag_after), so it is
+ * bit-identical to carve__fview_frag() of that view.  carve__frag_node()
+ * does not use them (tests change the state behind account()'s back).
+ *
  * carve__typical_types() allocates its sort scratch and frees it before it
- * returns; nothing here keeps memory.
+ * returns; nothing else here allocates.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +45,9 @@
 
 /* ---- node views ------------------------------------------------------------- */
 
-static int gpu_bits(const struct carve_gpu *v)
+static int gpu_bits(enum carve_sharing sh)
 {
-	switch (v->sharing) {
+	switch (sh) {
 	case CARVE_SHARE_EXCLUSIVE:
 		return CARVE__FV_WHOLE;
 	case CARVE_SHARE_FRACTION:
@@ -50,7 +59,7 @@ static int gpu_bits(const struct carve_gpu *v)
 
 void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve__fview *fv)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	int64_t cap = carve__node_cpu_cap(p, node);
 	uint32_t k;
 
@@ -63,7 +72,7 @@ void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve
 		uint32_t g = fv->first + k;
 
 		fv->v[k] = (uint32_t)carve__gpu_free_milli_in(p, g, &p->gpus[g]) |
-			   (uint32_t)gpu_bits(carve_cluster_gpu(p->c, g));
+			   (uint32_t)gpu_bits(carve__share(p, g));
 	}
 }
 
@@ -82,42 +91,65 @@ static bool gpu_serves(const struct carve_placer *p, const struct carve__fview *
 	return model >= 0 && p->mix.model_ok[t * p->nmodels + (size_t)model];
 }
 
+/* Type t's per-GPU need, GPU count and the view bit of the GPUs that may
+ * serve it; false for a type every node is "no access" to (CPU-only, MIG,
+ * REPLICA): its frag is U. */
+static bool type_shape(const struct carve_pod_req *m, int64_t *need, int64_t *want, uint32_t *bit)
+{
+	switch (m->gpu) {
+	case CARVE_GREQ_WHOLE:
+		*need = 1000;
+		*want = m->count;
+		*bit = CARVE__FV_WHOLE;
+		return true;
+	case CARVE_GREQ_FRACTION:
+		*need = m->milli > 0 ? m->milli : 1;
+		*want = 1;
+		*bit = CARVE__FV_FRACTION;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Type t's parts on the view: GPUs that serve it with free >= need (*fit),
+ * the free milli of all the others (*small), whether any GPU serves it. */
+static void type_parts(const struct carve_placer *p, const struct carve__fview *fv, size_t t,
+		       int64_t need, uint32_t bit, int64_t *small, int32_t *fit, bool *access)
+{
+	uint32_t k;
+
+	*small = 0;
+	*fit = 0;
+	*access = false;
+	for (k = 0; k < fv->n; k++) {
+		int64_t f = fv->v[k] & CARVE__FV_FREE;
+
+		if (!gpu_serves(p, fv, k, t, bit)) {
+			*small += f;
+			continue;
+		}
+		*access = true;
+		if (f >= need)
+			(*fit)++;
+		else
+			*small += f;
+	}
+}
+
 /* frag(n, t) given U, the view's free milli summed. */
 static double frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t,
 			int64_t u)
 {
 	const struct carve_pod_req *m = &p->mix.types[t];
-	int64_t small = 0, need, fit = 0, want;
-	uint32_t k, bit;
-	bool access = false;
+	int64_t small, need, want;
+	int32_t fit;
+	uint32_t bit;
+	bool access;
 
-	switch (m->gpu) {
-	case CARVE_GREQ_WHOLE:
-		need = 1000;
-		want = m->count;
-		bit = CARVE__FV_WHOLE;
-		break;
-	case CARVE_GREQ_FRACTION:
-		need = m->milli > 0 ? m->milli : 1;
-		want = 1;
-		bit = CARVE__FV_FRACTION;
-		break;
-	default: /* CPU-only, and MIG/REPLICA (no access) */
+	if (!type_shape(m, &need, &want, &bit)) /* CPU-only, and MIG/REPLICA (no access) */
 		return (double)u;
-	}
-	for (k = 0; k < fv->n; k++) {
-		int64_t f = fv->v[k] & CARVE__FV_FREE;
-
-		if (!gpu_serves(p, fv, k, t, bit)) {
-			small += f;
-			continue;
-		}
-		access = true;
-		if (f >= need)
-			fit++;
-		else
-			small += f;
-	}
+	type_parts(p, fv, t, need, bit, &small, &fit, &access);
 	if (!access || fit < want || fv->cpu_free < m->cpu_milli)
 		return (double)u;
 	return (double)small;
@@ -144,6 +176,95 @@ double carve__fview_frag(const struct carve_placer *p, const struct carve__fview
 	for (t = 0; t < p->mix.n; t++)
 		if (p->mix.prob[t] > 0)
 			f += p->mix.prob[t] * frag_type(p, fv, t, u);
+	return f;
+}
+
+double carve__fview_frag_parts(const struct carve_placer *p, const struct carve__fview *fv)
+{
+	const struct carve__mix *mx = &p->mix;
+	size_t r = (size_t)fv->node * (mx->n + 1), t;
+	int64_t u, need, want;
+	double f = 0;
+	uint32_t bit;
+	bool acc;
+
+	if (mx->pok[fv->node])
+		return mx->pbase[fv->node];
+	u = view_free(fv);
+	mx->psmall[r + mx->n] = (int32_t)u;
+	for (t = 0; t < mx->n; t++) {
+		int64_t small;
+		int32_t fit;
+
+		if (!type_shape(&mx->types[t], &need, &want, &bit))
+			continue;
+		type_parts(p, fv, t, need, bit, &small, &fit, &acc);
+		mx->psmall[r + t] = (int32_t)small;
+		mx->pfit[r + t] = (uint16_t)fit;
+		mx->pacc[r + t] = acc;
+	}
+	for (t = 0; u && t < mx->n; t++) {
+		const struct carve_pod_req *m = &mx->types[t];
+		int64_t v = u;
+
+		if (!(mx->prob[t] > 0))
+			continue;
+		if (type_shape(m, &need, &want, &bit) && mx->pacc[r + t] && mx->pfit[r + t] >= want &&
+		    fv->cpu_free >= m->cpu_milli)
+			v = mx->psmall[r + t];
+		f += mx->prob[t] * (double)v;
+	}
+	mx->pbase[fv->node] = f;
+	mx->pok[fv->node] = true;
+	return f;
+}
+
+double carve__fview_frag_after(const struct carve_placer *p, const struct carve__fview *fv,
+			       const uint32_t *ks, const uint32_t *nfree, int nchg, int64_t cpu_free)
+{
+	const struct carve__mix *mx = &p->mix;
+	size_t r = (size_t)fv->node * (mx->n + 1);
+	int64_t u = mx->psmall[r + mx->n], need, want;
+	double f = 0;
+	uint32_t bit;
+	size_t t;
+	int i;
+
+	for (i = 0; i < nchg; i++)
+		u += (int64_t)nfree[i] - (int64_t)(fv->v[ks[i]] & CARVE__FV_FREE);
+	if (!u)
+		return 0;
+	for (t = 0; t < mx->n; t++) {
+		const struct carve_pod_req *m = &mx->types[t];
+		int64_t v = u, small;
+		int32_t fit;
+
+		if (!(mx->prob[t] > 0))
+			continue;
+		if (type_shape(m, &need, &want, &bit) && mx->pacc[r + t]) {
+			small = mx->psmall[r + t];
+			fit = mx->pfit[r + t];
+			for (i = 0; i < nchg; i++) {
+				int64_t o = fv->v[ks[i]] & CARVE__FV_FREE, nw = nfree[i];
+
+				if (!gpu_serves(p, fv, ks[i], t, bit)) {
+					small += nw - o;
+					continue;
+				}
+				if (o >= need)
+					fit--;
+				else
+					small -= o;
+				if (nw >= need)
+					fit++;
+				else
+					small += nw;
+			}
+			if (fit >= want && cpu_free >= m->cpu_milli)
+				v = small;
+		}
+		f += mx->prob[t] * (double)v;
+	}
 	return f;
 }
 

@@ -12,7 +12,14 @@
  * idle, so they are part of that undo.  Layout and invariants:
  * place_int.h; the model: docs/internals/PLACEMENT.md.  Libc only; no
  * allocation after create.
+ *
+ * Speed (PLACEMENT.md, Performance): a pod is placed from the decision
+ * cache (place_cache.c) when its policy is cacheable, else by a scan;
+ * both pick by the same rule.  Every change of a node's state goes through
+ * account(), which tells the caches; nothing else may change the state.
+ * Static feasibility is answered once per node class (scan_classes).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,7 +116,7 @@ static int scan_gpus(struct carve_placer *p)
 	size_t g, words = 0;
 
 	for (g = 0; g < p->ngpus; g++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, (uint32_t)g);
+		const struct carve_gpu *v = carve__gpu(p, (uint32_t)g);
 		struct carve__gpu_info *gi = &p->ginfo[g];
 		int m = -1;
 
@@ -127,6 +134,11 @@ static int scan_gpus(struct carve_placer *p)
 			}
 		}
 		gi->model = m;
+		gi->mode = (uint8_t)((unsigned)v->sharing & CARVE__GI_SHARE);
+		if (v->sharing == CARVE_SHARE_TIMESLICE && v->fail_gt_one)
+			gi->mode |= CARVE__GI_FAILGT1;
+		if (v->sharing == CARVE_SHARE_MIG && v->mig_model)
+			gi->mode |= CARVE__GI_MIGMODEL;
 		if (v->sharing == CARVE_SHARE_TIMESLICE) {
 			gi->rcap = v->replicas > CARVE__MAX_REPLICAS ? CARVE__MAX_REPLICAS
 								     : v->replicas;
@@ -144,6 +156,133 @@ static int scan_gpus(struct carve_placer *p)
 	p->model_ok = carve_calloc(p->nmodels ? p->nmodels : 1, sizeof(*p->model_ok));
 	p->reparts = carve_calloc(p->nmig ? p->nmig : 1, sizeof(*p->reparts));
 	return p->rbits && p->model_ok && p->reparts ? 0 : CARVE_ENOMEM;
+}
+
+/* ---- node classes ------------------------------------------------------------ */
+
+static uint64_t fnv(uint64_t h, const void *v, size_t n)
+{
+	const unsigned char *b = v;
+
+	while (n--)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return s ? fnv(h, s, strlen(s) + 1) : fnv(h, "\xff", 1);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* What node_static_ok() and resolve_gpu() read of GPU g. */
+static uint64_t gpu_class_hash(const struct carve_placer *p, uint64_t h, uint32_t g)
+{
+	const struct carve_gpu *v = carve__gpu(p, g);
+	int32_t m = p->ginfo[g].model;
+
+	h = fnv(h, &v->sharing, sizeof(v->sharing));
+	h = fnv(h, &v->mig_model, sizeof(v->mig_model));
+	h = fnv(h, &v->fail_gt_one, sizeof(v->fail_gt_one));
+	return fnv(h, &m, sizeof(m));
+}
+
+static uint64_t node_class_hash(const struct carve_placer *p, uint32_t node)
+{
+	const struct carve_node *n = carve__node(p, node);
+	uint64_t h = 14695981039346656037ULL;
+	size_t i;
+	uint32_t g;
+
+	h = fnv(h, &n->nlabels, sizeof(n->nlabels));
+	for (i = 0; i < n->nlabels; i++) {
+		h = fnv_str(h, n->labels[i].key);
+		h = fnv_str(h, n->labels[i].value);
+	}
+	h = fnv(h, &n->ntaints, sizeof(n->ntaints));
+	for (i = 0; i < n->ntaints; i++) {
+		h = fnv_str(h, n->taints[i].key);
+		h = fnv_str(h, n->taints[i].value);
+		h = fnv_str(h, n->taints[i].effect);
+	}
+	h = fnv(h, &n->ngpus, sizeof(n->ngpus));
+	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+		h = gpu_class_hash(p, h, g);
+	return h;
+}
+
+static bool same_class(const struct carve_placer *p, uint32_t a, uint32_t b)
+{
+	const struct carve_node *x = carve__node(p, a), *y = carve__node(p, b);
+	size_t i;
+	uint32_t k;
+
+	if (x->nlabels != y->nlabels || x->ntaints != y->ntaints || x->ngpus != y->ngpus)
+		return false;
+	for (i = 0; i < x->nlabels; i++)
+		if (!str_eq(x->labels[i].key, y->labels[i].key) ||
+		    !str_eq(x->labels[i].value, y->labels[i].value))
+			return false;
+	for (i = 0; i < x->ntaints; i++)
+		if (!str_eq(x->taints[i].key, y->taints[i].key) ||
+		    !str_eq(x->taints[i].value, y->taints[i].value) ||
+		    !str_eq(x->taints[i].effect, y->taints[i].effect))
+			return false;
+	for (k = 0; k < x->ngpus; k++) {
+		const struct carve_gpu *u = carve__gpu(p, x->gpu_first + k);
+		const struct carve_gpu *v = carve__gpu(p, y->gpu_first + k);
+
+		if (u->sharing != v->sharing || u->mig_model != v->mig_model ||
+		    u->fail_gt_one != v->fail_gt_one ||
+		    p->ginfo[x->gpu_first + k].model != p->ginfo[y->gpu_first + k].model)
+			return false;
+	}
+	return true;
+}
+
+/* cls[], crep[], nclass; cgen/cfit sized.  Scratch: an open-addressing
+ * table of class ids by hash, freed before returning. */
+static int scan_classes(struct carve_placer *p)
+{
+	size_t cap = 16, i, j;
+	uint32_t *ht, k;
+	uint64_t *hv;
+
+	while (cap < 2 * p->nnodes)
+		cap *= 2;
+	ht = carve_malloc(cap * sizeof(*ht));
+	hv = carve_malloc((p->nnodes + 1) * sizeof(*hv));
+	p->cls = carve_calloc(p->nnodes + 1, sizeof(*p->cls));
+	p->crep = carve_calloc(p->nnodes + 1, sizeof(*p->crep));
+	if (!ht || !hv || !p->cls || !p->crep) {
+		carve_free(ht);
+		carve_free(hv);
+		return CARVE_ENOMEM;
+	}
+	memset(ht, 0xff, cap * sizeof(*ht));
+	for (i = 0; i < p->nnodes; i++) {
+		uint64_t h = node_class_hash(p, (uint32_t)i);
+
+		for (j = h & (cap - 1); (k = ht[j]) != UINT32_MAX; j = (j + 1) & (cap - 1))
+			if (hv[k] == h && same_class(p, p->crep[k], (uint32_t)i))
+				break;
+		if (k == UINT32_MAX) {
+			k = p->nclass++;
+			ht[j] = k;
+			hv[k] = h;
+			p->crep[k] = (uint32_t)i;
+		}
+		p->cls[i] = k;
+	}
+	carve_free(ht);
+	carve_free(hv);
+	p->cgen = carve_calloc(p->nclass + 1, sizeof(*p->cgen));
+	p->cfit = carve_calloc(p->nclass + 1, sizeof(*p->cfit));
+	return p->cgen && p->cfit ? 0 : CARVE_ENOMEM;
 }
 
 static const struct carve__policy *find_policy(const char *name)
@@ -181,6 +320,8 @@ struct carve_placer *carve_placer_create(const struct carve_cluster *c, const ch
 	p->pol = pol;
 	p->nnodes = n = carve_cluster_node_count(c);
 	p->ngpus = carve_cluster_gpu_count(c);
+	p->cn = carve_cluster_node(c, 0);
+	p->cg = carve_cluster_gpu(c, 0);
 	for (i = 0; i < n; i++) {
 		const struct carve_node *v = carve_cluster_node(c, (uint32_t)i);
 
@@ -205,7 +346,7 @@ struct carve_placer *carve_placer_create(const struct carve_cluster *c, const ch
 	p->rpart = carve_calloc(p->ngpus + 1, sizeof(*p->rpart));
 	if (!p->nodes || !p->gpus || !p->ginfo || !p->rank || !p->all || !p->fit ||
 	    !p->tsort || !p->doms || !p->dnodes || !p->gorder || !p->mig || !p->rpart ||
-	    scan_gpus(p))
+	    scan_gpus(p) || scan_classes(p) || carve__cache_init(p))
 		goto out_nomem;
 	p->rng[0] = splitmix64(&seed);
 	p->rng[1] = splitmix64(&seed);
@@ -240,6 +381,11 @@ static void mix_free(struct carve__mix *m)
 	carve_free(m->model_ok);
 	carve_free(m->strings);
 	carve_free(m->names);
+	carve_free(m->psmall);
+	carve_free(m->pfit);
+	carve_free(m->pacc);
+	carve_free(m->pbase);
+	carve_free(m->pok);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -248,6 +394,7 @@ void carve_placer_destroy(struct carve_placer *p)
 	if (!p)
 		return;
 	mix_free(&p->mix);
+	carve__cache_free(p);
 	carve_free(p->nodes);
 	carve_free(p->gpus);
 	carve_free(p->ginfo);
@@ -265,6 +412,10 @@ void carve_placer_destroy(struct carve_placer *p)
 	carve_free(p->wants);
 	carve_free(p->rpart);
 	carve_free(p->reparts);
+	carve_free(p->cls);
+	carve_free(p->crep);
+	carve_free(p->cgen);
+	carve_free(p->cfit);
 	carve_free(p);
 }
 
@@ -320,6 +471,7 @@ int carve_placer_set_mig_wants(struct carve_placer *p, const char *const *profil
 	carve_free(p->wants);
 	p->wants = NULL;
 	p->nwants = 0;
+	carve__cache_invalidate(p);
 	if (!n)
 		return 0;
 	ord = carve_malloc(n * sizeof(*ord));
@@ -352,7 +504,7 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 			 const double *prob, size_t n)
 {
 	struct carve__mix m;
-	size_t t, k, chars = 0, nnames = 0, nn = 0;
+	size_t t, k, chars = 0, nnames = 0, nn = 0, rows;
 	char *at;
 
 	if (n && (!types || !prob))
@@ -372,7 +524,14 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 	m.model_ok = carve_calloc(n * p->nmodels + 1, sizeof(*m.model_ok));
 	m.strings = carve_malloc(chars + 1);
 	m.names = carve_calloc(nnames + 1, sizeof(*m.names));
-	if (!m.types || !m.prob || !m.model_ok || !m.strings || !m.names) {
+	rows = (p->nnodes + 1) * (n + 1);
+	m.psmall = carve_calloc(rows, sizeof(*m.psmall));
+	m.pfit = carve_calloc(rows, sizeof(*m.pfit));
+	m.pacc = carve_calloc(rows, sizeof(*m.pacc));
+	m.pbase = carve_calloc(p->nnodes + 1, sizeof(*m.pbase));
+	m.pok = carve_calloc(p->nnodes + 1, sizeof(*m.pok));
+	if (!m.types || !m.prob || !m.model_ok || !m.strings || !m.names || !m.psmall ||
+	    !m.pfit || !m.pacc || !m.pbase || !m.pok) {
 		mix_free(&m);
 		return CARVE_ENOMEM;
 	}
@@ -401,6 +560,7 @@ int carve_placer_set_mix(struct carve_placer *p, const struct carve_pod_req *typ
 	}
 	mix_free(&p->mix);
 	p->mix = m;
+	carve__cache_invalidate(p);
 	return 0;
 }
 
@@ -413,9 +573,7 @@ static bool gpu_busy(const struct carve__gpu_state *s)
 
 int carve__gpu_cap_milli(const struct carve_placer *p, uint32_t g)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
-
-	return v->sharing == CARVE_SHARE_MIG && !p->ginfo[g].mig_slices ? 0 : 1000;
+	return carve__share(p, g) == CARVE_SHARE_MIG && !p->ginfo[g].mig_slices ? 0 : 1000;
 }
 
 /* Free milli of MIG GPU g in state s were its layout l covering slices. */
@@ -423,7 +581,7 @@ static int mig_free_milli(const struct carve_placer *p, uint32_t g,
 			  const struct carve__gpu_state *s, const struct carve_mig_layout *l,
 			  unsigned slices)
 {
-	const struct carve_mig_model *m = carve_cluster_gpu(p->c, g)->mig_model;
+	const struct carve_mig_model *m = carve__gpu(p, g)->mig_model;
 	unsigned i, fs = 0;
 
 	if (!slices)
@@ -437,10 +595,9 @@ static int mig_free_milli(const struct carve_placer *p, uint32_t g,
 int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 			     const struct carve__gpu_state *s)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
 	const struct carve__gpu_info *gi = &p->ginfo[g];
 
-	switch (v->sharing) {
+	switch (carve__share(p, g)) {
 	case CARVE_SHARE_EXCLUSIVE:
 		return s->taken ? 0 : 1000;
 	case CARVE_SHARE_FRACTION:
@@ -457,7 +614,6 @@ int carve__gpu_free_milli_in(const struct carve_placer *p, uint32_t g,
 static void gpu_apply_devs(const struct carve_placer *p, uint32_t g, struct carve__gpu_state *s,
 			   const struct carve__cand *c)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
 	int i;
 
 	for (i = 0; i < c->ndevs; i++) {
@@ -465,7 +621,7 @@ static void gpu_apply_devs(const struct carve_placer *p, uint32_t g, struct carv
 
 		if (d->gpu != g)
 			continue;
-		switch (v->sharing) {
+		switch (carve__share(p, g)) {
 		case CARVE_SHARE_EXCLUSIVE:
 			s->taken = true;
 			break;
@@ -493,7 +649,7 @@ int carve__gpu_free_milli_after(const struct carve_placer *p, uint32_t g,
 	gpu_apply_devs(p, g, &s, c);
 	for (k = 0; k < c->nrepart; k++)
 		if (c->repart[k] == g) {
-			const struct carve_mig_model *m = carve_cluster_gpu(p->c, g)->mig_model;
+			const struct carve_mig_model *m = carve__gpu(p, g)->mig_model;
 
 			return mig_free_milli(p, g, &s, &c->rlayout[k],
 					      layout_slices(m, &c->rlayout[k]));
@@ -503,7 +659,7 @@ int carve__gpu_free_milli_after(const struct carve_placer *p, uint32_t g,
 
 int64_t carve__node_gpu_free(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	int64_t sum = 0;
 	uint32_t g;
 
@@ -524,7 +680,7 @@ static bool cand_has_gpu(const struct carve__cand *c, uint32_t g)
 
 int64_t carve__node_gpu_free_after(const struct carve_placer *p, const struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 	int64_t sum = 0;
 	uint32_t g;
 
@@ -536,7 +692,7 @@ int64_t carve__node_gpu_free_after(const struct carve_placer *p, const struct ca
 
 int64_t carve__node_gpu_cap(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	int64_t sum = 0;
 	uint32_t g;
 
@@ -547,7 +703,7 @@ int64_t carve__node_gpu_cap(const struct carve_placer *p, uint32_t node)
 
 int carve__node_fully_free_gpus(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	uint32_t g;
 	int k = 0;
 
@@ -558,7 +714,7 @@ int carve__node_fully_free_gpus(const struct carve_placer *p, uint32_t node)
 
 int64_t carve__node_cpu_cap(const struct carve_placer *p, uint32_t node)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 
 	return n->cpu_milli > 0 ? n->cpu_milli : 0;
 }
@@ -680,30 +836,31 @@ static bool taints_ok(const struct carve_node *n, const struct carve_pod_req *re
 
 bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	unsigned mode = p->ginfo[g].mode;
+	enum carve_sharing sh = (enum carve_sharing)(mode & CARVE__GI_SHARE);
 	int m = p->ginfo[g].model;
 
 	switch (req->gpu) {
 	case CARVE_GREQ_WHOLE:
-		if (v->sharing != CARVE_SHARE_EXCLUSIVE && v->sharing != CARVE_SHARE_FRACTION)
+		if (sh != CARVE_SHARE_EXCLUSIVE && sh != CARVE_SHARE_FRACTION)
 			return false;
 		break;
 	case CARVE_GREQ_MIG:
-		if (v->sharing != CARVE_SHARE_MIG || !v->mig_model)
+		if (sh != CARVE_SHARE_MIG || !(mode & CARVE__GI_MIGMODEL))
 			return false;
 		break;
 	case CARVE_GREQ_REPLICA:
 		/* failRequestsGreaterThanOne: the device plugin refuses a pod
 		 * asking for more than one replica. */
-		if (v->sharing != CARVE_SHARE_TIMESLICE || (v->fail_gt_one && req->count > 1))
+		if (sh != CARVE_SHARE_TIMESLICE || ((mode & CARVE__GI_FAILGT1) && req->count > 1))
 			return false;
 		break;
 	case CARVE_GREQ_FRACTION:
-		if (v->sharing != CARVE_SHARE_FRACTION)
+		if (sh != CARVE_SHARE_FRACTION)
 			return false;
 		break;
 	case CARVE_GREQ_GPU:
-		if (v->sharing == CARVE_SHARE_MIG)
+		if (sh == CARVE_SHARE_MIG)
 			return false;
 		break;
 	default:
@@ -716,7 +873,7 @@ bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct ca
 static bool node_static_ok(const struct carve_placer *p, uint32_t node,
 			   const struct carve_pod_req *req)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	size_t i;
 	uint32_t g;
 
@@ -736,10 +893,23 @@ static bool node_static_ok(const struct carve_placer *p, uint32_t node,
 	return false;
 }
 
+/* node_static_ok() for the request of the current generation (set_models),
+ * once per node class. */
+static bool static_fit(struct carve_placer *p, uint32_t node, const struct carve_pod_req *req)
+{
+	uint32_t k = p->cls[node];
+
+	if (p->cgen[k] != p->fitgen) {
+		p->cgen[k] = p->fitgen;
+		p->cfit[k] = node_static_ok(p, p->crep[k], req);
+	}
+	return p->cfit[k];
+}
+
 /* cpu, memory and pods: allocatable 0 does not constrain. */
 static bool room_ok(const struct carve_placer *p, uint32_t node, const struct carve_pod_req *req)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	const struct carve__node_state *s = &p->nodes[node];
 
 	if (n->cpu_milli > 0 && n->cpu_milli - s->cpu_used < req->cpu_milli)
@@ -757,6 +927,7 @@ static void add_dev(struct carve__cand *c, uint32_t g, int mig, int replica, int
 {
 	struct carve_dev *d = &c->devs[c->ndevs++];
 
+	memset(d, 0, sizeof(*d)); /* padding too: placements compare bytewise */
 	d->gpu = g;
 	d->mig = (int16_t)mig;
 	d->replica = (int16_t)replica;
@@ -775,7 +946,7 @@ static int choose_whole(struct carve_placer *p, const struct carve_node *n,
 		if (!carve__gpu_usable(p, g, req) || gpu_busy(s))
 			continue;
 		add_dev(c, g, -1, -1,
-			carve_cluster_gpu(p->c, g)->sharing == CARVE_SHARE_FRACTION ? 1000 : 0);
+			carve__share(p, g) == CARVE_SHARE_FRACTION ? 1000 : 0);
 	}
 	return c->ndevs == req->count ? 0 : CARVE_ENOFIT;
 }
@@ -848,7 +1019,7 @@ static void choose_mig_dynamic(struct carve_placer *p, const struct carve_node *
 	unsigned i;
 
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus && c->ndevs < req->count; g++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+		const struct carve_gpu *v = carve__gpu(p, g);
 		struct carve_mig_layout *nl;
 		int prof;
 
@@ -857,6 +1028,7 @@ static void choose_mig_dynamic(struct carve_placer *p, const struct carve_node *
 			continue;
 		prof = carve_mig_profile_find(v->mig_model, req->mig_profile);
 		nl = &c->rlayout[c->nrepart];
+		memset(nl, 0, sizeof(*nl));
 		if (prof < 0 || repart_layout(p, v->mig_model, prof, req->count - c->ndevs,
 					      &p->mig[g], nl))
 			continue;
@@ -876,7 +1048,7 @@ static int choose_mig(struct carve_placer *p, const struct carve_node *n,
 	unsigned i;
 
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus && c->ndevs < req->count; g++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+		const struct carve_gpu *v = carve__gpu(p, g);
 		int prof;
 
 		if (!carve__gpu_usable(p, g, req))
@@ -963,7 +1135,7 @@ static int choose_replica(struct carve_placer *p, const struct carve_node *n,
 
 bool carve__fraction_fits(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 	const struct carve__gpu_state *s = &p->gpus[g];
 	int need = req->milli > 0 ? req->milli : 1;
 
@@ -976,7 +1148,7 @@ void carve__take_fraction(const struct carve_placer *p, uint32_t g, const struct
 			  struct carve__cand *c)
 {
 	add_dev(c, g, -1, -1, req->milli);
-	c->mem_mib = carve_cluster_gpu(p->c, g)->memory_mib ? req->mem_mib : 0;
+	c->mem_mib = carve__gpu(p, g)->memory_mib ? req->mem_mib : 0;
 }
 
 /* FRACTION: best fit, the GPU with least free milli (then least free
@@ -995,7 +1167,7 @@ static int choose_fraction(struct carve_placer *p, const struct carve_node *n,
 
 		if (!carve__gpu_usable(p, g, req) || !carve__fraction_fits(p, g, req))
 			continue;
-		v = carve_cluster_gpu(p->c, g);
+		v = carve__gpu(p, g);
 		fm = 1000 - p->gpus[g].milli_used;
 		fmem = v->memory_mib - p->gpus[g].mem_used;
 		if (best == UINT32_MAX || fm < bm || (fm == bm && fmem < bmem)) {
@@ -1013,7 +1185,7 @@ static int choose_fraction(struct carve_placer *p, const struct carve_node *n,
 int carve__choose_default(struct carve_placer *p, const struct carve_pod_req *req,
 			  struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 
 	switch (req->gpu) {
 	case CARVE_GREQ_NONE:
@@ -1041,11 +1213,11 @@ static int place_class(const struct carve_placer *p, const struct carve_pod_plac
 	int i;
 
 	for (i = 0; i < pl->ndevs; i++) {
-		const struct carve_gpu *v = carve_cluster_gpu(p->c, pl->devs[i].gpu);
+		enum carve_sharing sh = carve__share(p, pl->devs[i].gpu);
 
-		if (v->sharing == CARVE_SHARE_EXCLUSIVE)
+		if (sh == CARVE_SHARE_EXCLUSIVE)
 			continue;
-		if (v->sharing == CARVE_SHARE_FRACTION && pl->devs[i].milli == 1000)
+		if (sh == CARVE_SHARE_FRACTION && pl->devs[i].milli == 1000)
 			continue;
 		return 0;
 	}
@@ -1072,7 +1244,7 @@ static void repartition(struct carve_placer *p, uint32_t g, const struct carve_m
 	r->to = *l;
 	p->rpart[g] = (int32_t)p->nreparts++;
 	p->mig[g] = *l;
-	p->ginfo[g].mig_slices = layout_slices(carve_cluster_gpu(p->c, g)->mig_model, l);
+	p->ginfo[g].mig_slices = layout_slices(carve__gpu(p, g)->mig_model, l);
 }
 
 /* Dynamic MIG: GPU g went idle again; back to its layout before, entry dropped. */
@@ -1081,7 +1253,7 @@ static void unrepartition(struct carve_placer *p, uint32_t g)
 	size_t k = (size_t)p->rpart[g], j;
 
 	p->mig[g] = p->reparts[k].from;
-	p->ginfo[g].mig_slices = layout_slices(carve_cluster_gpu(p->c, g)->mig_model, &p->mig[g]);
+	p->ginfo[g].mig_slices = layout_slices(carve__gpu(p, g)->mig_model, &p->mig[g]);
 	p->rpart[g] = -1;
 	for (j = k + 1; j < p->nreparts; j++) {
 		p->reparts[j - 1] = p->reparts[j];
@@ -1096,6 +1268,9 @@ static void account(struct carve_placer *p, const struct carve_pod_place *pl, in
 	struct carve__node_state *ns = &p->nodes[pl->node];
 	int i, cls;
 
+	carve__cache_touch(p, pl->node);
+	if (p->mix.pok)
+		p->mix.pok[pl->node] = false;
 	ns->cpu_used += sign * pl->cpu_milli;
 	ns->mem_used += sign * pl->memory_milli;
 	ns->pods_used += sign;
@@ -1104,7 +1279,7 @@ static void account(struct carve_placer *p, const struct carve_pod_place *pl, in
 		struct carve__gpu_state *s = &p->gpus[d->gpu];
 		bool was = gpu_busy(s);
 
-		switch (carve_cluster_gpu(p->c, d->gpu)->sharing) {
+		switch (carve__share(p, d->gpu)) {
 		case CARVE_SHARE_EXCLUSIVE:
 			s->taken = sign > 0;
 			break;
@@ -1183,7 +1358,7 @@ void carve_placer_release(struct carve_placer *p, const struct carve_pod_place *
 /* True when what d names on GPU g is free now. */
 static bool dev_free(const struct carve_placer *p, const struct carve_dev *d, uint32_t mem_mib)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, d->gpu);
+	const struct carve_gpu *v = carve__gpu(p, d->gpu);
 	const struct carve__gpu_state *s = &p->gpus[d->gpu];
 
 	switch (v->sharing) {
@@ -1229,17 +1404,26 @@ bool carve_placer_is_mig_dynamic(const struct carve_placer *p)
 
 /* ---- placing one pod, a gang, topology --------------------------------------------------- */
 
-/* Sets up model_ok for req; fit[] for the candidates. */
+/* Sets up any_model / model_ok for req; a new generation of class answers. */
+static void set_models(struct carve_placer *p, const struct carve_pod_req *req)
+{
+	if (++p->fitgen == 0) { /* wrapped: forget every answer */
+		memset(p->cgen, 0, (p->nclass + 1) * sizeof(*p->cgen));
+		p->fitgen = 1;
+	}
+	p->any_model = req->nmodels == 0;
+	if (!p->any_model)
+		models_allowed(p, req->nmodels, req->models, p->model_ok);
+}
+
+/* fit[] for the candidates (set_models first). */
 static void prepare_group(struct carve_placer *p, const struct carve_pod_req *req,
 			  const uint32_t *cands, size_t ncands)
 {
 	size_t i;
 
-	p->any_model = req->nmodels == 0;
-	if (!p->any_model)
-		models_allowed(p, req->nmodels, req->models, p->model_ok);
 	for (i = 0; i < ncands; i++)
-		p->fit[cands[i]] = node_static_ok(p, cands[i], req);
+		p->fit[cands[i]] = static_fit(p, cands[i], req);
 }
 
 /*
@@ -1256,13 +1440,13 @@ static const struct carve_pod_req *resolve_gpu(const struct carve_placer *p, uin
 
 	if (req->gpu != CARVE_GREQ_GPU)
 		return req;
-	n = carve_cluster_node(p->c, node);
+	n = carve__node(p, node);
 	*tmp = *req;
 	tmp->gpu = CARVE_GREQ_WHOLE;
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
 		int m = p->ginfo[g].model;
 
-		if (carve_cluster_gpu(p->c, g)->sharing == CARVE_SHARE_TIMESLICE &&
+		if (carve__share(p, g) == CARVE_SHARE_TIMESLICE &&
 		    (p->any_model || (m >= 0 && p->model_ok[m]))) {
 			tmp->gpu = CARVE_GREQ_REPLICA;
 			break;
@@ -1271,8 +1455,53 @@ static const struct carve_pod_req *resolve_gpu(const struct carve_placer *p, uin
 	return tmp;
 }
 
+/* Node n's candidate for greq in *c (the request as resolved for n in *tmp,
+ * pointed to by *rq) and its score; NaN when n has no room or GPUs for it.
+ * Static feasibility is the caller's. */
+static double eval_on(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t n,
+		      struct carve__cand *c, struct carve_pod_req *tmp,
+		      const struct carve_pod_req **rq)
+{
+	const struct carve_pod_req *req;
+
+	if (!room_ok(p, n, greq))
+		return NAN;
+	req = resolve_gpu(p, n, greq, tmp);
+	*rq = req;
+	/* WHOLE takes GPUs with nothing taken: a node with fewer idle GPUs
+	 * fails the choice anyway (before any policy draws or scores). */
+	if (req->gpu == CARVE_GREQ_WHOLE &&
+	    carve__node(p, n)->ngpus - p->nodes[n].gpus_busy < (uint32_t)req->count)
+		return NAN;
+	/* Only these are read before they are written (devs up to ndevs,
+	 * repart/rlayout up to nrepart). */
+	c->node = n;
+	c->ndevs = 0;
+	c->mem_mib = 0;
+	c->aux = 0;
+	c->nrepart = 0;
+	if (p->pol->choose_gpus ? p->pol->choose_gpus(p, req, c) : carve__choose_default(p, req, c))
+		return NAN;
+	return p->pol->score(p, req, c);
+}
+
+double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node)
+{
+	struct carve__cand c;
+	struct carve_pod_req tmp;
+	const struct carve_pod_req *rq;
+
+	if (!static_fit(p, node, greq))
+		return NAN;
+	return eval_on(p, greq, node, &c, &tmp, &rq);
+}
+
+/* One pod on the best of cands (fit[] set by prepare_group), or on the
+ * node the decision cache slot names (cands are all nodes), or the root of
+ * a gang-local tree over cands (slot->map == cands). */
 static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
-		     const uint32_t *cands, size_t ncands, struct carve_pod_place *out)
+		     const uint32_t *cands, size_t ncands, struct carve__slot *slot,
+		     struct carve_pod_place *out)
 {
 	struct carve__cand c, best;
 	struct carve_pod_req tmp, btmp;
@@ -1281,20 +1510,27 @@ static int place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
 	bool have = false;
 	size_t i;
 
-	memset(&best, 0, sizeof(best));
+	if (slot) {
+		uint32_t x = slot->map ? carve__cache_local_best(p, slot)
+				       : carve__cache_best(p, slot, greq);
+		uint32_t n = slot->map && x != UINT32_MAX ? slot->map[x] : x;
 
+		if (n == UINT32_MAX)
+			return CARVE_ENOFIT;
+		s = eval_on(p, greq, n, &best, &btmp, &req);
+		if (s != s) /* cannot happen: the slot says it fits */
+			return CARVE_ENOFIT;
+		apply(p, req, &best, out);
+		if (slot->map)
+			carve__cache_local_changed(p, slot, greq, x);
+		return 0;
+	}
 	for (i = 0; i < ncands; i++) {
 		uint32_t n = cands[i];
 
-		if (!p->fit[n] || !room_ok(p, n, greq))
+		if (!p->fit[n])
 			continue;
-		req = resolve_gpu(p, n, greq, &tmp);
-		memset(&c, 0, sizeof(c));
-		c.node = n;
-		if (p->pol->choose_gpus ? p->pol->choose_gpus(p, req, &c)
-					: carve__choose_default(p, req, &c))
-			continue;
-		s = p->pol->score(p, req, &c);
+		s = eval_on(p, greq, n, &c, &tmp, &req);
 		if (s != s) /* NaN: never chosen */
 			continue;
 		if (!have || s > bs || (s == bs && p->rank[n] < p->rank[best.node])) {
@@ -1320,11 +1556,19 @@ static int place_gang(struct carve_placer *p, const struct carve_pod_group *grou
 	int k, rc;
 
 	for (g = 0; g < ngroups; g++) {
+		struct carve__slot *slot = NULL;
+
 		if (groups[g].count <= 0)
 			continue;
-		prepare_group(p, groups[g].req, cands, ncands);
+		set_models(p, groups[g].req);
+		if (cands == p->all)
+			slot = carve__cache_get(p, groups[g].req);
+		else if (groups[g].count > 1) /* a topology domain */
+			slot = carve__cache_local(p, groups[g].req, cands, ncands);
+		if (!slot)
+			prepare_group(p, groups[g].req, cands, ncands);
 		for (k = 0; k < groups[g].count; k++) {
-			rc = place_pod(p, groups[g].req, cands, ncands, &out[done]);
+			rc = place_pod(p, groups[g].req, cands, ncands, slot, &out[done]);
 			if (rc) {
 				carve_placer_release(p, out, done);
 				return rc;
@@ -1335,19 +1579,10 @@ static int place_gang(struct carve_placer *p, const struct carve_pod_group *grou
 	return 0;
 }
 
-static const char *topo_value(const struct carve_node *n, const char *key)
-{
-	const char *v = carve_node_label(n, key);
-
-	if (!v && !strcmp(key, "kubernetes.io/hostname"))
-		v = n->name;
-	return v;
-}
-
 static int cmp_tent(const void *a, const void *b)
 {
 	const struct carve__tent *x = a, *y = b;
-	int r = strcmp(x->val, y->val);
+	int r = x->val == y->val ? 0 : strcmp(x->val, y->val); /* interned: often the same */
 
 	return r ? r : (x->node > y->node) - (x->node < y->node);
 }
@@ -1369,17 +1604,43 @@ static int cmp_dom(const void *a, const void *b)
  * many domains.  Only nodes with a value at every level take part, so each
  * domain lies inside one domain of every wider level.
  */
+/* Labels are a node class's (scan_classes): the label lookups of a class
+ * are remembered in a small direct-mapped table, by class id. */
+#define TOPO_MEMO 256
+
+struct topo_memo {
+	uint32_t cls;        /* UINT32_MAX: empty */
+	bool all;            /* every level has a label, or is the hostname */
+	const char *label;   /* the label at this level, or NULL */
+};
+
 static size_t build_domains(struct carve_placer *p, const struct carve_topology *topo, size_t lvl)
 {
+	struct topo_memo memo[TOPO_MEMO];
+	const char *key = topo->levels[lvl];
+	bool host = !strcmp(key, "kubernetes.io/hostname");
 	size_t i, l, m = 0, nd = 0;
 
+	for (i = 0; i < TOPO_MEMO; i++)
+		memo[i].cls = UINT32_MAX;
 	for (i = 0; i < p->nnodes; i++) {
-		const struct carve_node *n = carve_cluster_node(p->c, (uint32_t)i);
-		const char *v = topo_value(n, topo->levels[lvl]);
+		const struct carve_node *n = carve__node(p, (uint32_t)i);
+		struct topo_memo *e = &memo[p->cls[i] % TOPO_MEMO];
+		const char *v;
 
-		for (l = 0; v && l < topo->nlevels; l++)
-			if (!topo_value(n, topo->levels[l]))
-				v = NULL;
+		if (e->cls != p->cls[i]) {
+			e->cls = p->cls[i];
+			e->label = carve_node_label(n, key);
+			e->all = true;
+			for (l = 0; e->all && l < topo->nlevels; l++)
+				e->all = carve_node_label(n, topo->levels[l]) ||
+					 !strcmp(topo->levels[l], "kubernetes.io/hostname");
+		}
+		/* a node's value at a level is its label; kubernetes.io/hostname
+		 * falls back to the node's name */
+		v = e->label ? e->label : host ? n->name : NULL;
+		if (!e->all)
+			v = NULL;
 		if (v) {
 			p->tsort[m].val = v;
 			p->tsort[m++].node = (uint32_t)i;
@@ -1392,7 +1653,8 @@ static size_t build_domains(struct carve_placer *p, const struct carve_topology 
 		struct carve__dom *d;
 
 		p->dnodes[i] = node;
-		if (!nd || strcmp(p->doms[nd - 1].val, p->tsort[i].val)) {
+		if (!nd || (p->doms[nd - 1].val != p->tsort[i].val &&
+			    strcmp(p->doms[nd - 1].val, p->tsort[i].val))) {
 			d = &p->doms[nd++];
 			memset(d, 0, sizeof(*d));
 			d->val = p->tsort[i].val;
@@ -1515,6 +1777,7 @@ int carve_placer_set_mig_dynamic(struct carve_placer *p, bool on)
 	if (!p)
 		return CARVE_EINVAL;
 	p->mig_dynamic = on;
+	carve__cache_invalidate(p);
 	return 0;
 }
 
@@ -1532,7 +1795,7 @@ const struct carve_mig_layout *carve_placer_mig_layout(const struct carve_placer
 
 	if (!p || gpu >= p->ngpus)
 		return NULL;
-	v = carve_cluster_gpu(p->c, gpu);
+	v = carve__gpu(p, gpu);
 	return v->sharing == CARVE_SHARE_MIG && v->mig_model ? &p->mig[gpu] : NULL;
 }
 
@@ -1572,7 +1835,7 @@ int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu)
 	if (!p || gpu >= p->ngpus)
 		return 0;
 	s = &p->gpus[gpu];
-	v = carve_cluster_gpu(p->c, gpu);
+	v = carve__gpu(p, gpu);
 	switch (v->sharing) {
 	case CARVE_SHARE_EXCLUSIVE:
 		return !s->taken;
@@ -1588,10 +1851,10 @@ int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu)
 
 static int check_gpu(const struct carve_placer *p, uint32_t g, struct carve_error *err)
 {
-	const struct carve_gpu *v = carve_cluster_gpu(p->c, g);
+	const struct carve_gpu *v = carve__gpu(p, g);
 	const struct carve__gpu_state *s = &p->gpus[g];
 	const struct carve__gpu_info *gi = &p->ginfo[g];
-	const char *name = carve_cluster_node(p->c, v->node)->name;
+	const char *name = carve__node(p, v->node)->name;
 	struct carve_error e;
 	unsigned w, words, r;
 	int bits = 0;
@@ -1675,7 +1938,7 @@ static int check_used(const char *node, const char *what, int64_t used, int64_t 
 
 static int check_node(const struct carve_placer *p, uint32_t node, struct carve_error *err)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, node);
+	const struct carve_node *n = carve__node(p, node);
 	const struct carve__node_state *s = &p->nodes[node];
 	uint32_t g, busy = 0, sum = 0;
 	int rc, k;

@@ -31,8 +31,10 @@
  * Ownership: the placer borrows the cluster; everything else (state, the
  * scratch arrays used by placement, the mix) is allocated once at create
  * (set_mix: at that call) and freed by destroy.  Placement itself allocates
- * nothing.  Nothing here reads a clock; the only randomness is the seeded
- * xoshiro256** in rng[] (seeded through splitmix64).
+ * nothing (the decision cache, node classes and the fgd per-node parts are
+ * allocated at create or set_mix too).  Nothing here reads a clock; the
+ * only randomness is the seeded xoshiro256** in rng[] (seeded through
+ * splitmix64).
  */
 #ifndef CARVE_PLACE_INT_H
 #define CARVE_PLACE_INT_H
@@ -63,12 +65,19 @@ struct carve__gpu_state {
 	uint32_t mem_used;   /* fraction */
 };
 
+#define CARVE__GI_SHARE 3u      /* enum carve_sharing (0..3) */
+#define CARVE__GI_FAILGT1 4u    /* timeslice: fail_gt_one */
+#define CARVE__GI_MIGMODEL 8u   /* mig: mig_model known */
+
 /* Static facts about a GPU, computed at create. */
 struct carve__gpu_info {
 	int32_t model;       /* index into p->model_key, -1: no/unknown name */
 	uint16_t rcap;       /* timeslice: usable replicas */
 	uint8_t mig_slices;  /* mig: memory slices p->mig[g]'s instances cover
 			      * (updated on repartition) */
+	uint8_t mode;        /* the cluster GPU's sharing (CARVE__GI_SHARE bits),
+			      * | CARVE__GI_FAILGT1 | CARVE__GI_MIGMODEL: kept
+			      * here, beside the rest, so scans stay in cache */
 	uint32_t rbits;      /* timeslice: first word of its bits in p->rbits */
 };
 
@@ -98,6 +107,10 @@ struct carve_placer;
  */
 struct carve__policy {
 	const char *name;
+	/* The score and the choice of node n read only n's state, static
+	 * facts, the request and the mix: no RNG, no other node.  Such a
+	 * policy's decisions may come from the decision cache (place_cache.c). */
+	bool cacheable;
 	double (*score)(struct carve_placer *p, const struct carve_pod_req *req,
 			const struct carve__cand *c);
 	int (*choose_gpus)(struct carve_placer *p, const struct carve_pod_req *req,
@@ -118,6 +131,17 @@ struct carve__mix {
 	double *prob;
 	bool *model_ok;
 	char *strings;       /* one block holding every copied string */
+	/* Per node, the parts of carve__fview_frag_parts() for its current
+	 * state: row r = node * (n + 1); psmall[r + t], pfit[r + t], pacc[r + t]
+	 * per type, psmall[r + n] the node's free milli U, pbase[node] F_n;
+	 * valid while pok[node] (cleared when the node's state changes).  A
+	 * node has at most UINT16_MAX GPUs (cluster.c), so its free milli fits
+	 * 32 bits and a GPU count 16. */
+	int32_t *psmall;
+	uint16_t *pfit;
+	bool *pacc;
+	double *pbase;
+	bool *pok;
 	const char **names;  /* one block holding every models[] array */
 };
 
@@ -133,8 +157,44 @@ struct carve__dom {
 	int64_t free_gpu, free_cpu;
 };
 
+/* Decision cache (place_cache.c): slots of recent request shapes, a
+ * tournament tree of CARVE__FAN-way levels over the nodes, and the log of
+ * nodes whose state changed. */
+/* Slots: as many as CARVE__SLOT_BYTES of scores and trees hold, within
+ * [CARVE__SLOTS_MIN, CARVE__SLOTS_MAX] (1,213 openb nodes: 100; 10,000
+ * nodes: 12). */
+#define CARVE__SLOT_BYTES (1u << 20)
+#define CARVE__SLOTS_MIN 8
+#define CARVE__SLOTS_MAX 256
+#define CARVE__KEY_MAX 512
+#define CARVE__CHG_CAP 4096u
+#define CARVE__FAN 8u
+#define CARVE__MAX_LVL 16
+
+struct carve__slot {
+	uint64_t seq;        /* change log position this slot reflects */
+	uint64_t used;       /* last use (p->stamp), for LRU */
+	uint64_t epoch;      /* p->cache_epoch when built */
+	bool valid;
+	uint16_t keylen;
+	unsigned char key[CARVE__KEY_MAX]; /* the request, serialised */
+	double *score;       /* per leaf: the scan's score; NaN: not feasible */
+	uint32_t *win;       /* per level >= 1 (at p->lvl_off[l]): the leaf that
+			      * wins each group of CARVE__FAN entries below */
+	/* Leaves: every node (map NULL, nleaf = nnodes; a cache slot), or a
+	 * gang-local tree over the candidates map[0 .. nleaf) (a topology
+	 * domain; the slot is borrowed and left invalid). */
+	const uint32_t *map;
+	uint32_t nleaf;
+};
+
 struct carve_placer {
 	const struct carve_cluster *c;
+	/* The cluster's node and GPU arrays (carve_cluster_node(c, 0) and
+	 * carve_cluster_gpu(c, 0): stable, as the cluster gains no nodes while
+	 * the placer lives), read through carve__node() and carve__gpu(). */
+	const struct carve_node *cn;
+	const struct carve_gpu *cg;
 	const struct carve__policy *pol;
 	size_t nnodes, ngpus;
 	struct carve__node_state *nodes;
@@ -152,6 +212,14 @@ struct carve_placer {
 	char (*model_key)[CARVE__GPU_NAME_MAX];
 	bool *model_ok;          /* per distinct model, for the request being placed */
 	bool any_model;          /* the request names no model */
+	/* Node classes: nodes with the same labels, taints and GPUs (mode,
+	 * MIG model, failRequestsGreaterThanOne, model), in order, so every
+	 * static feasibility test gives them the same answer.  cls[node];
+	 * per class its first node (crep), and the answer for the request of
+	 * generation cgen[k] (cfit[k]); fitgen moves on with each new request. */
+	uint32_t *cls, *crep, *cgen;
+	bool *cfit;
+	uint32_t nclass, fitgen;
 	/* Placement scratch (sized at create). */
 	uint32_t *all;           /* 0 .. nnodes-1 */
 	uint8_t *fit;            /* static feasibility of a node for the current group */
@@ -174,9 +242,67 @@ struct carve_placer {
 	 * layout with them.  One carve_malloc'd block; NULL when none. */
 	char **wants;
 	size_t nwants;
+	/* Decision cache (place_cache.c). */
+	struct carve__slot *slots;
+	size_t nslots;
+	uint32_t nlvl, lvl_n[CARVE__MAX_LVL], lvl_off[CARVE__MAX_LVL];
+	uint32_t *chg;           /* ring of CARVE__CHG_CAP changed nodes */
+	uint64_t chg_seq;        /* changes logged so far */
+	uint64_t stamp;
+	uint64_t cache_epoch;    /* bumped when something every score reads changes */
+	unsigned char keybuf[CARVE__KEY_MAX];
 };
 
+/* ---- the decision cache (place_cache.c) ---- */
+
+/* Allocates the slots (placer create); 0 or CARVE_ENOMEM. */
+int carve__cache_init(struct carve_placer *p);
+void carve__cache_free(struct carve_placer *p);
+/* Node's state changed (account()). */
+void carve__cache_touch(struct carve_placer *p, uint32_t node);
+/* Every slot is stale (mix, MIG wants, Dynamic MIG switched). */
+void carve__cache_invalidate(struct carve_placer *p);
+/* The slot for req (found or taken over), or NULL when the policy or the
+ * request cannot be cached.  Needs p->any_model / p->model_ok set for req. */
+struct carve__slot *carve__cache_get(struct carve_placer *p, const struct carve_pod_req *req);
+/* Brings the slot up to date; the node a full scan would choose, or
+ * UINT32_MAX when none is feasible. */
+uint32_t carve__cache_best(struct carve_placer *p, struct carve__slot *s,
+			   const struct carve_pod_req *req);
+/* A gang-local tree (topology domains): a slot (the least recently used)
+ * borrowed and scored over cands[0 .. ncands) for req; NULL when the policy
+ * is not cacheable.  _best: the leaf (index into cands) a scan of cands
+ * would choose, or UINT32_MAX; _changed: leaf x's node changed (the pod
+ * just placed there), re-scored.  Only valid while nothing but this
+ * group's own placements changes the state. */
+struct carve__slot *carve__cache_local(struct carve_placer *p, const struct carve_pod_req *req,
+				       const uint32_t *cands, size_t ncands);
+uint32_t carve__cache_local_best(struct carve_placer *p, const struct carve__slot *s);
+void carve__cache_local_changed(struct carve_placer *p, struct carve__slot *s,
+				const struct carve_pod_req *req, uint32_t x);
+/* The score a scan gives req on node (place.c): NaN when the node cannot
+ * take it (statically, room, or GPUs). */
+double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node);
+
 /* ---- helpers for policies (place.c) ---- */
+
+/* carve_cluster_node(p->c, id) and carve_cluster_gpu(p->c, id) for ids in
+ * range, without the call. */
+static inline const struct carve_node *carve__node(const struct carve_placer *p, uint32_t id)
+{
+	return &p->cn[id];
+}
+
+static inline const struct carve_gpu *carve__gpu(const struct carve_placer *p, uint32_t id)
+{
+	return &p->cg[id];
+}
+
+/* The sharing mode of GPU g (from ginfo: no trip to the cluster's array). */
+static inline enum carve_sharing carve__share(const struct carve_placer *p, uint32_t g)
+{
+	return (enum carve_sharing)(p->ginfo[g].mode & CARVE__GI_SHARE);
+}
 
 uint64_t carve__rng_next(struct carve_placer *p);
 /* Uniform in [0, n); n > 0. */
@@ -258,6 +384,16 @@ struct carve__fview {
 void carve__fview_load(const struct carve_placer *p, uint32_t node, struct carve__fview *fv);
 /* F_n of the view for the mix: sum over types of p_m frag(n, m), GPU milli. */
 double carve__fview_frag(const struct carve_placer *p, const struct carve__fview *fv);
+/* F_n of a view of node fv->node in its current state (unchanged words),
+ * from the node's cached parts (p->mix.psmall, pfit, pacc), computed first
+ * when stale; carve__fview_frag_after() then scores a changed view in
+ * O(types).  Bit-identical to carve__fview_frag(). */
+double carve__fview_frag_parts(const struct carve_placer *p, const struct carve__fview *fv);
+/* F_n of the view (parts valid: carve__fview_frag_parts() called) with GPU ks[i]'s
+ * free milli set to nfree[i] (distinct ks; modes and models unchanged) and
+ * free cpu cpu_free: bit-identical to carve__fview_frag() of that view. */
+double carve__fview_frag_after(const struct carve_placer *p, const struct carve__fview *fv,
+			       const uint32_t *ks, const uint32_t *nfree, int nchg, int64_t cpu_free);
 /* frag(n, m) of the view for mix type t alone (unweighted). */
 double carve__fview_frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t);
 /* F_n of a node in the current state; 0 without a mix. */

@@ -120,7 +120,7 @@ static int64_t imax(int64_t a, int64_t b)
 static double score_gpupacking(struct carve_placer *p, const struct carve_pod_req *req,
 			       const struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 	int64_t g = n->ngpus, k = 0, pct = 0;
 	int i, j;
 
@@ -185,7 +185,7 @@ static double score_random(struct carve_placer *p, const struct carve_pod_req *r
 static int choose_random(struct carve_placer *p, const struct carve_pod_req *req,
 			 struct carve__cand *c)
 {
-	const struct carve_node *n = carve_cluster_node(p->c, c->node);
+	const struct carve_node *n = carve__node(p, c->node);
 	uint32_t g, pick = UINT32_MAX;
 	uint64_t seen = 0;
 
@@ -202,14 +202,14 @@ static int choose_random(struct carve_placer *p, const struct carve_pod_req *req
 }
 
 const struct carve__policy carve__policies[] = {
-	{"binpack", score_binpack, NULL},
-	{"spread", score_spread, NULL},
-	{"bestfit", carve__bestfit_score, NULL},
-	{"dotprod", score_dotprod, NULL},
-	{"gpupacking", score_gpupacking, NULL},
-	{"gpuclustering", score_gpuclustering, NULL},
-	{"random", score_random, choose_random},
-	{"fgd", carve__fgd_score, carve__fgd_choose},
+	{"binpack", true, score_binpack, NULL},
+	{"spread", true, score_spread, NULL},
+	{"bestfit", true, carve__bestfit_score, NULL},
+	{"dotprod", true, score_dotprod, NULL},
+	{"gpupacking", true, score_gpupacking, NULL},
+	{"gpuclustering", true, score_gpuclustering, NULL},
+	{"random", false, score_random, choose_random},
+	{"fgd", true, carve__fgd_score, carve__fgd_choose},
 };
 
 const int carve__npolicies = (int)(sizeof(carve__policies) / sizeof(carve__policies[0]));

@@ -20,7 +20,9 @@
  * 50; it scores and chooses as bestfit instead.
  *
  * Invariant: the placer's state is only read; the node view in p->gorder
- * is scratch.  Nothing is allocated.  sigmoid is never evaluated: the
+ * is scratch, and the node's fragmentation parts (frag.c) are a cache of
+ * its current state: F_n' of a candidate comes from them in O(types) per
+ * changed GPU, bit-identical to measuring the changed view.  Nothing is allocated.  sigmoid is never evaluated: the
  * quantisation compares delta with the 99 bin edges 1000 ln(k / (100 - k)),
  * so libm is not needed and the result is the exact floor.
  */
@@ -93,15 +95,17 @@ static int choose_fraction(struct carve_placer *p, const struct carve_pod_req *r
 			   struct carve__cand *c)
 {
 	struct carve__fview fv;
-	uint32_t k, best = UINT32_MAX, seen[NSEEN];
+	uint32_t k, best = UINT32_MAX, seen[NSEEN], nfree;
 	int32_t seen_model[NSEEN];
 	int bs = -1, nseen = 0, s, i;
 	double base;
 	int64_t cpu;
 
 	carve__fview_load(p, c->node, &fv);
-	base = carve__fview_frag(p, &fv);
+	base = carve__fview_frag_parts(p, &fv);
 	cpu = fv.cpu_free;
+	if (cpu != INT64_MAX)
+		cpu -= req->cpu_milli;
 	for (k = 0; k < fv.n; k++) {
 		uint32_t g = fv.first + k, w = fv.v[k];
 		int32_t model = p->ginfo[g].model;
@@ -119,11 +123,8 @@ static int choose_fraction(struct carve_placer *p, const struct carve_pod_req *r
 			seen[nseen] = w;
 			seen_model[nseen++] = model;
 		}
-		fv.v[k] = w - (uint32_t)req->milli;
-		fv.cpu_free = cpu == INT64_MAX ? cpu : cpu - req->cpu_milli;
-		s = carve__fgd_quantise(base - carve__fview_frag(p, &fv));
-		fv.v[k] = w;
-		fv.cpu_free = cpu;
+		nfree = (w & CARVE__FV_FREE) - (uint32_t)req->milli;
+		s = carve__fgd_quantise(base - carve__fview_frag_after(p, &fv, &k, &nfree, 1, cpu));
 		if (s > bs) {
 			bs = s;
 			best = g;
@@ -140,8 +141,10 @@ int carve__fgd_choose(struct carve_placer *p, const struct carve_pod_req *req,
 		      struct carve__cand *c)
 {
 	struct carve__fview fv;
+	uint32_t ks[CARVE_POD_MAX_GPUS], nfree[CARVE_POD_MAX_GPUS];
 	double base;
-	int rc, i;
+	int rc, i, j, nchg = 0;
+	int64_t cpu;
 
 	if (!p->mix.n)
 		return carve__choose_default(p, req, c);
@@ -151,16 +154,21 @@ int carve__fgd_choose(struct carve_placer *p, const struct carve_pod_req *req,
 	if (rc)
 		return rc;
 	carve__fview_load(p, c->node, &fv);
-	base = carve__fview_frag(p, &fv);
+	base = carve__fview_frag_parts(p, &fv);
 	for (i = 0; i < c->ndevs; i++) {
 		uint32_t g = c->devs[i].gpu, k = g - fv.first;
 
-		fv.v[k] = (fv.v[k] & ~CARVE__FV_FREE) |
-			  (uint32_t)carve__gpu_free_milli_after(p, g, c);
+		for (j = 0; j < nchg && ks[j] != k; j++)
+			;
+		if (j < nchg) /* this GPU's state after c is set already */
+			continue;
+		ks[nchg] = k;
+		nfree[nchg++] = (uint32_t)carve__gpu_free_milli_after(p, g, c);
 	}
-	if (fv.cpu_free != INT64_MAX)
-		fv.cpu_free -= req->cpu_milli;
-	c->aux = carve__fgd_quantise(base - carve__fview_frag(p, &fv));
+	cpu = fv.cpu_free;
+	if (cpu != INT64_MAX)
+		cpu -= req->cpu_milli;
+	c->aux = carve__fgd_quantise(base - carve__fview_frag_after(p, &fv, ks, nfree, nchg, cpu));
 	return 0;
 }
 
