@@ -38,6 +38,7 @@
  * carve__typical_types() allocates its sort scratch and frees it before it
  * returns; nothing else here allocates.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,4 +383,37 @@ long carve__typical_types(const struct carve__task_key *tasks, size_t n, double 
 	carve_free(e);
 	carve_free(g);
 	return (long)kept;
+}
+
+/* ---- what the pending pods cannot use (any request kind) -------------------------- */
+
+double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *types,
+			   const double *w, size_t n)
+{
+	uint32_t nn = (uint32_t)carve_cluster_node_count(p->c), k;
+	double *u = carve_calloc((size_t)nn + 1, sizeof(*u));
+	double *acc = carve_calloc((size_t)nn + 1, sizeof(*acc));
+	double f = 0;
+	size_t t;
+
+	if (!u || !acc) {
+		carve_free(u);
+		carve_free(acc);
+		return -1;
+	}
+	for (k = 0; k < nn; k++)
+		u[k] = (double)carve__node_gpu_free(p, k) / 1000.0;
+	for (t = 0; t < n; t++) {
+		if (!(w[t] > 0))
+			continue;
+		carve__req_models(p, &types[t]);
+		for (k = 0; k < nn; k++)
+			if (u[k] > 0 && isnan(carve__node_eval(p, &types[t], k)))
+				acc[k] += w[t];
+	}
+	for (k = 0; k < nn; k++)
+		f += u[k] * acc[k];
+	carve_free(u);
+	carve_free(acc);
+	return f;
 }

@@ -1485,6 +1485,11 @@ static double eval_on(struct carve_placer *p, const struct carve_pod_req *greq, 
 	return p->pol->score(p, req, c);
 }
 
+void carve__req_models(struct carve_placer *p, const struct carve_pod_req *req)
+{
+	set_models(p, req);
+}
+
 double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node)
 {
 	struct carve__cand c;

@@ -283,6 +283,8 @@ void carve__cache_local_changed(struct carve_placer *p, struct carve__slot *s,
 /* The score a scan gives req on node (place.c): NaN when the node cannot
  * take it (statically, room, or GPUs). */
 double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node);
+/* Sets the models req allows as the ones carve__node_eval() checks. */
+void carve__req_models(struct carve_placer *p, const struct carve_pod_req *req);
 
 /* ---- helpers for policies (place.c) ---- */
 
@@ -400,6 +402,14 @@ double carve__fview_frag_type(const struct carve_placer *p, const struct carve__
 double carve__frag_node(const struct carve_placer *p, uint32_t node);
 /* F = sum of F_n over the cluster. */
 double carve__frag_cluster(const struct carve_placer *p);
+/* Free GPU capacity the pending pod types cannot use, in GPUs: over the
+ * nodes, the node's free milli / 1000 times the summed weight w[t] of the
+ * types that cannot be placed on it now (carve__node_eval NaN).  Every
+ * request kind counts (whole, MIG, time-slice, fraction; models, cpu,
+ * taints and tolerations as the types carry them).  Scratch is allocated
+ * and freed here; -1 on allocation failure.  Changes no placement. */
+double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *types,
+			   const double *w, size_t n);
 
 /* Key of a task for typical types: cpu, per-GPU milli, GPU count and the
  * model constraint as written ("" or NULL: any). */

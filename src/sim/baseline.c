@@ -117,48 +117,6 @@ static int copy_node(struct carve_sim *s, const struct carve_node *n, struct car
 	return rc < 0 ? rc : 0;
 }
 
-/* Each queue's tolerations: those of every ResourceFlavor its resource
- * groups name (queue i is the manifests' ClusterQueue i). */
-static int queue_tolerations(struct carve_sim *s)
-{
-	const struct carve_manifests *m = s->m;
-	size_t q, g, f, t, n = 0;
-
-	s->qtol_off = carve_calloc(s->nqueues + 1, sizeof(*s->qtol_off));
-	if (!s->qtol_off)
-		return CARVE_ENOMEM;
-	for (q = 0; q < s->nqueues; q++)
-		for (g = 0; g < m->cqs[q].ngroups; g++)
-			for (f = 0; f < m->cqs[q].groups[g].nflavors; f++) {
-				const struct carve_mf_flavor *rf =
-					carve_mf_find_flavor(m, m->cqs[q].groups[g].flavors[f].flavor);
-
-				n += rf ? rf->ntolerations : 0;
-			}
-	s->qtol = carve_calloc(n + 1, sizeof(*s->qtol));
-	if (!s->qtol)
-		return CARVE_ENOMEM;
-	for (n = 0, q = 0; q < s->nqueues; q++) {
-		s->qtol_off[q] = n;
-		for (g = 0; g < m->cqs[q].ngroups; g++)
-			for (f = 0; f < m->cqs[q].groups[g].nflavors; f++) {
-				const struct carve_mf_flavor *rf =
-					carve_mf_find_flavor(m, m->cqs[q].groups[g].flavors[f].flavor);
-
-				for (t = 0; rf && t < rf->ntolerations; t++) {
-					const struct carve_toleration *tl = &rf->tolerations[t];
-
-					s->qtol[n].key = tl->key;
-					s->qtol[n].op = tl->op;
-					s->qtol[n].value = tl->value;
-					s->qtol[n++].effect = tl->effect;
-				}
-			}
-	}
-	s->qtol_off[s->nqueues] = n;
-	return 0;
-}
-
 int sim_base_init(struct carve_sim *s, struct carve_error *err)
 {
 	size_t i, nn = carve_cluster_node_count(s->c);
@@ -167,7 +125,7 @@ int sim_base_init(struct carve_sim *s, struct carve_error *err)
 	s->bc = carve_cluster_create();
 	s->qcap = carve_calloc(s->nqueues + 1, sizeof(double));
 	s->qcharged = carve_calloc(s->nqueues + 1, sizeof(double));
-	if (!s->bc || !s->qcap || !s->qcharged || queue_tolerations(s))
+	if (!s->bc || !s->qcap || !s->qcharged)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	for (i = 0; i < nn; i++) {
 		rc = copy_node(s, carve_cluster_node(s->c, (uint32_t)i), err);
@@ -188,16 +146,11 @@ void sim_base_free(struct carve_sim *s)
 	carve_cluster_destroy(s->bc);
 	carve_free(s->qcap);
 	carve_free(s->qcharged);
-	carve_free(s->qtol);
-	carve_free(s->qtol_off);
 }
 
 /* ---- requests ---------------------------------------------------------------------- */
 
-/* The baseline request of one pod of ps: whole GPUs on a node of the
- * matching kind.  sel has room for ps->nselector + 1 labels; key for the
- * kind label. */
-static void base_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
+void sim_base_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
 			 struct carve_match_term *terms, struct carve_match_expr *exprs,
 			 struct carve_label *sel, char *key, size_t keylen)
 {
@@ -367,7 +320,7 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 
 		if (!sel)
 			return CARVE_ENOMEM;
-		base_pod_req(ps, &r, terms, exprs, sel, key, sizeof(key));
+		sim_base_pod_req(ps, &r, terms, exprs, sel, key, sizeof(key));
 		r.ntolerations = s->qtol_off[jb->q + 1] - s->qtol_off[jb->q];
 		r.tolerations = s->qtol + s->qtol_off[jb->q];
 		g.req = &r;

@@ -131,43 +131,42 @@ int sim_snapshot(struct carve_sim *s)
 
 #define MIX_MAX 64
 
-static bool same_type(const struct carve_pod_req *a, const struct carve_pod_req *b)
-{
-	return a->cpu_milli == b->cpu_milli && a->gpu == b->gpu && a->count == b->count &&
-	       a->milli == b->milli && a->mem_mib == b->mem_mib && a->models == b->models &&
-	       (a->mig_profile == b->mig_profile ||
-		(a->mig_profile && b->mig_profile && !strcmp(a->mig_profile, b->mig_profile)));
-}
+/* One pending pod type: its request (selectors and, in the baseline, the
+ * kind label in sel/key), and the podSet and queue it stands for. */
+struct mixt {
+	struct carve_pod_req r;
+	const struct carve_job_podset *ps;
+	int q;
+	struct carve_label *sel;      /* baseline: ps's selector + the kind label */
+	char key[128];
+};
 
-/* Adds count pods of r to the mix. */
-static void mix_add(struct carve_pod_req *types, double *w, size_t *n,
-		    const struct carve_pod_req *r, double count)
+static bool same_type(const struct mixt *a, const struct carve_pod_req *b, int q,
+		      const struct carve_job_podset *ps)
 {
-	size_t i;
+	const struct carve_pod_req *x = &a->r;
 
-	for (i = 0; i < *n; i++)
-		if (same_type(&types[i], r)) {
-			w[i] += count;
-			return;
-		}
-	if (*n == MIX_MAX)
-		return; /* the rarest types beyond MIX_MAX are left out */
-	types[*n] = *r;
-	types[*n].nterms = 0;
-	types[*n].terms = NULL;
-	w[(*n)++] = count;
+	return a->q == q && a->ps->selector == ps->selector &&
+	       x->cpu_milli == b->cpu_milli && x->gpu == b->gpu && x->count == b->count &&
+	       x->milli == b->milli && x->mem_mib == b->mem_mib && x->models == b->models &&
+	       (x->mig_profile == b->mig_profile ||
+		(x->mig_profile && b->mig_profile && !strcmp(x->mig_profile, b->mig_profile)));
 }
 
 void sim_measure_frag(struct carve_sim *s)
 {
+	struct mixt *mix = carve_calloc(MIX_MAX, sizeof(*mix));
 	struct carve_pod_req types[MIX_MAX];
-	double w[MIX_MAX], total = 0;
-	size_t n = 0, i, p;
+	double w[MIX_MAX], total = 0, f;
+	size_t n = 0, i, p, k;
 	bool base = s->o.sched == CARVE_SIM_KUBE_DEFAULT;
 	struct carve_placer *pl = base ? s->bp : s->p;
 	const uint32_t *list = base ? s->waiting : s->active;
 	size_t nlist = base ? s->nwaiting : s->nactive;
 
+	s->frag_now = 0;
+	if (!mix)
+		return;
 	for (i = 0; i < nlist; i++) {
 		const struct sjob *jb = &s->jobs[list[i]];
 
@@ -182,28 +181,50 @@ void sim_measure_frag(struct carve_sim *s)
 			sim_pod_req(ps, &r, terms, exprs);
 			r.nmodels = ps->nmodels;
 			r.models = ps->models;
-			if (base && r.gpu != CARVE_GREQ_NONE) {
-				r.count = r.gpu == CARVE_GREQ_FRACTION ? 1 : r.count;
-				r.gpu = CARVE_GREQ_WHOLE;
-				r.mig_profile = NULL;
-				r.milli = 0;
-				r.mem_mib = 0;
-			}
-			mix_add(types, w, &n, &r, ps->count);
 			total += ps->count;
+			for (k = 0; k < n && !same_type(&mix[k], &r, jb->q, ps); k++)
+				;
+			if (k < n) {
+				w[k] += ps->count;
+				continue;
+			}
+			if (n == MIX_MAX)
+				continue; /* the rarest types beyond MIX_MAX are left out */
+			mix[n].ps = ps;
+			mix[n].q = jb->q;
+			mix[n].r = r;
+			if (base) {
+				mix[n].sel = carve_calloc(ps->nselector + 2, sizeof(*mix[n].sel));
+				if (!mix[n].sel)
+					goto out;
+				sim_base_pod_req(ps, &mix[n].r, terms, exprs, mix[n].sel,
+						 mix[n].key, sizeof(mix[n].key));
+				mix[n].r.nmodels = ps->nmodels;
+				mix[n].r.models = ps->models;
+			}
+			mix[n].r.nterms = 0;
+			mix[n].r.terms = NULL;
+			mix[n].r.ntolerations = s->qtol_off[jb->q + 1] - s->qtol_off[jb->q];
+			mix[n].r.tolerations = s->qtol + s->qtol_off[jb->q];
+			w[n++] = ps->count;
 		}
 	}
-	if (!n || s->cap <= 0) {
-		s->frag_now = 0;
-		return;
-	}
-	for (i = 0; i < n; i++)
+	if (!n || s->cap <= 0)
+		goto out;
+	for (i = 0; i < n; i++) {
 		w[i] /= total;
-	if (carve_placer_set_mix(pl, types, w, n)) {
-		s->frag_now = 0;
-		return;
+		types[i] = mix[i].r;
 	}
-	s->frag_now = carve__frag_cluster(pl) / (1000.0 * s->cap) * 100.0;
+	/* fgd places against the pending mix (its typical task types) */
+	if (!base && !strcmp(s->policy, "fgd") && carve_placer_set_mix(pl, types, w, n))
+		goto out;
+	f = carve__frag_pending(pl, types, w, n);
+	if (f > 0)
+		s->frag_now = f / s->cap * 100.0;
+out:
+	for (i = 0; i < n; i++)
+		carve_free(mix[i].sel);
+	carve_free(mix);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */

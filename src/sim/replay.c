@@ -406,6 +406,48 @@ static bool fits_somewhere(struct carve_placer *scratch, struct probe_cache *pc,
 	return true;
 }
 
+/* Each queue's tolerations: those of every ResourceFlavor its resource
+ * groups name (queue i is the manifests' ClusterQueue i). */
+int sim_queue_tolerations(struct carve_sim *s)
+{
+	const struct carve_manifests *m = s->m;
+	size_t q, g, f, t, n = 0;
+
+	s->qtol_off = carve_calloc(s->nqueues + 1, sizeof(*s->qtol_off));
+	if (!s->qtol_off)
+		return CARVE_ENOMEM;
+	for (q = 0; q < s->nqueues; q++)
+		for (g = 0; g < m->cqs[q].ngroups; g++)
+			for (f = 0; f < m->cqs[q].groups[g].nflavors; f++) {
+				const struct carve_mf_flavor *rf =
+					carve_mf_find_flavor(m, m->cqs[q].groups[g].flavors[f].flavor);
+
+				n += rf ? rf->ntolerations : 0;
+			}
+	s->qtol = carve_calloc(n + 1, sizeof(*s->qtol));
+	if (!s->qtol)
+		return CARVE_ENOMEM;
+	for (n = 0, q = 0; q < s->nqueues; q++) {
+		s->qtol_off[q] = n;
+		for (g = 0; g < m->cqs[q].ngroups; g++)
+			for (f = 0; f < m->cqs[q].groups[g].nflavors; f++) {
+				const struct carve_mf_flavor *rf =
+					carve_mf_find_flavor(m, m->cqs[q].groups[g].flavors[f].flavor);
+
+				for (t = 0; rf && t < rf->ntolerations; t++) {
+					const struct carve_toleration *tl = &rf->tolerations[t];
+
+					s->qtol[n].key = tl->key;
+					s->qtol[n].op = tl->op;
+					s->qtol[n].value = tl->value;
+					s->qtol[n++].effect = tl->effect;
+				}
+			}
+	}
+	s->qtol_off[s->nqueues] = n;
+	return 0;
+}
+
 /* The trace's job classes, in order of first appearance; each job's index. */
 static int build_classes(struct carve_sim *s)
 {
@@ -554,7 +596,7 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 		goto out_nomem;
 	for (i = 0; i < s->njobs; i++)
 		s->jobs[i].j = &js->jobs[i];
-	if (build_classes(s))
+	if (build_classes(s) || sim_queue_tolerations(s))
 		goto out_nomem;
 	rc = check_jobs(s);
 	if (rc == CARVE_ENOMEM)
@@ -597,6 +639,8 @@ void carve_sim_destroy(struct carve_sim *s)
 	carve_free(s->jobs);
 	carve_free(s->queues);
 	carve_free(s->classes);
+	carve_free(s->qtol);
+	carve_free(s->qtol_off);
 	carve_free(s->pool_names);
 	carve_free(s->node_pool);
 	carve_free(s->pool_cap);

@@ -90,8 +90,8 @@ struct carve_sim {
 	struct carve_cluster *bc;
 	struct carve_placer *bp;
 	double *qcap, *qcharged;      /* baseline per-queue cap and charge (GE) */
-	/* Baseline: the tolerations queue q's pods carry (those of its
-	 * ResourceFlavors, as a team writes them into its pod specs):
+	/* The tolerations queue q's pods carry (those of its ResourceFlavors;
+	 * in the baseline, as a team writes them into its pod specs):
 	 * qtol[qtol_off[q] .. qtol_off[q + 1]). */
 	struct carve_toleration_spec *qtol;
 	size_t *qtol_off;
@@ -143,6 +143,9 @@ double sim_dev_ge(const struct carve_sim *s, const struct carve_placer *p,
 double sim_res_ge(const struct carve_sim *s, const char *name);
 bool sim_is_gpu_res(const char *name);
 
+/* Builds qtol/qtol_off from the manifests (queue i = ClusterQueue i). */
+int sim_queue_tolerations(struct carve_sim *s);
+
 /* ---- metrics.c ---- */
 /* Adds to what jb holds: alloc GE (devices reserved) and work GE (devices
  * working) on node; see the invariant above. */
@@ -156,6 +159,12 @@ void sim_measure_frag(struct carve_sim *s);
 
 /* ---- baseline.c ---- */
 int sim_base_init(struct carve_sim *s, struct carve_error *err);
+/* The baseline request of one pod of ps: whole GPUs on a node of the
+ * matching kind.  sel has room for ps->nselector + 1 labels; key (keylen
+ * bytes) holds the kind label's key. */
+void sim_base_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
+		      struct carve_match_term *terms, struct carve_match_expr *exprs,
+		      struct carve_label *sel, char *key, size_t keylen);
 void sim_base_free(struct carve_sim *s);
 int sim_base_arrive(struct carve_sim *s, uint32_t job);
 int sim_base_complete(struct carve_sim *s, uint32_t job);

@@ -245,6 +245,28 @@ static void test_baseline_tolerations(void **state)
 	baseline_taint_case(false, 0);
 }
 
+/* 1 node x 4 GPUs: a (3 GPUs, 0..100) leaves 1 GPU that b (2 GPUs, pending
+ * from 0 to 100) cannot use: 1/4 of the capacity for half the run. */
+static void test_fragmentation(void **state)
+{
+	struct carve_manifests *m = cluster(1, 4, 8, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	job(js, "a", 0, 100, 1, 3, 0, false, "team");
+	job(js, "b", 0, 100, 1, 2, 0, false, "team");
+	r = run(m, js, CARVE_SIM_CARVE, -1);
+	assert_int_equal((int)dget(r, "horizon_s"), 200);
+	assert_true(fabs(dget(r, "fragmentation_pct") - 12.5) < 1e-9);
+	json_decref(r);
+	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	assert_true(fabs(dget(r, "fragmentation_pct") - 12.5) < 1e-9);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 static void test_preempt_requeue(void **state)
 {
 	(void)state;
@@ -551,6 +573,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_checked),
 		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_fragmentation),
 		cmocka_unit_test(test_baseline_tolerations),
 		cmocka_unit_test(test_preempt_requeue),
 		cmocka_unit_test(test_preempt_checkpoint),
