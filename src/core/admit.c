@@ -93,7 +93,17 @@ void carve_adm_destroy(struct carve_adm *a)
 	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
 		carve_free(a->cqs[i].pend);
+		carve_free(a->cqs[i].aside);
 	}
+	idmap_free(&a->wlmap);
+	idmap_free(&a->cqmap);
+	idmap_free(&a->msgmap);
+	carve_free(a->msgs);
+	carve_free(a->visit);
+	carve_free(a->marked);
+	carve_free(a->scratch_targets);
+	carve_free(a->scratch_cands);
+	carve_free(a->scratch_same);
 	carve_free(a->wls);
 	carve_free(a->cqs);
 	carve_free(a->nodes);
@@ -111,6 +121,23 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 	if (n < *cap)
 		return 0;
 	c = *cap ? *cap * 2 : 16;
+	v = carve_realloc(*arr, c * size);
+	if (!v)
+		return CARVE_ENOMEM;
+	*arr = v;
+	*cap = c;
+	return 0;
+}
+
+/* Room for need elements in *arr (at least doubling). */
+static int reserve(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t c;
+	void *v;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap * 2 > need ? *cap * 2 : need;
 	v = carve_realloc(*arr, c * size);
 	if (!v)
 		return CARVE_ENOMEM;
@@ -259,6 +286,16 @@ static struct carve_rgroup_spec *dup_groups(struct carve_adm *a, const struct ca
 
 /* ---- objects ---- */
 
+static const char *cq_key(const void *ctx, uint32_t id)
+{
+	return ((const struct carve_adm *)ctx)->cqs[id].spec.name;
+}
+
+static const char *wl_key(const void *ctx, uint32_t id)
+{
+	return ((const struct carve_adm *)ctx)->wls[id].spec.key;
+}
+
 int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
 			 struct carve_error *err)
 {
@@ -368,7 +405,8 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 		return carve_errorf(err, CARVE_EINVAL, "ClusterQueue without a name");
 	if ((rc = check_groups("ClusterQueue", s->name, s->groups, s->ngroups, err)))
 		return rc;
-	if (grow((void **)&a->cqs, &a->capcqs, a->ncqs, sizeof(*a->cqs)))
+	if (grow((void **)&a->cqs, &a->capcqs, a->ncqs, sizeof(*a->cqs)) ||
+	    idmap_reserve(&a->cqmap, cq_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	id = new_node(a, s->name, true, err);
 	if (id < 0)
@@ -388,6 +426,7 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 		a->nnodes--;
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
+	idmap_put(&a->cqmap, q->spec.name, (uint32_t)a->ncqs);
 	a->ncqs++;
 	return 0;
 }
@@ -451,22 +490,14 @@ int carve_adm_finalize(struct carve_adm *a, struct carve_error *err)
 
 static int find_cq(const struct carve_adm *a, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < a->ncqs; i++)
-		if (!strcmp(a->cqs[i].spec.name, name))
-			return (int)i;
-	return -1;
+	return idmap_find(&a->cqmap, name, cq_key, a);
 }
 
 int carve_adm_find_workload(const struct carve_adm *a, const char *key)
 {
-	size_t i;
+	int id = idmap_find(&a->wlmap, key, wl_key, a);
 
-	for (i = 0; i < a->nwls; i++)
-		if (!strcmp(a->wls[i].spec.key, key))
-			return (int)i;
-	return CARVE_ENOTFOUND;
+	return id >= 0 ? id : CARVE_ENOTFOUND;
 }
 
 /* ---- placement ---- */
@@ -976,14 +1007,43 @@ static void cq_del_wl(struct cq *q, uint32_t id)
 	list_del(q->wls, &q->nwls, id);
 }
 
-static int cq_add_pending(struct cq *q, uint32_t id)
+/* Into its queue's heap; the room was reserved when it was added. */
+static void cq_add_pending(struct carve_adm *a, uint32_t id)
 {
-	return list_add(&q->pend, &q->npend, &q->cappend, id);
+	pq_push(a, &a->cqs[a->wls[id].cq], id);
 }
 
-static void cq_del_pending(struct cq *q, uint32_t id)
+static void cq_del_pending(struct carve_adm *a, uint32_t id)
 {
-	list_del(q->pend, &q->npend, id);
+	struct wl *w = &a->wls[id];
+
+	if (w->inadmissible)
+		aside_remove(a, &a->cqs[w->cq], id);
+	else
+		pq_remove(a, &a->cqs[w->cq], id);
+}
+
+/* Appends id to the visit list once; room for every workload was reserved
+ * when it was added, so this never allocates. */
+static void visit_add(struct carve_adm *a, uint32_t id)
+{
+	if (a->wls[id].in_visit)
+		return;
+	a->wls[id].in_visit = true;
+	a->visit[a->nvisit++] = id;
+}
+
+/* Writes the implicit "waiting behind the head" status into the fields. */
+static void wl_settle(struct carve_adm *a, struct wl *w)
+{
+	if (!w->waiting)
+		return;
+	w->waiting = false;
+	w->pending_reason = CARVE_PEND_NOFIT;
+	w->message = a->cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
+			     "its ClusterQueue is stopped (stopPolicy)" :
+			     "waiting behind the head of its queue";
+	w->cycle = a->cycle_done;
 }
 
 /* Usage of an existing admission: count x per-pod request per (flavor, resource). */
@@ -1072,7 +1132,11 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	    grow((void **)&a->cqs[cq].wls, &a->cqs[cq].capwls, a->cqs[cq].nall,
 		 sizeof(uint32_t)) ||
 	    grow((void **)&a->cqs[cq].pend, &a->cqs[cq].cappend, a->cqs[cq].nall,
-		 sizeof(uint32_t)))
+		 sizeof(uint32_t)) ||
+	    grow((void **)&a->cqs[cq].aside, &a->cqs[cq].capaside, a->cqs[cq].nall,
+		 sizeof(uint32_t)) ||
+	    grow((void **)&a->visit, &a->capvisit, a->nwls, sizeof(*a->visit)) ||
+	    idmap_reserve(&a->wlmap, wl_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	/* Both lists now have room for every workload of the queue, so moving
 	 * one between them later never allocates. */
@@ -1085,6 +1149,7 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	w->spec.podsets = NULL;
 	w->spec.admission = NULL;
 	w->cq = cq;
+	w->message = "";
 	if (!w->spec.key)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	if ((rc = copy_podsets(a, w, s, err)))
@@ -1113,13 +1178,18 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 				assignment_free(&w->adm);
 				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 			}
-			if (rc)
-				snprintf(w->message, sizeof(w->message), "admitted without a placement "
-					 "(%s)", why);
+			if (rc) {
+				char msg[512];
+
+				snprintf(msg, sizeof(msg), "admitted without a placement (%s)", why);
+				w->message = adm_intern(a, msg);
+			}
 		}
-	} else if (cq_add_pending(&a->cqs[cq], id)) {
-		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	} else {
+		cq_add_pending(a, id);
+		visit_add(a, id);
 	}
+	idmap_put(&a->wlmap, w->spec.key, id);
 	a->nwls++;
 	a->cqs[cq].nall++;
 	a->changed = true;
@@ -1138,7 +1208,8 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 		cq_del_wl(&a->cqs[w->cq], id);
 		unplace_wl(a, w);
 	} else {
-		cq_del_pending(&a->cqs[w->cq], id);
+		cq_del_pending(a, id);
+		wl_settle(a, w);
 	}
 	w->state = CARVE_WL_FINISHED;
 	w->marked = false;
@@ -1158,21 +1229,6 @@ size_t carve_adm_workload_count(const struct carve_adm *a)
 
 /* ---- the cycle ---- */
 
-/* Queue order: higher priority first, then older (no timestamp = oldest),
- * then key for determinism. */
-static int queue_cmp(const struct wl *x, const struct wl *y)
-{
-	if (x->spec.priority != y->spec.priority)
-		return x->spec.priority > y->spec.priority ? -1 : 1;
-	if (x->spec.has_created != y->spec.has_created)
-		return x->spec.has_created ? 1 : -1;
-	if (x->spec.has_created && x->spec.created != y->spec.created)
-		return x->spec.created < y->spec.created ? -1 : 1;
-	if (x->evicted != y->evicted)
-		return x->evicted ? 1 : -1; /* requeued at that time: behind */
-	return strcmp(x->spec.key, y->spec.key);
-}
-
 struct entry {
 	uint32_t wl;
 	struct assignment as;
@@ -1189,7 +1245,7 @@ static int entry_cmp(const struct entry *x, const struct entry *y, const struct 
 
 	if (bx != by)
 		return bx < by ? -1 : 1;
-	return queue_cmp(&a->wls[x->wl], &a->wls[y->wl]);
+	return wl_queue_cmp(&a->wls[x->wl], &a->wls[y->wl]);
 }
 
 static void sort_entries(struct entry *e, size_t n, const struct carve_adm *a)
@@ -1233,19 +1289,7 @@ static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, s
  * those set aside (BestEffortFIFO) until something changes. */
 static int head_of(const struct carve_adm *a, int q)
 {
-	const struct cq *c = &a->cqs[q];
-	int best = -1;
-	size_t i;
-
-	for (i = 0; i < c->npend; i++) {
-		const struct wl *w = &a->wls[c->pend[i]];
-
-		if (w->inadmissible && c->spec.strategy == CARVE_BEST_EFFORT_FIFO)
-			continue;
-		if (best < 0 || queue_cmp(w, &a->wls[best]) < 0)
-			best = (int)c->pend[i];
-	}
-	return best;
+	return pq_top(&a->cqs[q]);
 }
 
 /* Removes (sign -1) or restores (+1) the usage of a set of workloads. */
@@ -1257,10 +1301,15 @@ static void charge_set(struct carve_adm *a, const uint32_t *ids, size_t n, int s
 		wl_charge(a, &a->wls[ids[i]], sign);
 }
 
-static void set_pending(struct wl *w, enum carve_pending_reason r, const char *msg, int cycle)
+static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_reason r,
+			const char *msg, int cycle)
 {
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s", msg); /* the length a status message always had */
+	w->waiting = false;
 	w->pending_reason = r;
-	snprintf(w->message, sizeof(w->message), "%s", msg);
+	w->message = adm_intern(a, buf);
 	w->cycle = cycle;
 }
 
@@ -1310,13 +1359,14 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 	w->state = CARVE_WL_ADMITTED;
 	w->admitted_by_engine = true;
 	w->borrowing = e->res.borrowing;
+	w->waiting = false;
 	w->pending_reason = CARVE_PEND_NONE;
-	w->message[0] = '\0';
+	w->message = "";
 	w->cycle = a->cycle;
 	w->admitted_at = (int64_t)a->cycle; /* overwritten by the caller's clock */
 	w->has_admitted_at = true;
+	cq_del_pending(a, e->wl);
 	w->inadmissible = false;
-	cq_del_pending(&a->cqs[w->cq], e->wl);
 	cq_add_wl(&a->cqs[w->cq], e->wl);
 	wl_charge(a, w, +1);
 }
@@ -1511,25 +1561,33 @@ static int gang_places(struct carve_adm *a, struct wl *w, const struct assignmen
  * targets it wrote (0: none helps, or Dynamic MIG is on), or CARVE_ENOMEM.
  */
 static int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
-			 struct target *targets)
+			 struct target **tout)
 {
 	uint32_t *c;
 	bool *gone;
-	size_t n = 0, i, last = 0;
+	struct target *targets;
+	size_t n = 0, i, last = 0, nadm = 0, q;
 	int rc = 0, fits = 0, nv = 0;
 
 	if (carve_placer_is_mig_dynamic(a->placer) || !a->nwls)
 		return 0;
-	c = carve_malloc(a->nwls * sizeof(*c));
-	gone = carve_calloc(a->nwls, sizeof(*gone));
-	if (!c || !gone) {
+	for (q = 0; q < a->ncqs; q++)
+		nadm += a->cqs[q].nwls;
+	c = carve_malloc((nadm ? nadm : 1) * sizeof(*c));
+	gone = carve_calloc(nadm ? nadm : 1, sizeof(*gone));
+	targets = carve_malloc((nadm ? nadm : 1) * sizeof(*targets));
+	if (!c || !gone || !targets) {
 		carve_free(c);
 		carve_free(gone);
+		carve_free(targets);
 		return CARVE_ENOMEM;
 	}
-	for (i = 0; i < a->nwls; i++)
-		if (node_candidate(a, w, &a->wls[i]))
-			c[n++] = (uint32_t)i;
+	/* Candidates are admitted, so in their queue's list; victim_cmp is a
+	 * total order, so the order they are collected in does not matter. */
+	for (q = 0; q < a->ncqs; q++)
+		for (i = 0; i < a->cqs[q].nwls; i++)
+			if (node_candidate(a, w, &a->wls[a->cqs[q].wls[i]]))
+				c[n++] = a->cqs[q].wls[i];
 	vord = a;
 	qsort(c, n, sizeof(*c), victim_cmp);
 	for (i = 0; i < n && !fits; i++) {
@@ -1571,6 +1629,12 @@ static int place_victims(struct carve_adm *a, struct wl *w, const struct assignm
 	}
 	carve_free(c);
 	carve_free(gone);
+	if (nv > 0 && rc == 0) {
+		carve_free(*tout);
+		*tout = targets;
+	} else {
+		carve_free(targets);
+	}
 	return rc ? rc : nv;
 }
 
@@ -1580,6 +1644,8 @@ static void set_aside(struct carve_adm *a, struct wl *w)
 {
 	if (a->cqs[w->cq].spec.strategy != CARVE_BEST_EFFORT_FIFO || w->inadmissible)
 		return;
+	pq_remove(a, &a->cqs[w->cq], (uint32_t)(w - a->wls));
+	aside_push(a, &a->cqs[w->cq], (uint32_t)(w - a->wls));
 	w->inadmissible = true;
 	a->set_aside++;
 }
@@ -1591,10 +1657,63 @@ static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, st
 	e->ntargets = 0;
 	if (assign_flavors(a, w, counts, &e->as, &e->res) == CARVE_ENOMEM)
 		return CARVE_ENOMEM;
-	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM)
-		e->ntargets = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need,
-					      e->res.nneed, e->targets);
+	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM) {
+		int n = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need, e->res.nneed,
+					a->scratch_targets);
+
+		if (n > 0) {
+			struct target *t = carve_realloc(e->targets, (size_t)n * sizeof(*t));
+
+			if (!t)
+				return CARVE_ENOMEM;
+			memcpy(t, a->scratch_targets, (size_t)n * sizeof(*t));
+			e->targets = t;
+		}
+		e->ntargets = n;
+	}
 	return 0;
+}
+
+/* Room for every workload in the buffers preemption works in. */
+static int ensure_scratch(struct carve_adm *a)
+{
+	size_t cap = a->nwls ? a->nwls : 1;
+	void *t, *c, *s;
+
+	if (a->capscratch >= cap)
+		return 0;
+	t = carve_realloc(a->scratch_targets, cap * sizeof(*a->scratch_targets));
+	if (t)
+		a->scratch_targets = t;
+	c = carve_realloc(a->scratch_cands, cap * sizeof(*a->scratch_cands));
+	if (c)
+		a->scratch_cands = c;
+	s = carve_realloc(a->scratch_same, cap * sizeof(*a->scratch_same));
+	if (s)
+		a->scratch_same = s;
+	if (!t || !c || !s)
+		return CARVE_ENOMEM;
+	a->capscratch = cap;
+	return 0;
+}
+
+static int id_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The marked workloads, in id order (finished ones dropped from the list). */
+static void marked_settle(struct carve_adm *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->nmarked; i++)
+		if (a->wls[a->marked[i]].marked)
+			a->marked[n++] = a->marked[i];
+	a->nmarked = n;
+	qsort(a->marked, n, sizeof(*a->marked), id_cmp);
 }
 
 /*
@@ -1645,7 +1764,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 {
 	struct entry *ents;
 	uint32_t *marked;
-	size_t nents = 0, nmarked = 0, i, q;
+	size_t nents = 0, nmarked = 0, capmarked, i, q;
 	int decisions = 0, *skip_cohort, rc = 0;
 
 	if (!a->finalized)
@@ -1656,20 +1775,31 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	if (a->changed) {
 		/* BestEffortFIFO: something moved, so set-aside workloads get
 		 * another chance (Kueue requeues its inadmissible workloads). */
-		for (i = 0; i < a->nwls; i++)
-			a->wls[i].inadmissible = false;
+		for (q = 0; q < a->ncqs; q++) {
+			struct cq *c = &a->cqs[q];
+
+			while (c->naside) {
+				uint32_t id = c->aside[--c->naside];
+
+				a->wls[id].inadmissible = false;
+				pq_push(a, c, id);
+				visit_add(a, id);
+			}
+		}
 		a->changed = false;
 	}
+	marked_settle(a);
+	capmarked = a->nmarked + 16;
 	ents = carve_calloc(a->ncqs ? a->ncqs : 1, sizeof(*ents));
-	marked = carve_calloc(a->nwls ? a->nwls : 1, sizeof(*marked));
+	marked = carve_malloc(capmarked * sizeof(*marked));
 	skip_cohort = carve_calloc(a->nnodes ? a->nnodes : 1, sizeof(*skip_cohort));
-	if (!ents || !marked || !skip_cohort) {
+	if (!ents || !marked || !skip_cohort || ensure_scratch(a)) {
 		rc = CARVE_ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < a->nwls; i++)
-		if (a->wls[i].marked)
-			marked[nmarked++] = (uint32_t)i;
+	if (a->nmarked)
+		memcpy(marked, a->marked, a->nmarked * sizeof(*marked));
+	nmarked = a->nmarked;
 
 	/* 1. Heads and their assignments, all against the cycle-start state. */
 	for (q = 0; q < a->ncqs; q++) {
@@ -1685,8 +1815,8 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		w = &a->wls[h];
 		e = &ents[nents++];
 		e->wl = (uint32_t)h;
-		e->targets = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*e->targets));
-		if (!e->targets || evaluate(a, w, NULL, e)) {
+		visit_add(a, (uint32_t)h); /* touched now; "waiting" again when not a head */
+		if (evaluate(a, w, NULL, e)) {
 			rc = CARVE_ENOMEM;
 			goto out;
 		}
@@ -1713,12 +1843,12 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 
 
 		if (e->res.mode == GM_NOFIT) {
-			set_pending(w, CARVE_PEND_NOFIT, e->res.why, a->cycle);
+			set_pending(a, w, CARVE_PEND_NOFIT, e->res.why, a->cycle);
 			set_aside(a, w);
 			continue;
 		}
 		if (e->res.mode != GM_FIT && e->ntargets == 0) {
-			set_pending(w, CARVE_PEND_NOFIT, e->res.why[0] ? e->res.why :
+			set_pending(a, w, CARVE_PEND_NOFIT, e->res.why[0] ? e->res.why :
 				    "needs preemption, but no workload can be preempted for it",
 				    a->cycle);
 			set_aside(a, w);
@@ -1730,12 +1860,17 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			continue;
 		}
 		if (e->res.mode != GM_FIT && in_cohort && skip_cohort[root]) {
-			set_pending(w, CARVE_PEND_SKIPPED, "another workload in the cohort issued "
+			set_pending(a, w, CARVE_PEND_SKIPPED, "another workload in the cohort issued "
 				    "preemptions in this cycle", a->cycle);
 			continue;
 		}
 		/* Does it fit now, with its victims and every victim marked
 		 * earlier removed? */
+		if (reserve((void **)&marked, &capmarked, nmarked + (size_t)e->ntargets,
+			    sizeof(*marked))) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
 		nsim = nmarked;
 		for (k = 0; k < (size_t)e->ntargets; k++)
 			if (!a->wls[e->targets[k].wl].marked)
@@ -1744,7 +1879,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		fits = qt_fits(a, node, e->as.use, e->as.nuse);
 		charge_set(a, marked, nsim, +1);
 		if (!fits) {
-			set_pending(w, CARVE_PEND_SKIPPED, "no longer fits after another workload "
+			set_pending(a, w, CARVE_PEND_SKIPPED, "no longer fits after another workload "
 				    "was processed in this cycle", a->cycle);
 			continue;
 		}
@@ -1760,7 +1895,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 					prc = place_next_flavor(a, e, marked, nmarked, why,
 								sizeof(why));
 				if (prc == CARVE_ENOFIT)
-					nv = place_victims(a, w, &e->as, e->targets);
+					nv = place_victims(a, w, &e->as, &e->targets);
 				if (prc == CARVE_ENOMEM || nv < 0) {
 					rc = CARVE_ENOMEM;
 					goto out;
@@ -1769,7 +1904,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 					e->ntargets = nv;
 					for_nodes = true;
 				} else if (prc) {
-					set_pending(w, CARVE_PEND_NOFIT, why, a->cycle);
+					set_pending(a, w, CARVE_PEND_NOFIT, why, a->cycle);
 					set_aside(a, w);
 					continue;
 				}
@@ -1782,11 +1917,19 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			}
 		}
 		/* Preempt: mark the victims; the preemptor holds its request. */
+		if (reserve((void **)&marked, &capmarked, nmarked + (size_t)e->ntargets,
+			    sizeof(*marked)) ||
+		    reserve((void **)&a->marked, &a->capmarked, a->nmarked + (size_t)e->ntargets,
+			    sizeof(*a->marked))) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
 		for (k = 0; k < (size_t)e->ntargets; k++) {
 			struct wl *v = &a->wls[e->targets[k].wl];
 
 			if (v->marked)
 				continue;
+			a->marked[a->nmarked++] = e->targets[k].wl;
 			v->marked = true;
 			v->preemptor = e->wl;
 			v->preempt_reason = e->targets[k].reason;
@@ -1796,10 +1939,13 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		}
 		if (in_cohort)
 			skip_cohort[root] = 1;
-		snprintf(w->message, sizeof(w->message), "waiting for %d preempted workload(s) "
-			 "to release their %s", e->ntargets, for_nodes ? "nodes" : "quota");
-		w->pending_reason = CARVE_PEND_PREEMPTION_ISSUED;
-		w->cycle = a->cycle;
+		{
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "waiting for %d preempted workload(s) to release "
+				 "their %s", e->ntargets, for_nodes ? "nodes" : "quota");
+			set_pending(a, w, CARVE_PEND_PREEMPTION_ISSUED, msg, a->cycle);
+		}
 		if (hold(a, e, node, false)) {
 			rc = CARVE_ENOMEM;
 			goto out;
@@ -1815,19 +1961,28 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			qt_add_usage(a, node, e->held[k].fr, -e->held[k].q);
 		e->nheld = 0;
 	}
-	/* Pending workloads that were not heads this cycle; those set aside
-	 * keep the reason they were set aside for. */
-	for (i = 0; i < a->nwls; i++) {
-		struct wl *w = &a->wls[i];
+	/* Pending workloads that were not heads this cycle are "waiting behind
+	 * the head" (or their queue is stopped) as of this cycle; those set
+	 * aside keep the reason they were set aside for.  Only workloads on the
+	 * visit list can newly become so: every other pending one already is
+	 * (w->waiting, whose status names the last cycle), or is set aside. */
+	{
+		size_t n = 0;
 
-		if (w->state != CARVE_WL_PENDING || w->cycle == a->cycle || w->inadmissible)
-			continue;
-		if (a->cqs[w->cq].spec.stop != CARVE_STOP_NONE)
-			set_pending(w, CARVE_PEND_NOFIT, "its ClusterQueue is stopped (stopPolicy)",
-				    a->cycle);
-		else
-			set_pending(w, CARVE_PEND_NOFIT, "waiting behind the head of its queue",
-				    a->cycle);
+		for (i = 0; i < a->nvisit; i++) {
+			uint32_t id = a->visit[i];
+			struct wl *w = &a->wls[id];
+
+			if (w->state == CARVE_WL_PENDING && w->cycle == a->cycle && !w->inadmissible) {
+				a->visit[n++] = id; /* a head now: maybe waiting after the next */
+				continue;
+			}
+			w->in_visit = false;
+			if (w->state == CARVE_WL_PENDING && w->cycle != a->cycle && !w->inadmissible)
+				w->waiting = true;
+		}
+		a->nvisit = n;
+		a->cycle_done = a->cycle;
 	}
 	if (decisions)
 		a->changed = true;
@@ -1853,17 +2008,16 @@ out:
 
 int carve_adm_evict_marked(struct carve_adm *a)
 {
-	size_t i;
+	size_t j;
 	int n = 0;
 
-	for (i = 0; i < a->nwls; i++) {
+	marked_settle(a); /* in id order, as a scan of every workload would go */
+	for (j = 0; j < a->nmarked; j++) {
+		uint32_t i = a->marked[j];
 		struct wl *w = &a->wls[i];
 
-		if (!w->marked)
-			continue;
 		wl_charge(a, w, -1);
 		cq_del_wl(&a->cqs[w->cq], (uint32_t)i);
-		cq_add_pending(&a->cqs[w->cq], (uint32_t)i);
 		assignment_free(&w->adm);
 		unplace_wl(a, w);
 		w->marked = false;
@@ -1875,8 +2029,11 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		w->spec.has_created = true;
 		w->admitted_by_engine = false;
 		w->pending_reason = CARVE_PEND_NONE;
+		cq_add_pending(a, i); /* after its new timestamp: the heap orders by it */
+		visit_add(a, i);
 		n++;
 	}
+	a->nmarked = 0;
 	if (n)
 		a->changed = true;
 	return n;
@@ -1928,6 +2085,13 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	st->pending_reason = w->state == CARVE_WL_PENDING ? w->pending_reason : CARVE_PEND_NONE;
 	st->message = w->message;
 	st->cycle = w->cycle;
+	if (w->waiting && w->state == CARVE_WL_PENDING) {
+		st->pending_reason = CARVE_PEND_NOFIT;
+		st->message = a->cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
+				      "its ClusterQueue is stopped (stopPolicy)" :
+				      "waiting behind the head of its queue";
+		st->cycle = a->cycle_done;
+	}
 	if (w->state != CARVE_WL_ADMITTED || !w->adm.count)
 		return st;
 	carve_free(w->psr);

@@ -62,9 +62,12 @@ struct cq {
 	int group_of[CARVE_RES_MAX]; /* resource id -> group index, -1 */
 	uint32_t *wls;   /* admitted workloads (ids), unordered */
 	size_t nwls, capwls;
-	uint32_t *pend;  /* pending workloads (ids), unordered */
+	uint32_t *pend;  /* pending workloads (ids) that may be heads: a binary
+			  * heap in queue order (admit_index.c) */
 	size_t npend, cappend;
-	size_t nall;     /* workloads ever added; both lists have room for all */
+	uint32_t *aside; /* pending workloads set aside (BestEffortFIFO) */
+	size_t naside, capaside;
+	size_t nall;     /* workloads ever added; all lists have room for all */
 	bool held_by_nofit; /* BestEffortFIFO bookkeeping, see admit.c */
 };
 
@@ -97,11 +100,17 @@ struct wl {
 	struct podset *ps;
 	enum carve_wl_state state;
 	bool marked, evicted, admitted_by_engine, borrowing;
-	bool inadmissible;        /* BestEffortFIFO: set aside until something changes */
+	bool inadmissible;        /* BestEffortFIFO: set aside until something changes
+				   * (then in its queue's aside list, else in its heap) */
+	bool waiting;             /* pending behind its queue's head: its status is
+				   * NoFit "waiting behind ..." as of the last cycle
+				   * (adm->cycle_done); fields below not yet written */
+	bool in_visit;            /* in adm->visit */
+	uint32_t qpos;            /* position in its queue's heap or aside list */
 	uint32_t preemptor;
 	enum carve_preempt_reason preempt_reason;
 	enum carve_pending_reason pending_reason;
-	char message[512];
+	const char *message;      /* "" or a literal or interned (adm_intern) */
 	struct assignment adm;    /* valid while admitted */
 	int64_t admitted_at;      /* for victim ordering */
 	bool has_admitted_at;
@@ -117,8 +126,31 @@ struct wl {
 	int64_t *psr_use;
 };
 
+/* Open-addressing hash map name -> id (admit_index.c); hash 0 = empty. */
+struct idslot {
+	uint32_t hash, id;
+};
+
+struct idmap {
+	struct idslot *slots;
+	size_t cap, n;
+};
+
 struct carve_adm {
 	struct carve_arena arena;
+	struct idmap wlmap, cqmap, msgmap; /* workloads by key, queues by name, messages */
+	const char **msgs;
+	size_t nmsgs, capmsgs;
+	/* Workloads whose "waiting behind the head" status may need setting at
+	 * the end of the next cycle (added, evicted, set-aside cleared, heads). */
+	uint32_t *visit;
+	size_t nvisit, capvisit;
+	uint32_t *marked;   /* marked workloads (may hold finished ones: filtered) */
+	size_t nmarked, capmarked;
+	struct target *scratch_targets; /* room for every workload: preemption oracle */
+	uint32_t *scratch_cands, *scratch_same;
+	size_t capscratch;
+	int cycle_done;     /* last cycle that ran to its end */
 	struct carve_resreg *res;
 	bool finalized;
 	struct flavor *flavors;
@@ -155,6 +187,22 @@ int qt_root(const struct carve_adm *a, int node);
 bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n);
 /* Weighted dominant resource share with use added (sign +1) or removed (-1). */
 int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
+
+/* ---- admit_index.c ---- */
+int idmap_find(const struct idmap *m, const char *key,
+	       const char *(*key_fn)(const void *, uint32_t), const void *ctx);
+/* Room for one more; then idmap_put never fails. */
+int idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
+		  const void *ctx);
+void idmap_put(struct idmap *m, const char *key, uint32_t id);
+void idmap_free(struct idmap *m);
+const char *adm_intern(struct carve_adm *a, const char *s);
+int wl_queue_cmp(const struct wl *x, const struct wl *y);
+void pq_push(struct carve_adm *a, struct cq *q, uint32_t id);
+void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
+int pq_top(const struct cq *q);
+void aside_push(struct carve_adm *a, struct cq *q, uint32_t id);
+void aside_remove(struct carve_adm *a, struct cq *q, uint32_t id);
 
 /* ---- admit.c ---- */
 void wl_charge(struct carve_adm *a, struct wl *w, int sign);

@@ -205,12 +205,10 @@ static int64_t use_get(const struct frq *use, size_t n, int fr)
 static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 			 const int *need, int nneed)
 {
-	struct target *t = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*t));
+	struct target *t = a->scratch_targets; /* room for every workload */
 	enum gmode m = GM_NOCAND;
 	int n, i;
 
-	if (!t)
-		return GM_NOCAND;
 	n = preempt_targets(a, w, use, nuse, need, nneed, t);
 	for (i = 0; i < n; i++) {
 		if (a->wls[t[i].wl].cq != w->cq) {
@@ -219,7 +217,6 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 		}
 		m = GM_PREEMPT;
 	}
-	carve_free(t);
 	return m;
 }
 

@@ -336,19 +336,11 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 		    const int *need, int nneed, struct target *targets)
 {
 	const struct cq *q = &a->cqs[w->cq];
-	uint32_t *cands = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*cands));
-	uint32_t *same;
+	uint32_t *cands = a->scratch_cands, *same = a->scratch_same; /* room for all */
 	size_t n, nsame = 0, i;
 	struct ord_ctx ctx = {a, w->cq};
 	int r = 0;
 
-	if (!cands)
-		return 0;
-	same = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*same));
-	if (!same) {
-		carve_free(cands);
-		return 0;
-	}
 	n = find_candidates(a, w, need, nneed, cands);
 	if (!n)
 		goto out;
@@ -394,7 +386,5 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 	}
 	r = minimal(a, w, use, nuse, need, nneed, same, nsame, true, NULL, targets);
 out:
-	carve_free(cands);
-	carve_free(same);
 	return r;
 }

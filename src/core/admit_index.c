@@ -1,0 +1,239 @@
+/*
+ * admit_index.c - the admission engine's indexes, so that no step of a
+ * cycle scans every workload: name -> id hash maps (workloads by key,
+ * ClusterQueues by name), the table of interned status messages, and each
+ * ClusterQueue's pending workloads as a binary heap in queue order.
+ *
+ * Invariants:
+ *   - An idmap holds ids only; the key of an id is asked of its owner
+ *     (key_fn), so the strings are never copied twice.  Ids are never
+ *     removed (workloads keep their id after they finish).
+ *   - A pending workload is in exactly one of its queue's heap (pq, at
+ *     position qpos) or its set-aside list (aside, at qpos): in the heap
+ *     when it may be a head, aside while BestEffortFIFO has set it aside.
+ *     The heap's root is the first workload in queue order (wl_queue_cmp,
+ *     a total order: keys are unique).
+ *   - Interned messages live in the engine's arena until it is destroyed;
+ *     equal texts share one copy.
+ * Nothing here allocates except idmap growth (at add time) and interning a
+ * message never seen before.
+ */
+#include <string.h>
+
+#include "admit_int.h"
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 16777619u;
+	}
+	return h ? h : 1;
+}
+
+void idmap_free(struct idmap *m)
+{
+	carve_free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+static int idmap_grow(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
+		      const void *ctx)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64, i;
+	struct idslot *s = carve_calloc(cap, sizeof(*s));
+
+	if (!s)
+		return CARVE_ENOMEM;
+	for (i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->slots[i].hash)
+			continue;
+		for (j = m->slots[i].hash & (cap - 1); s[j].hash; j = (j + 1) & (cap - 1))
+			;
+		s[j] = m->slots[i];
+	}
+	(void)key_fn;
+	(void)ctx;
+	carve_free(m->slots);
+	m->slots = s;
+	m->cap = cap;
+	return 0;
+}
+
+int idmap_find(const struct idmap *m, const char *key,
+	       const char *(*key_fn)(const void *, uint32_t), const void *ctx)
+{
+	uint32_t h;
+	size_t j;
+
+	if (!m->cap || !key)
+		return -1;
+	h = str_hash(key);
+	for (j = h & (m->cap - 1); m->slots[j].hash; j = (j + 1) & (m->cap - 1))
+		if (m->slots[j].hash == h && !strcmp(key_fn(ctx, m->slots[j].id), key))
+			return (int)m->slots[j].id;
+	return -1;
+}
+
+int idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
+		  const void *ctx)
+{
+	if ((m->n + 1) * 2 > m->cap)
+		return idmap_grow(m, key_fn, ctx);
+	return 0;
+}
+
+void idmap_put(struct idmap *m, const char *key, uint32_t id)
+{
+	uint32_t h = str_hash(key);
+	size_t j;
+
+	for (j = h & (m->cap - 1); m->slots[j].hash; j = (j + 1) & (m->cap - 1))
+		;
+	m->slots[j].hash = h;
+	m->slots[j].id = id;
+	m->n++;
+}
+
+/* ---- interned messages ---- */
+
+static const char *msg_key(const void *ctx, uint32_t id)
+{
+	return ((const struct carve_adm *)ctx)->msgs[id];
+}
+
+const char *adm_intern(struct carve_adm *a, const char *s)
+{
+	int id = idmap_find(&a->msgmap, s, msg_key, a);
+	char *c;
+
+	if (!*s)
+		return "";
+	if (id >= 0)
+		return a->msgs[id];
+	if (a->nmsgs == a->capmsgs) {
+		size_t cap = a->capmsgs ? a->capmsgs * 2 : 64;
+		const char **v = carve_realloc(a->msgs, cap * sizeof(*v));
+
+		if (!v)
+			return "(out of memory)";
+		a->msgs = v;
+		a->capmsgs = cap;
+	}
+	c = carve_arena_strdup(&a->arena, s);
+	if (!c || idmap_reserve(&a->msgmap, msg_key, a))
+		return "(out of memory)";
+	a->msgs[a->nmsgs] = c;
+	idmap_put(&a->msgmap, c, (uint32_t)a->nmsgs);
+	a->nmsgs++;
+	return c;
+}
+
+/* ---- queue order and the pending heap ---- */
+
+/* Queue order: higher priority first, then older (no timestamp = oldest),
+ * then key for determinism. */
+int wl_queue_cmp(const struct wl *x, const struct wl *y)
+{
+	if (x->spec.priority != y->spec.priority)
+		return x->spec.priority > y->spec.priority ? -1 : 1;
+	if (x->spec.has_created != y->spec.has_created)
+		return x->spec.has_created ? 1 : -1;
+	if (x->spec.has_created && x->spec.created != y->spec.created)
+		return x->spec.created < y->spec.created ? -1 : 1;
+	if (x->evicted != y->evicted)
+		return x->evicted ? 1 : -1; /* requeued at that time: behind */
+	return strcmp(x->spec.key, y->spec.key);
+}
+
+static bool pq_less(const struct carve_adm *a, uint32_t x, uint32_t y)
+{
+	return wl_queue_cmp(&a->wls[x], &a->wls[y]) < 0;
+}
+
+static void pq_set(struct carve_adm *a, struct cq *q, size_t i, uint32_t id)
+{
+	q->pend[i] = id;
+	a->wls[id].qpos = (uint32_t)i;
+}
+
+static void pq_up(struct carve_adm *a, struct cq *q, size_t i)
+{
+	uint32_t id = q->pend[i];
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (!pq_less(a, id, q->pend[p]))
+			break;
+		pq_set(a, q, i, q->pend[p]);
+		i = p;
+	}
+	pq_set(a, q, i, id);
+}
+
+static void pq_down(struct carve_adm *a, struct cq *q, size_t i)
+{
+	uint32_t id = q->pend[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= q->npend)
+			break;
+		if (c + 1 < q->npend && pq_less(a, q->pend[c + 1], q->pend[c]))
+			c++;
+		if (!pq_less(a, q->pend[c], id))
+			break;
+		pq_set(a, q, i, q->pend[c]);
+		i = c;
+	}
+	pq_set(a, q, i, id);
+}
+
+/* Room was reserved at add time (capacity: every workload of the queue). */
+void pq_push(struct carve_adm *a, struct cq *q, uint32_t id)
+{
+	q->pend[q->npend++] = id;
+	pq_up(a, q, q->npend - 1);
+}
+
+void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
+{
+	size_t i = a->wls[id].qpos;
+	uint32_t last = q->pend[--q->npend];
+
+	if (i == q->npend)
+		return;
+	pq_set(a, q, i, last);
+	if (i > 0 && pq_less(a, last, q->pend[(i - 1) / 2]))
+		pq_up(a, q, i);
+	else
+		pq_down(a, q, i);
+}
+
+int pq_top(const struct cq *q)
+{
+	return q->npend ? (int)q->pend[0] : -1;
+}
+
+void aside_push(struct carve_adm *a, struct cq *q, uint32_t id)
+{
+	a->wls[id].qpos = (uint32_t)q->naside;
+	q->aside[q->naside++] = id;
+}
+
+void aside_remove(struct carve_adm *a, struct cq *q, uint32_t id)
+{
+	size_t i = a->wls[id].qpos;
+	uint32_t last = q->aside[--q->naside];
+
+	if (i < q->naside) {
+		q->aside[i] = last;
+		a->wls[last].qpos = (uint32_t)i;
+	}
+}
