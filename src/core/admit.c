@@ -92,6 +92,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	}
 	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
+		carve_free(a->cqs[i].wmask);
 		carve_free(a->cqs[i].pend);
 		carve_free(a->cqs[i].aside);
 	}
@@ -102,6 +103,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	carve_free(a->visit);
 	carve_free(a->marked);
 	carve_free(a->scratch_targets);
+	carve_free(a->scratch_keys);
 	carve_free(a->scratch_cands);
 	carve_free(a->scratch_same);
 	carve_free(a->wls);
@@ -977,34 +979,38 @@ void wl_charge(struct carve_adm *a, struct wl *w, int sign)
 			qt_add_usage(a, node, w->adm.use[i].fr, sign * w->adm.use[i].q);
 }
 
-/* A queue's id lists (admitted, pending): unordered, swap-remove. */
-static int list_add(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
+uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w)
 {
-	if (grow((void **)v, cap, *n, sizeof(**v)))
-		return CARVE_ENOMEM;
-	(*v)[(*n)++] = id;
-	return 0;
-}
-
-static void list_del(uint32_t *v, size_t *n, uint32_t id)
-{
+	uint64_t m = 0;
 	size_t i;
 
-	for (i = 0; i < *n; i++)
-		if (v[i] == id) {
-			v[i] = v[--*n];
-			return;
-		}
+	if (a->nfr > 64)
+		return ~(uint64_t)0;
+	for (i = 0; i < w->adm.nuse; i++)
+		if (w->adm.use[i].fr >= 0 && w->adm.use[i].q > 0)
+			m |= (uint64_t)1 << w->adm.use[i].fr;
+	return m;
 }
 
-static int cq_add_wl(struct cq *q, uint32_t id)
+/* Into its queue's admitted list (room reserved at add time), after its
+ * assignment is set; swap-removed by position, as a scan would. */
+static void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	return list_add(&q->wls, &q->nwls, &q->capwls, id);
+	a->wls[id].qpos = (uint32_t)q->nwls;
+	q->wmask[q->nwls] = wl_frmask(a, &a->wls[id]);
+	q->wls[q->nwls++] = id;
 }
 
-static void cq_del_wl(struct cq *q, uint32_t id)
+static void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	list_del(q->wls, &q->nwls, id);
+	size_t i = a->wls[id].qpos;
+
+	q->nwls--;
+	if (i < q->nwls) {
+		q->wls[i] = q->wls[q->nwls];
+		q->wmask[i] = q->wmask[q->nwls];
+		a->wls[q->wls[i]].qpos = (uint32_t)i;
+	}
 }
 
 /* Into its queue's heap; the room was reserved when it was added. */
@@ -1131,6 +1137,8 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	if (grow((void **)&a->wls, &a->capwls, a->nwls, sizeof(*a->wls)) ||
 	    grow((void **)&a->cqs[cq].wls, &a->cqs[cq].capwls, a->cqs[cq].nall,
 		 sizeof(uint32_t)) ||
+	    grow((void **)&a->cqs[cq].wmask, &a->cqs[cq].capwmask, a->cqs[cq].nall,
+		 sizeof(uint64_t)) ||
 	    grow((void **)&a->cqs[cq].pend, &a->cqs[cq].cappend, a->cqs[cq].nall,
 		 sizeof(uint32_t)) ||
 	    grow((void **)&a->cqs[cq].aside, &a->cqs[cq].capaside, a->cqs[cq].nall,
@@ -1159,10 +1167,7 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			assignment_free(&w->adm);
 			return rc;
 		}
-		if (cq_add_wl(&a->cqs[cq], id)) {
-			assignment_free(&w->adm);
-			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-		}
+		cq_add_wl(a, &a->cqs[cq], id);
 		w->state = CARVE_WL_ADMITTED;
 		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
 		w->has_admitted_at = s->has_admitted_at || s->has_created;
@@ -1174,7 +1179,7 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			rc = place_wl(a, w, &w->adm, why, sizeof(why));
 			if (rc == CARVE_ENOMEM) {
 				wl_charge(a, w, -1);
-				cq_del_wl(&a->cqs[cq], id);
+				cq_del_wl(a, &a->cqs[cq], id);
 				assignment_free(&w->adm);
 				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 			}
@@ -1205,7 +1210,7 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	w = &a->wls[id];
 	if (w->state == CARVE_WL_ADMITTED) {
 		wl_charge(a, w, -1);
-		cq_del_wl(&a->cqs[w->cq], id);
+		cq_del_wl(a, &a->cqs[w->cq], id);
 		unplace_wl(a, w);
 	} else {
 		cq_del_pending(a, id);
@@ -1248,17 +1253,20 @@ static int entry_cmp(const struct entry *x, const struct entry *y, const struct 
 	return wl_queue_cmp(&a->wls[x->wl], &a->wls[y->wl]);
 }
 
+static const struct carve_adm *eord;
+
+static int entry_qcmp(const void *x, const void *y)
+{
+	return entry_cmp(x, y, eord);
+}
+
+/* entry_cmp is a total order (workload keys are unique), so any sort gives
+ * the one order; qsort moves each (large) entry O(1) times. */
 static void sort_entries(struct entry *e, size_t n, const struct carve_adm *a)
 {
-	size_t i, j;
-
-	for (i = 1; i < n; i++) {
-		struct entry x = e[i];
-
-		for (j = i; j > 0 && entry_cmp(&e[j - 1], &x, a) > 0; j--)
-			e[j] = e[j - 1];
-		e[j] = x;
-	}
+	eord = a;
+	qsort(e, n, sizeof(*e), entry_qcmp);
+	eord = NULL;
 }
 
 /* Moves to position i the entry among i..n-1 whose queue would have the
@@ -1292,13 +1300,19 @@ static int head_of(const struct carve_adm *a, int q)
 	return pq_top(&a->cqs[q]);
 }
 
-/* Removes (sign -1) or restores (+1) the usage of a set of workloads. */
-static void charge_set(struct carve_adm *a, const uint32_t *ids, size_t n, int sign)
+/* Removes (sign -1) or restores (+1) the usage of those of a set of
+ * workloads that are in the cohort tree of root: what qt_fits at a node of
+ * that tree sees (other trees' usage never reaches it). */
+static void charge_tree(struct carve_adm *a, const uint32_t *ids, size_t n, int sign, int root)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		wl_charge(a, &a->wls[ids[i]], sign);
+	for (i = 0; i < n; i++) {
+		struct wl *v = &a->wls[ids[i]];
+
+		if (a->nodes[a->cqs[v->cq].node].root == root)
+			wl_charge(a, v, sign);
+	}
 }
 
 static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_reason r,
@@ -1367,7 +1381,7 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 	w->has_admitted_at = true;
 	cq_del_pending(a, e->wl);
 	w->inadmissible = false;
-	cq_add_wl(&a->cqs[w->cq], e->wl);
+	cq_add_wl(a, &a->cqs[w->cq], e->wl);
 	wl_charge(a, w, +1);
 }
 
@@ -1436,9 +1450,9 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 		failed = &cur;
 		if (cres.mode != GM_FIT)
 			continue; /* needs preemption there: skip it too */
-		charge_set(a, marked, nmarked, -1);
+		charge_tree(a, marked, nmarked, -1, qt_root(a, node));
 		fits = qt_fits(a, node, cur.use, cur.nuse);
-		charge_set(a, marked, nmarked, +1);
+		charge_tree(a, marked, nmarked, +1, qt_root(a, node));
 		if (!fits)
 			continue;
 		prc = place_wl(a, w, &cur, why2, sizeof(why2));
@@ -1875,9 +1889,9 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		for (k = 0; k < (size_t)e->ntargets; k++)
 			if (!a->wls[e->targets[k].wl].marked)
 				marked[nsim++] = e->targets[k].wl;
-		charge_set(a, marked, nsim, -1);
+		charge_tree(a, marked, nsim, -1, root);
 		fits = qt_fits(a, node, e->as.use, e->as.nuse);
-		charge_set(a, marked, nsim, +1);
+		charge_tree(a, marked, nsim, +1, root);
 		if (!fits) {
 			set_pending(a, w, CARVE_PEND_SKIPPED, "no longer fits after another workload "
 				    "was processed in this cycle", a->cycle);
@@ -2017,7 +2031,7 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		struct wl *w = &a->wls[i];
 
 		wl_charge(a, w, -1);
-		cq_del_wl(&a->cqs[w->cq], (uint32_t)i);
+		cq_del_wl(a, &a->cqs[w->cq], (uint32_t)i);
 		assignment_free(&w->adm);
 		unplace_wl(a, w);
 		w->marked = false;

@@ -37,6 +37,8 @@ struct qnode {
 	int cq;          /* index in adm->cqs when is_cq, else -1 */
 	int parent;      /* node index, -1 for a root */
 	int depth;       /* 0 for a root */
+	int root;        /* node index of its root (itself for a root) */
+	int rcq_first, rcq_n; /* at a root: its ClusterQueues, adm->root_cqs[first ..] */
 	int64_t *nominal, *blimit, *llimit; /* per fr; QTY_INF = no limit */
 	int64_t *subtree;    /* SubtreeQuota: own nominal + children's lendable subtree */
 	int64_t *usage;
@@ -60,8 +62,9 @@ struct cq {
 	int ngroups;
 	struct cq_group *groups;
 	int group_of[CARVE_RES_MAX]; /* resource id -> group index, -1 */
-	uint32_t *wls;   /* admitted workloads (ids), unordered */
-	size_t nwls, capwls;
+	uint32_t *wls;   /* admitted workloads (ids), unordered; wl.qpos is the index */
+	uint64_t *wmask; /* parallel to wls: fr bits each uses (wl_frmask) */
+	size_t nwls, capwls, capwmask;
 	uint32_t *pend;  /* pending workloads (ids) that may be heads: a binary
 			  * heap in queue order (admit_index.c) */
 	size_t npend, cappend;
@@ -148,6 +151,8 @@ struct carve_adm {
 	uint32_t *marked;   /* marked workloads (may hold finished ones: filtered) */
 	size_t nmarked, capmarked;
 	struct target *scratch_targets; /* room for every workload: preemption oracle */
+	void *scratch_keys;             /* preempt.c: candidate sort keys */
+	size_t capkeys;
 	uint32_t *scratch_cands, *scratch_same;
 	size_t capscratch;
 	int cycle_done;     /* last cycle that ran to its end */
@@ -164,6 +169,7 @@ struct carve_adm {
 	int nfr;
 	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
 	int *fr_flavor, *fr_res;
+	int *root_cqs;   /* ClusterQueue ids grouped by root, ascending within one */
 	int cycle;
 	int64_t now;     /* time of the current (last) cycle */
 	bool changed;    /* something was admitted or released since the last cycle */
@@ -206,6 +212,9 @@ void aside_remove(struct carve_adm *a, struct cq *q, uint32_t id);
 
 /* ---- admit.c ---- */
 void wl_charge(struct carve_adm *a, struct wl *w, int sign);
+/* Bit fr set for each fr w's admission charges (q > 0); all bits when
+ * there are more than 64 frs (then test wl's usage itself). */
+uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w);
 int64_t sat_add(int64_t x, int64_t y);
 
 /* ---- flavor.c ---- */

@@ -91,43 +91,112 @@ static int cand_cmp(const void *pa, const void *pb)
 	return strcmp(x->spec.key, y->spec.key);
 }
 
+/* cand_cmp's order as numbers: k (marked first, other queues first, lower
+ * priority, with an admission time first), then newer admission; the key
+ * decides the rest. */
+struct ckey {
+	uint64_t k;
+	int64_t at;
+	const char *key;
+	uint32_t id;
+};
+
+static int ckey_cmp(const void *pa, const void *pb)
+{
+	const struct ckey *x = pa, *y = pb;
+
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	if (x->at != y->at)
+		return x->at > y->at ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* Sorts cands in cand_cmp order by precomputed keys; nonzero when there
+ * was no room for them (the caller sorts with cand_cmp then). */
+static int sort_cands(struct carve_adm *a, int cq, uint32_t *cands, size_t n)
+{
+	struct ckey *ks;
+	size_t i;
+
+	if (n > a->capkeys) {
+		size_t cap = n > 2 * a->capkeys ? n : 2 * a->capkeys;
+		void *v = carve_realloc(a->scratch_keys, cap * sizeof(struct ckey));
+
+		if (!v)
+			return -1;
+		a->scratch_keys = v;
+		a->capkeys = cap;
+	}
+	ks = a->scratch_keys;
+	for (i = 0; i < n; i++) {
+		const struct wl *v = &a->wls[cands[i]];
+
+		ks[i].k = (uint64_t)!v->marked << 34 | (uint64_t)(v->cq == cq) << 33 |
+			  (uint64_t)((uint32_t)v->spec.priority ^ 0x80000000u) << 1 |
+			  (uint64_t)!v->has_admitted_at;
+		ks[i].at = v->admitted_at;
+		ks[i].key = v->spec.key;
+		ks[i].id = cands[i];
+	}
+	qsort(ks, n, sizeof(*ks), ckey_cmp);
+	for (i = 0; i < n; i++)
+		cands[i] = ks[i].id;
+	return 0;
+}
+
 static size_t find_candidates(const struct carve_adm *a, const struct wl *w, const int *need,
 			      int nneed, uint32_t *out)
 {
 	const struct cq *q = &a->cqs[w->cq];
 	int node = q->node, root = qt_root(a, node);
-	size_t n = 0, i, c;
+	size_t n = 0, i;
+	uint64_t nm = 0;
+	bool slow = a->nfr > 64; /* masks hold no information: test usage */
+	int k;
 
+	for (k = 0; k < nneed && !slow; k++)
+		if (need[k] >= 0)
+			nm |= (uint64_t)1 << need[k];
+	if (slow)
+		nm = ~(uint64_t)0;
 	if (q->spec.within_cq != CARVE_WCQ_NEVER)
 		for (i = 0; i < q->nwls; i++) {
-			const struct wl *v = &a->wls[q->wls[i]];
+			const struct wl *v;
 
+			if (!(q->wmask[i] & nm))
+				continue; /* uses none of them */
+			v = &a->wls[q->wls[i]];
 			if (v->spec.priority > w->spec.priority)
 				continue;
 			if (v->spec.priority == w->spec.priority &&
 			    !(q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL &&
 			      created_after(v, w)))
 				continue;
-			if (!uses_any(a, v, need, nneed))
+			if (slow && !uses_any(a, v, need, nneed))
 				continue;
 			out[n++] = q->wls[i];
 		}
 	if (a->nodes[node].parent < 0 || q->spec.reclaim == CARVE_RECLAIM_NEVER)
 		return n;
-	for (c = 0; c < a->ncqs; c++) {
+	for (k = 0; k < a->nodes[root].rcq_n; k++) {
+		int c = a->root_cqs[a->nodes[root].rcq_first + k];
 		const struct cq *o = &a->cqs[c];
 
-		if ((int)c == w->cq || qt_root(a, o->node) != root || o->spec.not_reclaimable)
+		if (c == w->cq || o->spec.not_reclaimable)
 			continue;
-		if (!cq_borrowing(a, (int)c, need, nneed))
+		if (!cq_borrowing(a, c, need, nneed))
 			continue;
 		for (i = 0; i < o->nwls; i++) {
-			const struct wl *v = &a->wls[o->wls[i]];
+			const struct wl *v;
 
+			if (!(o->wmask[i] & nm))
+				continue;
+			v = &a->wls[o->wls[i]];
 			if (q->spec.reclaim == CARVE_RECLAIM_LOWER &&
 			    v->spec.priority >= w->spec.priority)
 				continue;
-			if (!uses_any(a, v, need, nneed))
+			if (slow && !uses_any(a, v, need, nneed))
 				continue;
 			out[n++] = o->wls[i];
 		}
@@ -332,6 +401,28 @@ out:
 	return (int)nt;
 }
 
+/*
+ * Whether w would fit (borrowing allowed) with every candidate gone.  Fit
+ * only grows as usage anywhere in the tree shrinks, so when this is false
+ * no set of victims (in any order, under any of the strategies below, all
+ * of which take a subset of the candidates and test at most this) can make
+ * room: the answer is 0 without ordering the candidates.  Leaves the tree
+ * as found.
+ */
+static bool fits_without_all(struct carve_adm *a, struct wl *w, const struct frq *use,
+			     size_t nuse, const uint32_t *cands, size_t n)
+{
+	size_t i;
+	bool fits;
+
+	for (i = 0; i < n; i++)
+		wl_charge(a, &a->wls[cands[i]], -1);
+	fits = wl_fits(a, w, use, nuse, true);
+	for (i = 0; i < n; i++)
+		wl_charge(a, &a->wls[cands[i]], +1);
+	return fits;
+}
+
 int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 		    const int *need, int nneed, struct target *targets)
 {
@@ -342,11 +433,13 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 	int r = 0;
 
 	n = find_candidates(a, w, need, nneed, cands);
-	if (!n)
+	if (!n || !fits_without_all(a, w, use, nuse, cands, n))
 		goto out;
-	ord = &ctx;
-	qsort(cands, n, sizeof(*cands), cand_cmp);
-	ord = NULL;
+	if (sort_cands(a, w->cq, cands, n)) {
+		ord = &ctx;
+		qsort(cands, n, sizeof(*cands), cand_cmp);
+		ord = NULL;
+	}
 	for (i = 0; i < n; i++)
 		if (a->wls[cands[i]].cq == w->cq)
 			same[nsame++] = cands[i];
