@@ -104,6 +104,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	carve_free(a->marked);
 	carve_free(a->scratch_targets);
 	carve_free(a->scratch_keys);
+	carve_free(a->krank);
 	carve_free(a->scratch_cands);
 	carve_free(a->scratch_same);
 	carve_free(a->wls);

@@ -18,6 +18,7 @@
  * Nothing here allocates except idmap growth (at add time) and interning a
  * message never seen before.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "admit_int.h"
@@ -131,6 +132,59 @@ const char *adm_intern(struct carve_adm *a, const char *s)
 	idmap_put(&a->msgmap, c, (uint32_t)a->nmsgs);
 	a->nmsgs++;
 	return c;
+}
+
+/* ---- key ranks ---- */
+
+static const struct carve_adm *rord;
+
+static int rank_cmp(const void *x, const void *y)
+{
+	return strcmp(rord->wls[*(const uint32_t *)x].spec.key,
+		      rord->wls[*(const uint32_t *)y].spec.key);
+}
+
+static size_t log2sz(size_t n)
+{
+	size_t l = 1;
+
+	while (n >>= 1)
+		l++;
+	return l;
+}
+
+bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n)
+{
+	uint32_t *ord, *rk;
+	size_t i;
+
+	for (i = 0; i < n && ids[i] < a->nranked; i++)
+		;
+	if (i == n)
+		return true;
+	a->krank_debt += n * log2sz(n);
+	if (a->krank_debt < a->nwls * log2sz(a->nwls))
+		return false;
+	a->krank_debt = 0;
+	ord = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*ord));
+	rk = carve_realloc(a->krank, (a->nwls ? a->nwls : 1) * sizeof(*rk));
+	if (!ord || !rk) {
+		carve_free(ord);
+		if (rk)
+			a->krank = rk;
+		return false;
+	}
+	a->krank = rk;
+	for (i = 0; i < a->nwls; i++)
+		ord[i] = (uint32_t)i;
+	rord = a;
+	qsort(ord, a->nwls, sizeof(*ord), rank_cmp);
+	rord = NULL;
+	for (i = 0; i < a->nwls; i++)
+		rk[ord[i]] = (uint32_t)i;
+	carve_free(ord);
+	a->nranked = a->nwls;
+	return true;
 }
 
 /* ---- queue order and the pending heap ---- */

@@ -153,6 +153,11 @@ struct carve_adm {
 	struct target *scratch_targets; /* room for every workload: preemption oracle */
 	void *scratch_keys;             /* preempt.c: candidate sort keys */
 	size_t capkeys;
+	/* Key ranks (admit_index.c): krank[id] orders the keys of workloads
+	 * 0 .. nranked-1 as strcmp does; rebuilt when sorting by key costs
+	 * more than rebuilding would (krank_debt). */
+	uint32_t *krank;
+	size_t nranked, krank_debt;
 	uint32_t *scratch_cands, *scratch_same;
 	size_t capscratch;
 	int cycle_done;     /* last cycle that ran to its end */
@@ -204,6 +209,10 @@ void idmap_put(struct idmap *m, const char *key, uint32_t id);
 void idmap_free(struct idmap *m);
 const char *adm_intern(struct carve_adm *a, const char *s);
 int wl_queue_cmp(const struct wl *x, const struct wl *y);
+/* Whether krank orders every one of ids; else notes the n*log(n) key
+ * comparisons a sort will do, rebuilding the ranks when those add up to
+ * more than a rebuild (then true when it succeeded). */
+bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n);
 void pq_push(struct carve_adm *a, struct cq *q, uint32_t id);
 void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
 int pq_top(const struct cq *q);

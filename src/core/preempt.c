@@ -98,7 +98,7 @@ struct ckey {
 	uint64_t k;
 	int64_t at;
 	const char *key;
-	uint32_t id;
+	uint32_t id, rank;
 };
 
 static int ckey_cmp(const void *pa, const void *pb)
@@ -112,12 +112,25 @@ static int ckey_cmp(const void *pa, const void *pb)
 	return strcmp(x->key, y->key);
 }
 
+/* The same with key ranks (admit_index.c) in place of the keys. */
+static int ckey_rank_cmp(const void *pa, const void *pb)
+{
+	const struct ckey *x = pa, *y = pb;
+
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	if (x->at != y->at)
+		return x->at > y->at ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 /* Sorts cands in cand_cmp order by precomputed keys; nonzero when there
  * was no room for them (the caller sorts with cand_cmp then). */
 static int sort_cands(struct carve_adm *a, int cq, uint32_t *cands, size_t n)
 {
 	struct ckey *ks;
 	size_t i;
+	bool ranked = krank_ready(a, cands, n);
 
 	if (n > a->capkeys) {
 		size_t cap = n > 2 * a->capkeys ? n : 2 * a->capkeys;
@@ -138,8 +151,9 @@ static int sort_cands(struct carve_adm *a, int cq, uint32_t *cands, size_t n)
 		ks[i].at = v->admitted_at;
 		ks[i].key = v->spec.key;
 		ks[i].id = cands[i];
+		ks[i].rank = ranked ? a->krank[cands[i]] : 0;
 	}
-	qsort(ks, n, sizeof(*ks), ckey_cmp);
+	qsort(ks, n, sizeof(*ks), ranked ? ckey_rank_cmp : ckey_cmp);
 	for (i = 0; i < n; i++)
 		cands[i] = ks[i].id;
 	return 0;
@@ -401,28 +415,6 @@ out:
 	return (int)nt;
 }
 
-/*
- * Whether w would fit (borrowing allowed) with every candidate gone.  Fit
- * only grows as usage anywhere in the tree shrinks, so when this is false
- * no set of victims (in any order, under any of the strategies below, all
- * of which take a subset of the candidates and test at most this) can make
- * room: the answer is 0 without ordering the candidates.  Leaves the tree
- * as found.
- */
-static bool fits_without_all(struct carve_adm *a, struct wl *w, const struct frq *use,
-			     size_t nuse, const uint32_t *cands, size_t n)
-{
-	size_t i;
-	bool fits;
-
-	for (i = 0; i < n; i++)
-		wl_charge(a, &a->wls[cands[i]], -1);
-	fits = wl_fits(a, w, use, nuse, true);
-	for (i = 0; i < n; i++)
-		wl_charge(a, &a->wls[cands[i]], +1);
-	return fits;
-}
-
 int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 		    const int *need, int nneed, struct target *targets)
 {
@@ -433,7 +425,7 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 	int r = 0;
 
 	n = find_candidates(a, w, need, nneed, cands);
-	if (!n || !fits_without_all(a, w, use, nuse, cands, n))
+	if (!n)
 		goto out;
 	if (sort_cands(a, w->cq, cands, n)) {
 		ord = &ctx;
