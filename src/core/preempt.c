@@ -113,15 +113,62 @@ static int ckey_cmp(const void *pa, const void *pb)
 }
 
 /* The same with key ranks (admit_index.c) in place of the keys. */
-static int ckey_rank_cmp(const void *pa, const void *pb)
+static inline bool ckey_rank_less(const struct ckey *x, const struct ckey *y)
 {
-	const struct ckey *x = pa, *y = pb;
-
 	if (x->k != y->k)
-		return x->k < y->k ? -1 : 1;
+		return x->k < y->k;
 	if (x->at != y->at)
-		return x->at > y->at ? -1 : 1;
-	return x->rank < y->rank ? -1 : x->rank > y->rank;
+		return x->at > y->at;
+	return x->rank < y->rank;
+}
+
+/* Sorts by ckey_rank_less, inlined (ranks are unique: one order). */
+static void ckey_rank_sort(struct ckey *v, size_t n)
+{
+	while (n > 12) {
+		size_t i = 0, j = n - 1, m = n / 2;
+		struct ckey p, t;
+
+		/* median of three as the pivot */
+		if (ckey_rank_less(&v[m], &v[0])) {
+			t = v[m]; v[m] = v[0]; v[0] = t;
+		}
+		if (ckey_rank_less(&v[n - 1], &v[m])) {
+			t = v[m]; v[m] = v[n - 1]; v[n - 1] = t;
+			if (ckey_rank_less(&v[m], &v[0])) {
+				t = v[m]; v[m] = v[0]; v[0] = t;
+			}
+		}
+		p = v[m];
+		for (;;) {
+			while (ckey_rank_less(&v[i], &p))
+				i++;
+			while (ckey_rank_less(&p, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			t = v[i]; v[i] = v[j]; v[j] = t;
+			i++;
+			j--;
+		}
+		/* v[0..j] <= p <= v[j+1..n-1]: recurse into the smaller part */
+		if (j + 1 < n - j - 1) {
+			ckey_rank_sort(v, j + 1);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			ckey_rank_sort(v + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct ckey x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && ckey_rank_less(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* Sorts cands in cand_cmp order by precomputed keys; nonzero when there
@@ -153,7 +200,10 @@ static int sort_cands(struct carve_adm *a, int cq, uint32_t *cands, size_t n)
 		ks[i].id = cands[i];
 		ks[i].rank = ranked ? a->krank[cands[i]] : 0;
 	}
-	qsort(ks, n, sizeof(*ks), ranked ? ckey_rank_cmp : ckey_cmp);
+	if (ranked)
+		ckey_rank_sort(ks, n);
+	else
+		qsort(ks, n, sizeof(*ks), ckey_cmp);
 	for (i = 0; i < n; i++)
 		cands[i] = ks[i].id;
 	return 0;
