@@ -105,6 +105,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	carve_free(a->scratch_targets);
 	carve_free(a->scratch_keys);
 	carve_free(a->krank);
+	carve_free(a->ents);
 	carve_free(a->scratch_cands);
 	carve_free(a->scratch_same);
 	carve_free(a->wls);
@@ -1061,13 +1062,8 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 	size_t i, k;
 	int p, r;
 
-	as->count = carve_calloc((size_t)w->npodsets, sizeof(*as->count));
-	as->flavor = carve_malloc((size_t)w->npodsets * CARVE_RES_MAX * sizeof(*as->flavor));
-	as->use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(*as->use));
-	if (!as->count || !as->flavor || !as->use)
+	if (assignment_alloc(as, w))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	for (i = 0; i < (size_t)w->npodsets * CARVE_RES_MAX; i++)
-		as->flavor[i] = -1;
 	for (p = 0; p < w->npodsets; p++) {
 		const struct carve_ps_admission *pa = NULL;
 
@@ -1321,10 +1317,14 @@ static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_re
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), "%s", msg); /* the length a status message always had */
+	if (strnlen(msg, sizeof(buf)) == sizeof(buf)) {
+		/* the length a status message always had */
+		snprintf(buf, sizeof(buf), "%s", msg);
+		msg = buf;
+	}
 	w->waiting = false;
 	w->pending_reason = r;
-	w->message = adm_intern(a, buf);
+	w->message = adm_intern(a, msg);
 	w->cycle = cycle;
 }
 
@@ -1805,7 +1805,9 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	}
 	marked_settle(a);
 	capmarked = a->nmarked + 16;
-	ents = carve_calloc(a->ncqs ? a->ncqs : 1, sizeof(*ents));
+	if (!a->ents) /* one entry per queue at most; kept between cycles */
+		a->ents = carve_malloc((a->ncqs ? a->ncqs : 1) * sizeof(struct entry));
+	ents = a->ents;
 	marked = carve_malloc(capmarked * sizeof(*marked));
 	skip_cohort = carve_calloc(a->nnodes ? a->nnodes : 1, sizeof(*skip_cohort));
 	if (!ents || !marked || !skip_cohort || ensure_scratch(a)) {
@@ -1829,6 +1831,11 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			continue;
 		w = &a->wls[h];
 		e = &ents[nents++];
+		memset(&e->as, 0, sizeof(e->as)); /* e->res is set by evaluate */
+		e->targets = NULL;
+		e->ntargets = 0;
+		e->held = NULL;
+		e->nheld = 0;
 		e->wl = (uint32_t)h;
 		visit_add(a, (uint32_t)h); /* touched now; "waiting" again when not a head */
 		if (evaluate(a, w, NULL, e)) {
@@ -2015,7 +2022,6 @@ out:
 		assignment_free(&e->as);
 		carve_free(e->targets);
 	}
-	carve_free(ents);
 	carve_free(marked);
 	carve_free(skip_cohort);
 	return rc;

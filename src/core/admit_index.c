@@ -109,13 +109,16 @@ static const char *msg_key(const void *ctx, uint32_t id)
 
 const char *adm_intern(struct carve_adm *a, const char *s)
 {
-	int id = idmap_find(&a->msgmap, s, msg_key, a);
+	int id;
 	char *c;
 
 	if (!*s)
 		return "";
+	if (a->last_msg && !strcmp(a->last_msg, s)) /* heads in a row often share one */
+		return a->last_msg;
+	id = idmap_find(&a->msgmap, s, msg_key, a);
 	if (id >= 0)
-		return a->msgs[id];
+		return a->last_msg = a->msgs[id];
 	if (a->nmsgs == a->capmsgs) {
 		size_t cap = a->capmsgs ? a->capmsgs * 2 : 64;
 		const char **v = carve_realloc(a->msgs, cap * sizeof(*v));
@@ -131,7 +134,7 @@ const char *adm_intern(struct carve_adm *a, const char *s)
 	a->msgs[a->nmsgs] = c;
 	idmap_put(&a->msgmap, c, (uint32_t)a->nmsgs);
 	a->nmsgs++;
-	return c;
+	return a->last_msg = c;
 }
 
 /* ---- key ranks ---- */

@@ -88,11 +88,13 @@ struct podset {
 	struct carve_pod_req preq;
 };
 
-/* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids. */
+/* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids.
+ * One carve_malloc'd block (assignment_alloc), freed through use. */
 struct assignment {
 	int32_t *count;  /* per podset */
-	int *flavor;     /* [podset * CARVE_RES_MAX + req] flavor id, -1 unassigned */
-	struct frq *use; /* merged usage */
+	int *flavor;     /* [podset * CARVE_RES_MAX + req] flavor id, -1 unassigned;
+			  * only req < the podset's nreqs is set */
+	struct frq *use; /* merged usage: room for one entry per request */
 	size_t nuse;
 };
 
@@ -161,6 +163,8 @@ struct carve_adm {
 	uint32_t *scratch_cands, *scratch_same;
 	size_t capscratch;
 	int cycle_done;     /* last cycle that ran to its end */
+	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
+	const char *last_msg; /* the message interned last */
 	struct carve_resreg *res;
 	bool finalized;
 	struct flavor *flavors;
@@ -247,6 +251,8 @@ int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
 			const bool *skip, struct assignment *out, struct assign_result *res);
 void assignment_free(struct assignment *as);
+/* Counts 0, flavors -1, no usage; CARVE_ENOMEM. */
+int assignment_alloc(struct assignment *as, const struct wl *w);
 
 /* ---- preempt.c ---- */
 struct target {

@@ -24,10 +24,32 @@
 
 void assignment_free(struct assignment *as)
 {
-	carve_free(as->count);
-	carve_free(as->flavor);
-	carve_free(as->use);
+	carve_free(as->use); /* the block holding all three */
 	memset(as, 0, sizeof(*as));
+}
+
+int assignment_alloc(struct assignment *as, const struct wl *w)
+{
+	size_t np = (size_t)w->npodsets, nuse = 1, p;
+	int r;
+	char *m;
+
+	memset(as, 0, sizeof(*as));
+	for (p = 0; p < np; p++)
+		nuse += (size_t)w->ps[p].nreqs; /* distinct frs: at most one per request */
+	m = carve_malloc(nuse * sizeof(struct frq) + np * CARVE_RES_MAX * sizeof(int) +
+			 np * sizeof(int32_t));
+	if (!m)
+		return CARVE_ENOMEM;
+	as->use = (struct frq *)(void *)m;
+	as->flavor = (int *)(void *)(m + nuse * sizeof(struct frq));
+	as->count = (int32_t *)(void *)(as->flavor + np * CARVE_RES_MAX);
+	for (p = 0; p < np; p++) {
+		as->count[p] = 0;
+		for (r = 0; r < w->ps[p].nreqs; r++)
+			as->flavor[p * CARVE_RES_MAX + (size_t)r] = -1;
+	}
+	return 0;
 }
 
 /* ---- node selection against a flavor's labels ---- */
@@ -362,20 +384,14 @@ int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts
 {
 	const struct cq *q = &a->cqs[w->cq];
 	int p, r, g;
-	size_t i;
 
-	memset(res, 0, sizeof(*res));
-	memset(out, 0, sizeof(*out));
 	res->mode = GM_FIT;
-	out->count = carve_calloc((size_t)w->npodsets, sizeof(*out->count));
-	out->flavor = carve_malloc((size_t)w->npodsets * CARVE_RES_MAX * sizeof(*out->flavor));
-	out->use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX + 1, sizeof(*out->use));
-	if (!out->count || !out->flavor || !out->use) {
-		assignment_free(out);
+	res->borrow_level = 0;
+	res->borrowing = false;
+	res->why[0] = '\0';
+	res->nneed = 0;
+	if (assignment_alloc(out, w))
 		return CARVE_ENOMEM;
-	}
-	for (i = 0; i < (size_t)w->npodsets * CARVE_RES_MAX; i++)
-		out->flavor[i] = -1;
 	for (p = 0; p < w->npodsets; p++) {
 		const struct podset *ps = &w->ps[p];
 		int32_t count = counts ? counts[p] : ps->spec.count;
