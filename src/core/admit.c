@@ -86,9 +86,7 @@ void carve_adm_destroy(struct carve_adm *a)
 		assignment_free(&a->wls[i].adm);
 		carve_free(a->wls[i].pl);
 		carve_free(a->wls[i].psr);
-		carve_free(a->wls[i].psr_res);
-		carve_free(a->wls[i].psr_flv);
-		carve_free(a->wls[i].psr_use);
+		carve_free(a->wls[i].st);
 	}
 	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
@@ -519,9 +517,12 @@ int carve_adm_set_placer(struct carve_adm *a, struct carve_placer *p, const stru
 static int podset_preq(struct carve_adm *a, const struct carve_wl_spec *s, struct podset *ps,
 		       struct carve_error *err)
 {
-	struct carve_pod_req *r = &ps->preq;
+	struct carve_pod_req *r = carve_arena_alloc(&a->arena, sizeof(*r));
 	int k, kinds = 0;
 
+	if (!r)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	ps->preq = r;
 	memset(r, 0, sizeof(*r));
 	for (k = 0; k < ps->nreqs; k++) {
 		const char *name = carve_resreg_name(a->res, ps->res[k]), *prof = NULL;
@@ -607,7 +608,7 @@ static int build_groups(const struct carve_adm *a, const struct wl *w,
 		struct carve_pod_req *r = &reqs[p];
 		int k, k2;
 
-		*r = ps->preq;
+		*r = *ps->preq;
 		r->selector = sel;
 		r->tolerations = tol;
 		if (ps->spec.nselector)
@@ -889,6 +890,8 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 		const struct carve_podset_spec *in = &s->podsets[p];
 		struct podset *ps = &w->ps[p];
 		struct carve_match_term *terms = NULL;
+		int lres[CARVE_RES_MAX];
+		int64_t lmilli[CARVE_RES_MAX];
 
 		if (in->count < 0 || in->min_count < 0 || in->min_count > in->count)
 			return carve_errorf(err, CARVE_EINVAL,
@@ -927,6 +930,8 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 		ps->spec.topology_required = in->topology_level && in->topology_required;
 		ps->spec.reqs = NULL;
 		ps->nreqs = 0;
+		ps->res = lres; /* built here, then copied at their size */
+		ps->milli = lmilli;
 		for (r = 0; r < in->nreqs; r++) {
 			int id, k;
 
@@ -959,8 +964,14 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 				ps->milli[ps->nreqs++] = 1000;
 			}
 		}
-		if (oom || !ps->spec.name)
+		ps->res = carve_arena_alloc(&a->arena, (size_t)(ps->nreqs ? ps->nreqs : 1) *
+							       sizeof(*ps->res));
+		ps->milli = carve_arena_alloc(&a->arena, (size_t)(ps->nreqs ? ps->nreqs : 1) *
+								 sizeof(*ps->milli));
+		if (oom || !ps->spec.name || !ps->res || !ps->milli)
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		memcpy(ps->res, lres, (size_t)ps->nreqs * sizeof(*ps->res));
+		memcpy(ps->milli, lmilli, (size_t)ps->nreqs * sizeof(*ps->milli));
 		if (a->placer) {
 			int rc = podset_preq(a, s, ps, err);
 
@@ -1148,11 +1159,11 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	id = (uint32_t)a->nwls;
 	w = &a->wls[id];
 	memset(w, 0, sizeof(*w));
-	w->spec = *s;
 	w->spec.key = ADUP(a, s->key);
 	w->spec.cq = a->cqs[cq].spec.name;
-	w->spec.podsets = NULL;
-	w->spec.admission = NULL;
+	w->spec.created = s->created;
+	w->spec.priority = s->priority;
+	w->spec.has_created = s->has_created;
 	w->cq = cq;
 	w->message = "";
 	if (!w->spec.key)
@@ -1215,6 +1226,8 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	}
 	w->state = CARVE_WL_FINISHED;
 	w->marked = false;
+	carve_free(w->psr); /* a finished workload's view has no podSets */
+	w->psr = NULL;
 	a->changed = true;
 	return 0;
 }
@@ -1370,6 +1383,8 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 
 	assignment_free(&w->adm);
 	w->adm = e->as;
+	carve_free(w->psr); /* the status view's podSets are this admission's now */
+	w->psr = NULL;
 	memset(&e->as, 0, sizeof(e->as));
 	w->state = CARVE_WL_ADMITTED;
 	w->admitted_by_engine = true;
@@ -2040,6 +2055,8 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		wl_charge(a, w, -1);
 		cq_del_wl(a, &a->cqs[w->cq], (uint32_t)i);
 		assignment_free(&w->adm);
+		carve_free(w->psr);
+		w->psr = NULL;
 		unplace_wl(a, w);
 		w->marked = false;
 		w->evicted = true;
@@ -2087,12 +2104,16 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	struct wl *w;
 	struct carve_wl_status *st;
 	int p, r, n = 0;
-	size_t off = 0;
+	size_t off = 0, ntot = 0, base = 0;
+	const char **psr_res, **psr_flv;
+	int64_t *psr_use;
 
 	if (id >= a->nwls)
 		return NULL;
 	w = &a->wls[id];
-	st = &w->st;
+	if (!w->st)
+		w->st = carve_malloc(sizeof(*w->st));
+	st = w->st ? w->st : &a->st_oom;
 	memset(st, 0, sizeof(*st));
 	st->key = w->spec.key;
 	st->cq = w->spec.cq;
@@ -2115,16 +2136,17 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	}
 	if (w->state != CARVE_WL_ADMITTED || !w->adm.count)
 		return st;
-	carve_free(w->psr);
-	carve_free(w->psr_res);
-	carve_free(w->psr_flv);
-	carve_free(w->psr_use);
-	w->psr = carve_calloc((size_t)w->npodsets, sizeof(*w->psr));
-	w->psr_res = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
-	w->psr_flv = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
-	w->psr_use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(int64_t));
-	if (!w->psr || !w->psr_res || !w->psr_flv || !w->psr_use)
+	if (w->psr) /* built for this admission already */
+		goto done;
+	for (p = 0; p < w->npodsets; p++)
+		ntot += (size_t)w->ps[p].nreqs;
+	w->psr = carve_calloc(1, (size_t)w->npodsets * sizeof(*w->psr) +
+				     ntot * (2 * sizeof(char *) + sizeof(int64_t)));
+	if (!w->psr)
 		return st; /* the podset detail is missing; the rest is right */
+	psr_res = (const char **)(void *)(w->psr + w->npodsets);
+	psr_flv = psr_res + ntot;
+	psr_use = (int64_t *)(void *)(psr_flv + ntot);
 	for (p = 0; p < w->npodsets; p++) {
 		struct carve_ps_result *pr = &w->psr[p];
 
@@ -2135,23 +2157,24 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 			pr->pods = w->pl + off;
 			off += pr->npods;
 		}
-		pr->resources = &w->psr_res[p * CARVE_RES_MAX];
-		pr->flavors = &w->psr_flv[p * CARVE_RES_MAX];
-		pr->usage = &w->psr_use[p * CARVE_RES_MAX];
+		pr->resources = psr_res + base;
+		pr->flavors = psr_flv + base;
+		pr->usage = psr_use + base;
 		n = 0;
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			int fl = w->adm.flavor[p * CARVE_RES_MAX + r];
 
 			if (fl < 0)
 				continue;
-			w->psr_res[p * CARVE_RES_MAX + n] = carve_resreg_name(a->res, w->ps[p].res[r]);
-			w->psr_flv[p * CARVE_RES_MAX + n] = a->flavors[fl].spec.name;
-			w->psr_use[p * CARVE_RES_MAX + n] =
-				carve_qty_sat_mul(w->ps[p].milli[r], pr->count);
+			psr_res[base + (size_t)n] = carve_resreg_name(a->res, w->ps[p].res[r]);
+			psr_flv[base + (size_t)n] = a->flavors[fl].spec.name;
+			psr_use[base + (size_t)n] = carve_qty_sat_mul(w->ps[p].milli[r], pr->count);
 			n++;
 		}
 		pr->n = (size_t)n;
+		base += (size_t)w->ps[p].nreqs;
 	}
+done:
 	st->npodsets = (size_t)w->npodsets;
 	st->podsets = w->psr;
 	return st;

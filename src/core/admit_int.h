@@ -81,11 +81,12 @@ struct flavor {
 struct podset {
 	struct carve_podset_spec spec; /* copied */
 	int nreqs;
-	int res[CARVE_RES_MAX];        /* resource id of each request */
-	int64_t milli[CARVE_RES_MAX];
-	/* Per-pod placement request (only with a placer): cpu, memory and
-	 * GPU kind; node constraints are added per assignment (flavors). */
-	struct carve_pod_req preq;
+	int *res;                      /* resource id of each request (nreqs, arena) */
+	int64_t *milli;                /* ... and its per-pod quantity */
+	/* Per-pod placement request (only with a placer, else NULL): cpu,
+	 * memory and GPU kind; node constraints are added per assignment
+	 * (flavors).  In the arena. */
+	struct carve_pod_req *preq;
 };
 
 /* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids.
@@ -98,12 +99,23 @@ struct assignment {
 	size_t nuse;
 };
 
+/* What the engine keeps of a workload's spec (the rest is in ps). */
+struct wl_spec {
+	const char *key;              /* arena copy */
+	const char *cq;               /* its queue's name */
+	int64_t created;
+	int32_t priority;
+	bool has_created;
+};
+
 struct wl {
-	struct carve_wl_spec spec; /* strings copied */
+	struct wl_spec spec;
 	int cq;
 	int npodsets;
 	struct podset *ps;
-	enum carve_wl_state state;
+	uint8_t state;            /* enum carve_wl_state */
+	uint8_t preempt_reason;   /* enum carve_preempt_reason */
+	uint8_t pending_reason;   /* enum carve_pending_reason */
 	bool marked, evicted, admitted_by_engine, borrowing;
 	bool inadmissible;        /* BestEffortFIFO: set aside until something changes
 				   * (then in its queue's aside list, else in its heap) */
@@ -111,24 +123,22 @@ struct wl {
 				   * NoFit "waiting behind ..." as of the last cycle
 				   * (adm->cycle_done); fields below not yet written */
 	bool in_visit;            /* in adm->visit */
-	uint32_t qpos;            /* position in its queue's heap or aside list */
+	bool has_admitted_at;
+	uint32_t qpos;            /* position in its queue's heap, aside or admitted list */
 	uint32_t preemptor;
-	enum carve_preempt_reason preempt_reason;
-	enum carve_pending_reason pending_reason;
+	int cycle;
 	const char *message;      /* "" or a literal or interned (adm_intern) */
 	struct assignment adm;    /* valid while admitted */
 	int64_t admitted_at;      /* for victim ordering */
-	bool has_admitted_at;
-	int cycle;
 	/* Placement while admitted (with a placer): npl places, podset by
 	 * podset in adm.count order; carve_malloc'd, NULL when not placed. */
 	struct carve_pod_place *pl;
 	size_t npl;
-	/* status view storage */
-	struct carve_wl_status st;
+	/* Status view storage, carve_malloc'd when first asked for: the view,
+	 * and its podSet results (one block, built once per admission and
+	 * dropped when the admission changes). */
+	struct carve_wl_status *st;
 	struct carve_ps_result *psr;
-	const char **psr_res, **psr_flv;
-	int64_t *psr_use;
 };
 
 /* Open-addressing hash map name -> id (admit_index.c); hash 0 = empty. */
@@ -164,6 +174,7 @@ struct carve_adm {
 	size_t capscratch;
 	int cycle_done;     /* last cycle that ran to its end */
 	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
+	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
 	const char *last_msg; /* the message interned last */
 	struct carve_resreg *res;
 	bool finalized;
