@@ -1148,7 +1148,7 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	    grow((void **)&a->cqs[cq].wmask, &a->cqs[cq].capwmask, a->cqs[cq].nall,
 		 sizeof(uint64_t)) ||
 	    grow((void **)&a->cqs[cq].pend, &a->cqs[cq].cappend, a->cqs[cq].nall,
-		 sizeof(uint32_t)) ||
+		 sizeof(struct pqent)) ||
 	    grow((void **)&a->cqs[cq].aside, &a->cqs[cq].capaside, a->cqs[cq].nall,
 		 sizeof(uint32_t)) ||
 	    grow((void **)&a->visit, &a->capvisit, a->nwls, sizeof(*a->visit)) ||

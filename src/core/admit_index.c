@@ -207,67 +207,78 @@ int wl_queue_cmp(const struct wl *x, const struct wl *y)
 	return strcmp(x->spec.key, y->spec.key);
 }
 
-static bool pq_less(const struct carve_adm *a, uint32_t x, uint32_t y)
+/* wl_queue_cmp(x, y) < 0, deciding on the entries' numbers when they differ. */
+static bool pq_less(const struct carve_adm *a, const struct pqent *x, const struct pqent *y)
 {
-	return wl_queue_cmp(&a->wls[x], &a->wls[y]) < 0;
+	if (x->priority != y->priority)
+		return x->priority > y->priority;
+	if (x->created != y->created)
+		return x->created < y->created;
+	return wl_queue_cmp(&a->wls[x->id], &a->wls[y->id]) < 0;
 }
 
-static void pq_set(struct carve_adm *a, struct cq *q, size_t i, uint32_t id)
+static void pq_set(struct carve_adm *a, struct cq *q, size_t i, const struct pqent *e)
 {
-	q->pend[i] = id;
-	a->wls[id].qpos = (uint32_t)i;
+	q->pend[i] = *e;
+	a->wls[e->id].qpos = (uint32_t)i;
 }
 
 static void pq_up(struct carve_adm *a, struct cq *q, size_t i)
 {
-	uint32_t id = q->pend[i];
+	struct pqent e = q->pend[i];
 
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
 
-		if (!pq_less(a, id, q->pend[p]))
+		if (!pq_less(a, &e, &q->pend[p]))
 			break;
-		pq_set(a, q, i, q->pend[p]);
+		pq_set(a, q, i, &q->pend[p]);
 		i = p;
 	}
-	pq_set(a, q, i, id);
+	pq_set(a, q, i, &e);
 }
 
 static void pq_down(struct carve_adm *a, struct cq *q, size_t i)
 {
-	uint32_t id = q->pend[i];
+	struct pqent e = q->pend[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
 
 		if (c >= q->npend)
 			break;
-		if (c + 1 < q->npend && pq_less(a, q->pend[c + 1], q->pend[c]))
+		if (c + 1 < q->npend && pq_less(a, &q->pend[c + 1], &q->pend[c]))
 			c++;
-		if (!pq_less(a, q->pend[c], id))
+		if (!pq_less(a, &q->pend[c], &e))
 			break;
-		pq_set(a, q, i, q->pend[c]);
+		pq_set(a, q, i, &q->pend[c]);
 		i = c;
 	}
-	pq_set(a, q, i, id);
+	pq_set(a, q, i, &e);
 }
 
-/* Room was reserved at add time (capacity: every workload of the queue). */
+/* Room was reserved at add time (capacity: every workload of the queue).
+ * Priority and creation time must not change while it is in the heap. */
 void pq_push(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	q->pend[q->npend++] = id;
+	const struct wl *w = &a->wls[id];
+	struct pqent *e = &q->pend[q->npend++];
+
+	e->created = w->spec.has_created ? w->spec.created : INT64_MIN;
+	e->priority = w->spec.priority;
+	e->id = id;
 	pq_up(a, q, q->npend - 1);
 }
 
 void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
 {
 	size_t i = a->wls[id].qpos;
-	uint32_t last = q->pend[--q->npend];
+	struct pqent last = q->pend[--q->npend];
 
 	if (i == q->npend)
 		return;
-	pq_set(a, q, i, last);
-	if (i > 0 && pq_less(a, last, q->pend[(i - 1) / 2]))
+	pq_set(a, q, i, &last);
+	if (i > 0 && pq_less(a, &last, &q->pend[(i - 1) / 2]))
 		pq_up(a, q, i);
 	else
 		pq_down(a, q, i);
@@ -275,7 +286,7 @@ void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
 
 int pq_top(const struct cq *q)
 {
-	return q->npend ? (int)q->pend[0] : -1;
+	return q->npend ? (int)q->pend[0].id : -1;
 }
 
 void aside_push(struct carve_adm *a, struct cq *q, uint32_t id)

@@ -49,6 +49,15 @@ struct qnode {
 	const char *parent_name;
 };
 
+/* An entry of a pending heap: the workload and the numbers queue order
+ * looks at first (creation time, INT64_MIN without one; priority), so
+ * most comparisons need not touch the workload. */
+struct pqent {
+	int64_t created;
+	int32_t priority;
+	uint32_t id;
+};
+
 /* A ClusterQueue: policies, and its resource groups as flavor/resource ids. */
 struct cq_group {
 	int nres, nflv;
@@ -65,8 +74,8 @@ struct cq {
 	uint32_t *wls;   /* admitted workloads (ids), unordered; wl.qpos is the index */
 	uint64_t *wmask; /* parallel to wls: fr bits each uses (wl_frmask) */
 	size_t nwls, capwls, capwmask;
-	uint32_t *pend;  /* pending workloads (ids) that may be heads: a binary
-			  * heap in queue order (admit_index.c) */
+	struct pqent *pend; /* pending workloads that may be heads: a binary heap
+			     * in queue order (admit_index.c) */
 	size_t npend, cappend;
 	uint32_t *aside; /* pending workloads set aside (BestEffortFIFO) */
 	size_t naside, capaside;
