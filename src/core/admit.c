@@ -104,6 +104,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	carve_free(a->scratch_keys);
 	carve_free(a->krank);
 	carve_free(a->ents);
+	carve_free(a->ord);
 	carve_free(a->scratch_cands);
 	carve_free(a->scratch_same);
 	carve_free(a->wls);
@@ -1032,14 +1033,10 @@ static void cq_add_pending(struct carve_adm *a, uint32_t id)
 	pq_push(a, &a->cqs[a->wls[id].cq], id);
 }
 
+/* A head leaving its queue's heap (admitted). */
 static void cq_del_pending(struct carve_adm *a, uint32_t id)
 {
-	struct wl *w = &a->wls[id];
-
-	if (w->inadmissible)
-		aside_remove(a, &a->cqs[w->cq], id);
-	else
-		pq_remove(a, &a->cqs[w->cq], id);
+	pq_remove(a, &a->cqs[a->wls[id].cq], id);
 }
 
 /* Appends id to the visit list once; room for every workload was reserved
@@ -1221,8 +1218,7 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 		cq_del_wl(a, &a->cqs[w->cq], id);
 		unplace_wl(a, w);
 	} else {
-		cq_del_pending(a, id);
-		wl_settle(a, w);
+		wl_settle(a, w); /* left in its heap or aside list: dropped there later */
 	}
 	w->state = CARVE_WL_FINISHED;
 	w->marked = false;
@@ -1267,12 +1263,12 @@ static const struct carve_adm *eord;
 
 static int entry_qcmp(const void *x, const void *y)
 {
-	return entry_cmp(x, y, eord);
+	return entry_cmp(*(struct entry *const *)x, *(struct entry *const *)y, eord);
 }
 
 /* entry_cmp is a total order (workload keys are unique), so any sort gives
- * the one order; qsort moves each (large) entry O(1) times. */
-static void sort_entries(struct entry *e, size_t n, const struct carve_adm *a)
+ * the one order; the entries stay in place, e points to them in order. */
+static void sort_entries(struct entry **e, size_t n, const struct carve_adm *a)
 {
 	eord = a;
 	qsort(e, n, sizeof(*e), entry_qcmp);
@@ -1281,14 +1277,14 @@ static void sort_entries(struct entry *e, size_t n, const struct carve_adm *a)
 
 /* Moves to position i the entry among i..n-1 whose queue would have the
  * lowest dominant resource share with its request; ties keep the order. */
-static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, size_t n)
+static void pick_fairest(const struct carve_adm *a, struct entry **e, size_t i, size_t n)
 {
 	size_t best = i, j;
 	int64_t bs = INT64_MAX;
 
 	for (j = i; j < n; j++) {
-		const struct wl *w = &a->wls[e[j].wl];
-		int64_t s = qt_drs(a, a->cqs[w->cq].node, e[j].as.use, e[j].as.nuse, +1);
+		const struct wl *w = &a->wls[e[j]->wl];
+		int64_t s = qt_drs(a, a->cqs[w->cq].node, e[j]->as.use, e[j]->as.nuse, +1);
 
 		if (s < bs) {
 			bs = s;
@@ -1296,7 +1292,7 @@ static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, s
 		}
 	}
 	if (best != i) {
-		struct entry x = e[best];
+		struct entry *x = e[best];
 
 		memmove(&e[i + 1], &e[i], (best - i) * sizeof(*e));
 		e[i] = x;
@@ -1305,9 +1301,9 @@ static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, s
 
 /* The head of queue q: its first pending workload in queue order, skipping
  * those set aside (BestEffortFIFO) until something changes. */
-static int head_of(const struct carve_adm *a, int q)
+static int head_of(struct carve_adm *a, int q)
 {
-	return pq_top(&a->cqs[q]);
+	return pq_top(a, &a->cqs[q]);
 }
 
 /* Removes (sign -1) or restores (+1) the usage of those of a set of
@@ -1792,7 +1788,7 @@ static int partial_search(struct carve_adm *a, struct wl *w, struct entry *e)
 
 int carve_adm_cycle(struct carve_adm *a, int64_t now)
 {
-	struct entry *ents;
+	struct entry *ents, **ord;
 	uint32_t *marked;
 	size_t nents = 0, nmarked = 0, capmarked, i, q;
 	int decisions = 0, *skip_cohort, rc = 0;
@@ -1811,6 +1807,8 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			while (c->naside) {
 				uint32_t id = c->aside[--c->naside];
 
+				if (a->wls[id].state != CARVE_WL_PENDING)
+					continue; /* finished while set aside */
 				a->wls[id].inadmissible = false;
 				pq_push(a, c, id);
 				visit_add(a, id);
@@ -1820,12 +1818,16 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	}
 	marked_settle(a);
 	capmarked = a->nmarked + 16;
-	if (!a->ents) /* one entry per queue at most; kept between cycles */
+	/* One entry per queue at most; kept between cycles. */
+	if (!a->ents)
 		a->ents = carve_malloc((a->ncqs ? a->ncqs : 1) * sizeof(struct entry));
+	if (!a->ord)
+		a->ord = carve_malloc((a->ncqs ? a->ncqs : 1) * sizeof(*a->ord));
 	ents = a->ents;
+	ord = a->ord;
 	marked = carve_malloc(capmarked * sizeof(*marked));
 	skip_cohort = carve_calloc(a->nnodes ? a->nnodes : 1, sizeof(*skip_cohort));
-	if (!ents || !marked || !skip_cohort || ensure_scratch(a)) {
+	if (!ents || !ord || !marked || !skip_cohort || ensure_scratch(a)) {
 		rc = CARVE_ENOMEM;
 		goto out;
 	}
@@ -1864,14 +1866,16 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	}
 	/* 2. In order; with fair sharing, the head whose queue would have the
 	 * lowest share after admitting it goes next, recomputed as usage moves. */
-	sort_entries(ents, nents, a);
+	for (i = 0; i < nents; i++)
+		ord[i] = &ents[i];
+	sort_entries(ord, nents, a);
 	for (i = 0; i < nents; i++) {
 		struct entry *e;
 		struct wl *w;
 
 		if (a->fair_sharing)
-			pick_fairest(a, ents, i, nents);
-		e = &ents[i];
+			pick_fairest(a, ord, i, nents);
+		e = ord[i];
 		w = &a->wls[e->wl];
 		int node = a->cqs[w->cq].node, root = qt_root(a, node);
 		bool in_cohort = a->nodes[node].parent >= 0;

@@ -8,11 +8,13 @@
  *   - An idmap holds ids only; the key of an id is asked of its owner
  *     (key_fn), so the strings are never copied twice.  Ids are never
  *     removed (workloads keep their id after they finish).
- *   - A pending workload is in exactly one of its queue's heap (pq, at
- *     position qpos) or its set-aside list (aside, at qpos): in the heap
- *     when it may be a head, aside while BestEffortFIFO has set it aside.
- *     The heap's root is the first workload in queue order (wl_queue_cmp,
- *     a total order: keys are unique).
+ *   - A pending workload is in exactly one of its queue's heap (pend) or
+ *     its set-aside list (aside): in the heap when it may be a head, aside
+ *     while BestEffortFIFO has set it aside.  A finished workload may
+ *     linger in either until it surfaces (pq_top) or the list is put back
+ *     (never as a head).  The heap's root is the first pending workload in
+ *     queue order (wl_queue_cmp, a total order: keys are unique); heads
+ *     leave from the root, so no workload records its heap position.
  *   - Interned messages live in the engine's arena until it is destroyed;
  *     equal texts share one copy.
  * Nothing here allocates except idmap growth (at add time) and interning a
@@ -217,12 +219,6 @@ static bool pq_less(const struct carve_adm *a, const struct pqent *x, const stru
 	return wl_queue_cmp(&a->wls[x->id], &a->wls[y->id]) < 0;
 }
 
-static void pq_set(struct carve_adm *a, struct cq *q, size_t i, const struct pqent *e)
-{
-	q->pend[i] = *e;
-	a->wls[e->id].qpos = (uint32_t)i;
-}
-
 static void pq_up(struct carve_adm *a, struct cq *q, size_t i)
 {
 	struct pqent e = q->pend[i];
@@ -232,10 +228,10 @@ static void pq_up(struct carve_adm *a, struct cq *q, size_t i)
 
 		if (!pq_less(a, &e, &q->pend[p]))
 			break;
-		pq_set(a, q, i, &q->pend[p]);
+		q->pend[i] = q->pend[p];
 		i = p;
 	}
-	pq_set(a, q, i, &e);
+	q->pend[i] = e;
 }
 
 static void pq_down(struct carve_adm *a, struct cq *q, size_t i)
@@ -251,10 +247,10 @@ static void pq_down(struct carve_adm *a, struct cq *q, size_t i)
 			c++;
 		if (!pq_less(a, &q->pend[c], &e))
 			break;
-		pq_set(a, q, i, &q->pend[c]);
+		q->pend[i] = q->pend[c];
 		i = c;
 	}
-	pq_set(a, q, i, &e);
+	q->pend[i] = e;
 }
 
 /* Room was reserved at add time (capacity: every workload of the queue).
@@ -270,38 +266,42 @@ void pq_push(struct carve_adm *a, struct cq *q, uint32_t id)
 	pq_up(a, q, q->npend - 1);
 }
 
-void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
+static void pq_remove_at(struct carve_adm *a, struct cq *q, size_t i)
 {
-	size_t i = a->wls[id].qpos;
 	struct pqent last = q->pend[--q->npend];
 
 	if (i == q->npend)
 		return;
-	pq_set(a, q, i, &last);
+	q->pend[i] = last;
 	if (i > 0 && pq_less(a, &last, &q->pend[(i - 1) / 2]))
 		pq_up(a, q, i);
 	else
 		pq_down(a, q, i);
 }
 
-int pq_top(const struct cq *q)
+/* Removes pending workload id: the root in every use the cycle makes. */
+void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
 {
+	size_t i;
+
+	for (i = 0; i < q->npend && q->pend[i].id != id; i++)
+		;
+	if (i < q->npend)
+		pq_remove_at(a, q, i);
+}
+
+/* Finished workloads are left in the heap and dropped when they surface. */
+int pq_top(struct carve_adm *a, struct cq *q)
+{
+	while (q->npend && a->wls[q->pend[0].id].state != CARVE_WL_PENDING)
+		pq_remove_at(a, q, 0);
 	return q->npend ? (int)q->pend[0].id : -1;
 }
 
+/* Set aside (BestEffortFIFO); finished ones are dropped when the list is
+ * put back into the heap. */
 void aside_push(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	a->wls[id].qpos = (uint32_t)q->naside;
+	(void)a;
 	q->aside[q->naside++] = id;
-}
-
-void aside_remove(struct carve_adm *a, struct cq *q, uint32_t id)
-{
-	size_t i = a->wls[id].qpos;
-	uint32_t last = q->aside[--q->naside];
-
-	if (i < q->naside) {
-		q->aside[i] = last;
-		a->wls[last].qpos = (uint32_t)i;
-	}
 }

@@ -133,7 +133,7 @@ struct wl {
 				   * (adm->cycle_done); fields below not yet written */
 	bool in_visit;            /* in adm->visit */
 	bool has_admitted_at;
-	uint32_t qpos;            /* position in its queue's heap, aside or admitted list */
+	uint32_t qpos;            /* position in its queue's admitted list */
 	uint32_t preemptor;
 	int cycle;
 	const char *message;      /* "" or a literal or interned (adm_intern) */
@@ -183,6 +183,7 @@ struct carve_adm {
 	size_t capscratch;
 	int cycle_done;     /* last cycle that ran to its end */
 	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
+	struct entry **ord; /* ... in the order they are processed */
 	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
 	const char *last_msg; /* the message interned last */
 	struct carve_resreg *res;
@@ -239,9 +240,8 @@ int wl_queue_cmp(const struct wl *x, const struct wl *y);
 bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n);
 void pq_push(struct carve_adm *a, struct cq *q, uint32_t id);
 void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
-int pq_top(const struct cq *q);
+int pq_top(struct carve_adm *a, struct cq *q);
 void aside_push(struct carve_adm *a, struct cq *q, uint32_t id);
-void aside_remove(struct carve_adm *a, struct cq *q, uint32_t id);
 
 /* ---- admit.c ---- */
 void wl_charge(struct carve_adm *a, struct wl *w, int sign);
