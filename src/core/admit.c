@@ -105,6 +105,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	carve_free(a->krank);
 	carve_free(a->ents);
 	carve_free(a->ord);
+	carve_free(a->skip_cohort);
 	carve_free(a->scratch_cands);
 	carve_free(a->scratch_same);
 	carve_free(a->wls);
@@ -1791,7 +1792,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	struct entry *ents, **ord;
 	uint32_t *marked;
 	size_t nents = 0, nmarked = 0, capmarked, i, q;
-	int decisions = 0, *skip_cohort, rc = 0;
+	int decisions = 0, *skip_cohort = NULL, rc = 0;
 
 	if (!a->finalized)
 		return CARVE_EINVAL;
@@ -1826,7 +1827,11 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	ents = a->ents;
 	ord = a->ord;
 	marked = carve_malloc(capmarked * sizeof(*marked));
-	skip_cohort = carve_calloc(a->nnodes ? a->nnodes : 1, sizeof(*skip_cohort));
+	if (!a->skip_cohort)
+		a->skip_cohort = carve_malloc((a->nnodes ? a->nnodes : 1) * sizeof(int));
+	skip_cohort = a->skip_cohort;
+	if (skip_cohort)
+		memset(skip_cohort, 0, (a->nnodes ? a->nnodes : 1) * sizeof(int));
 	if (!ents || !ord || !marked || !skip_cohort || ensure_scratch(a)) {
 		rc = CARVE_ENOMEM;
 		goto out;
@@ -2042,7 +2047,6 @@ out:
 		carve_free(e->targets);
 	}
 	carve_free(marked);
-	carve_free(skip_cohort);
 	return rc;
 }
 

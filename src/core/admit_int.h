@@ -85,6 +85,7 @@ struct cq {
 
 struct flavor {
 	struct carve_flavor_spec spec; /* copied into the arena */
+	const char *preempt_why;       /* flavor.c's "preemption needed" text, once made */
 };
 
 struct podset {
@@ -184,6 +185,7 @@ struct carve_adm {
 	int cycle_done;     /* last cycle that ran to its end */
 	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
 	struct entry **ord; /* ... in the order they are processed */
+	int *skip_cohort;   /* per node: a root whose heads issued preemptions this cycle */
 	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
 	const char *last_msg; /* the message interned last */
 	struct carve_resreg *res;

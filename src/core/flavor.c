@@ -367,9 +367,17 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 		out->flavor[p * CARVE_RES_MAX + r] = fl;
 		use_add(out->use, &out->nuse, fr, (int64_t)count * ps->milli[r]);
 	}
-	if (best.mode != GM_FIT && !res->why[0])
-		snprintf(res->why, sizeof(res->why), "insufficient unused quota in flavor %s; "
-			 "preemption needed", a->flavors[cg->flv[best.flavor_idx]].spec.name);
+	if (best.mode != GM_FIT && !res->why[0]) {
+		struct flavor *bf = &a->flavors[cg->flv[best.flavor_idx]];
+
+		if (!bf->preempt_why) { /* made once per flavor, kept in the arena */
+			snprintf(res->why, sizeof(res->why), "insufficient unused quota in flavor "
+				 "%s; preemption needed", bf->spec.name);
+			bf->preempt_why = carve_arena_strdup(&a->arena, res->why);
+		} else {
+			memcpy(res->why, bf->preempt_why, strlen(bf->preempt_why) + 1);
+		}
+	}
 	return best;
 }
 
