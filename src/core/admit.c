@@ -90,7 +90,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	}
 	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
-		carve_free(a->cqs[i].wmask);
+		carve_free(a->cqs[i].vr);
 		carve_free(a->cqs[i].pend);
 		carve_free(a->cqs[i].aside);
 	}
@@ -1007,12 +1007,35 @@ uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w)
 	return m;
 }
 
-/* Into its queue's admitted list (room reserved at add time), after its
- * assignment is set; swap-removed by position, as a scan would. */
+/* Room in q's admitted list for one more. */
+static int cq_reserve_admitted(struct cq *q)
+{
+	size_t cap = q->capwls;
+
+	if (q->nwls < cap)
+		return 0;
+	if (reserve((void **)&q->wls, &cap, q->nwls + 1, sizeof(*q->wls)))
+		return CARVE_ENOMEM;
+	cap = q->capwls;
+	if (reserve((void **)&q->vr, &cap, q->nwls + 1, sizeof(*q->vr)))
+		return CARVE_ENOMEM;
+	q->capwls = cap;
+	return 0;
+}
+
+/* Into its queue's admitted list (room made by cq_reserve_admitted), after
+ * its assignment and admission time are set; swap-removed by position, as
+ * a scan would. */
 static void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
+	const struct wl *w = &a->wls[id];
+	struct vrec *r = &q->vr[q->nwls];
+
 	a->wls[id].qpos = (uint32_t)q->nwls;
-	q->wmask[q->nwls] = wl_frmask(a, &a->wls[id]);
+	r->mask = wl_frmask(a, w);
+	r->at = w->admitted_at;
+	r->priority = w->spec.priority;
+	r->has_at = w->has_admitted_at;
 	q->wls[q->nwls++] = id;
 }
 
@@ -1023,7 +1046,7 @@ static void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 	q->nwls--;
 	if (i < q->nwls) {
 		q->wls[i] = q->wls[q->nwls];
-		q->wmask[i] = q->wmask[q->nwls];
+		q->vr[i] = q->vr[q->nwls];
 		a->wls[q->wls[i]].qpos = (uint32_t)i;
 	}
 }
@@ -1141,10 +1164,7 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		return carve_errorf(err, CARVE_ENOTFOUND, "workload %s: ClusterQueue %s does not exist",
 				    s->key, s->cq ? s->cq : "(none)");
 	if (grow((void **)&a->wls, &a->capwls, a->nwls, sizeof(*a->wls)) ||
-	    grow((void **)&a->cqs[cq].wls, &a->cqs[cq].capwls, a->cqs[cq].nall,
-		 sizeof(uint32_t)) ||
-	    grow((void **)&a->cqs[cq].wmask, &a->cqs[cq].capwmask, a->cqs[cq].nall,
-		 sizeof(uint64_t)) ||
+	    (s->admitted && cq_reserve_admitted(&a->cqs[cq])) ||
 	    grow((void **)&a->cqs[cq].pend, &a->cqs[cq].cappend, a->cqs[cq].nall,
 		 sizeof(struct pqent)) ||
 	    grow((void **)&a->cqs[cq].aside, &a->cqs[cq].capaside, a->cqs[cq].nall,
@@ -1173,10 +1193,10 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			assignment_free(&w->adm);
 			return rc;
 		}
-		cq_add_wl(a, &a->cqs[cq], id);
 		w->state = CARVE_WL_ADMITTED;
 		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
 		w->has_admitted_at = s->has_admitted_at || s->has_created;
+		cq_add_wl(a, &a->cqs[cq], id);
 		wl_charge(a, w, +1);
 		if (a->placer) {
 			char why[400];
@@ -1390,7 +1410,7 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 	w->pending_reason = CARVE_PEND_NONE;
 	w->message = "";
 	w->cycle = a->cycle;
-	w->admitted_at = (int64_t)a->cycle; /* overwritten by the caller's clock */
+	w->admitted_at = a->now; /* the cycle's time */
 	w->has_admitted_at = true;
 	cq_del_pending(a, e->wl);
 	w->inadmissible = false;
@@ -1860,6 +1880,10 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		e->nheld = 0;
 		e->wl = (uint32_t)h;
 		visit_add(a, (uint32_t)h); /* touched now; "waiting" again when not a head */
+		if (cq_reserve_admitted(&a->cqs[q])) { /* it may be admitted */
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
 		if (evaluate(a, w, NULL, e)) {
 			rc = CARVE_ENOMEM;
 			goto out;
@@ -1957,7 +1981,6 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			}
 			if (!for_nodes) {
 				admit_entry(a, e);
-				w->admitted_at = now;
 				decisions++;
 				continue;
 			}

@@ -58,6 +58,16 @@ struct pqent {
 	uint32_t id;
 };
 
+/* What victim search needs of an admitted workload, beside its id in its
+ * queue's admitted list, so that filtering and ordering candidates does
+ * not touch the workloads. */
+struct vrec {
+	uint64_t mask;     /* wl_frmask */
+	int64_t at;        /* admitted_at */
+	int32_t priority;
+	bool has_at;       /* has_admitted_at */
+};
+
 /* A ClusterQueue: policies, and its resource groups as flavor/resource ids. */
 struct cq_group {
 	int nres, nflv;
@@ -72,8 +82,9 @@ struct cq {
 	struct cq_group *groups;
 	int group_of[CARVE_RES_MAX]; /* resource id -> group index, -1 */
 	uint32_t *wls;   /* admitted workloads (ids), unordered; wl.qpos is the index */
-	uint64_t *wmask; /* parallel to wls: fr bits each uses (wl_frmask) */
-	size_t nwls, capwls, capwmask;
+	struct vrec *vr; /* parallel to wls: what victim search reads of each */
+	size_t nwls, capwls; /* room for one more admission is made before a cycle
+			      * may admit (cq_reserve_admitted) */
 	struct pqent *pend; /* pending workloads that may be heads: a binary heap
 			     * in queue order (admit_index.c) */
 	size_t npend, cappend;

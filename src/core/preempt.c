@@ -65,35 +65,10 @@ static bool created_after(const struct wl *x, const struct wl *y)
 	return x->spec.created > y->spec.created;
 }
 
-struct ord_ctx {
-	const struct carve_adm *a;
-	int cq;
-};
-
-static const struct ord_ctx *ord;
-
-static int cand_cmp(const void *pa, const void *pb)
-{
-	const struct wl *x = &ord->a->wls[*(const uint32_t *)pa];
-	const struct wl *y = &ord->a->wls[*(const uint32_t *)pb];
-	bool xin = x->cq == ord->cq, yin = y->cq == ord->cq;
-
-	if (x->marked != y->marked)
-		return x->marked ? -1 : 1;
-	if (xin != yin)
-		return xin ? 1 : -1;
-	if (x->spec.priority != y->spec.priority)
-		return x->spec.priority < y->spec.priority ? -1 : 1;
-	if (x->has_admitted_at != y->has_admitted_at)
-		return x->has_admitted_at ? -1 : 1;
-	if (x->admitted_at != y->admitted_at)
-		return x->admitted_at > y->admitted_at ? -1 : 1;
-	return strcmp(x->spec.key, y->spec.key);
-}
-
-/* cand_cmp's order as numbers: k (marked first, other queues first, lower
- * priority, with an admission time first), then newer admission; the key
- * decides the rest. */
+/* Candidate order: already marked first, other queues before the own,
+ * lower priority, with an admission time before without, more recently
+ * admitted, then key.  As numbers: k (the first four), then at, then the
+ * key or its rank (admit_index.c). */
 struct ckey {
 	uint64_t k;
 	int64_t at;
@@ -171,34 +146,37 @@ static void ckey_rank_sort(struct ckey *v, size_t n)
 	}
 }
 
-/* Sorts cands in cand_cmp order by precomputed keys; nonzero when there
- * was no room for them (the caller sorts with cand_cmp then). */
-static int sort_cands(struct carve_adm *a, int cq, uint32_t *cands, size_t n)
+/* The sort numbers of candidate id, the i-th admitted workload of queue
+ * o, for a preemptor in queue cq. */
+static void ckey_set(const struct carve_adm *a, struct ckey *k, const struct cq *o, size_t i,
+		     int cq)
 {
-	struct ckey *ks;
+	const struct vrec *r = &o->vr[i];
+	uint32_t id = o->wls[i];
+	bool marked = a->nmarked && a->wls[id].marked; /* none marked: no need to look */
+
+	k->k = (uint64_t)!marked << 34 | (uint64_t)(o - a->cqs == cq) << 33 |
+	       (uint64_t)((uint32_t)r->priority ^ 0x80000000u) << 1 | (uint64_t)!r->has_at;
+	k->at = r->at;
+	k->key = NULL;
+	k->id = id;
+}
+
+/* Sorts the n candidates of ks (their numbers set) in cand_cmp order into
+ * cands. */
+static void sort_cands(struct carve_adm *a, struct ckey *ks, uint32_t *cands, size_t n)
+{
 	size_t i;
-	bool ranked = krank_ready(a, cands, n);
+	bool ranked;
 
-	if (n > a->capkeys) {
-		size_t cap = n > 2 * a->capkeys ? n : 2 * a->capkeys;
-		void *v = carve_realloc(a->scratch_keys, cap * sizeof(struct ckey));
-
-		if (!v)
-			return -1;
-		a->scratch_keys = v;
-		a->capkeys = cap;
-	}
-	ks = a->scratch_keys;
+	for (i = 0; i < n; i++)
+		cands[i] = ks[i].id;
+	ranked = krank_ready(a, cands, n);
 	for (i = 0; i < n; i++) {
-		const struct wl *v = &a->wls[cands[i]];
-
-		ks[i].k = (uint64_t)!v->marked << 34 | (uint64_t)(v->cq == cq) << 33 |
-			  (uint64_t)((uint32_t)v->spec.priority ^ 0x80000000u) << 1 |
-			  (uint64_t)!v->has_admitted_at;
-		ks[i].at = v->admitted_at;
-		ks[i].key = v->spec.key;
-		ks[i].id = cands[i];
-		ks[i].rank = ranked ? a->krank[cands[i]] : 0;
+		if (ranked)
+			ks[i].rank = a->krank[ks[i].id];
+		else
+			ks[i].key = a->wls[ks[i].id].spec.key;
 	}
 	if (ranked)
 		ckey_rank_sort(ks, n);
@@ -206,11 +184,31 @@ static int sort_cands(struct carve_adm *a, int cq, uint32_t *cands, size_t n)
 		qsort(ks, n, sizeof(*ks), ckey_cmp);
 	for (i = 0; i < n; i++)
 		cands[i] = ks[i].id;
+}
+
+/* Room in the key scratch for every admitted workload of w's cohort tree. */
+static int keys_room(struct carve_adm *a, const struct wl *w)
+{
+	int root = qt_root(a, a->cqs[w->cq].node), k;
+	size_t n = a->cqs[w->cq].nwls;
+
+	for (k = 0; k < a->nodes[root].rcq_n; k++)
+		n += a->cqs[a->root_cqs[a->nodes[root].rcq_first + k]].nwls;
+	if (n > a->capkeys) {
+		size_t cap = n > 2 * a->capkeys ? n : 2 * a->capkeys;
+		void *v = carve_realloc(a->scratch_keys, cap * sizeof(struct ckey));
+
+		if (!v)
+			return CARVE_ENOMEM;
+		a->scratch_keys = v;
+		a->capkeys = cap;
+	}
 	return 0;
 }
 
+/* The candidates, into ks with their sort numbers (room: keys_room). */
 static size_t find_candidates(const struct carve_adm *a, const struct wl *w, const int *need,
-			      int nneed, uint32_t *out)
+			      int nneed, struct ckey *ks)
 {
 	const struct cq *q = &a->cqs[w->cq];
 	int node = q->node, root = qt_root(a, node);
@@ -226,20 +224,19 @@ static size_t find_candidates(const struct carve_adm *a, const struct wl *w, con
 		nm = ~(uint64_t)0;
 	if (q->spec.within_cq != CARVE_WCQ_NEVER)
 		for (i = 0; i < q->nwls; i++) {
-			const struct wl *v;
+			const struct vrec *r = &q->vr[i];
 
-			if (!(q->wmask[i] & nm))
+			if (!(r->mask & nm))
 				continue; /* uses none of them */
-			v = &a->wls[q->wls[i]];
-			if (v->spec.priority > w->spec.priority)
+			if (r->priority > w->spec.priority)
 				continue;
-			if (v->spec.priority == w->spec.priority &&
+			if (r->priority == w->spec.priority &&
 			    !(q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL &&
-			      created_after(v, w)))
+			      created_after(&a->wls[q->wls[i]], w)))
 				continue;
-			if (slow && !uses_any(a, v, need, nneed))
+			if (slow && !uses_any(a, &a->wls[q->wls[i]], need, nneed))
 				continue;
-			out[n++] = q->wls[i];
+			ckey_set(a, &ks[n++], q, i, w->cq);
 		}
 	if (a->nodes[node].parent < 0 || q->spec.reclaim == CARVE_RECLAIM_NEVER)
 		return n;
@@ -252,17 +249,15 @@ static size_t find_candidates(const struct carve_adm *a, const struct wl *w, con
 		if (!cq_borrowing(a, c, need, nneed))
 			continue;
 		for (i = 0; i < o->nwls; i++) {
-			const struct wl *v;
+			const struct vrec *r = &o->vr[i];
 
-			if (!(o->wmask[i] & nm))
+			if (!(r->mask & nm))
 				continue;
-			v = &a->wls[o->wls[i]];
-			if (q->spec.reclaim == CARVE_RECLAIM_LOWER &&
-			    v->spec.priority >= w->spec.priority)
+			if (q->spec.reclaim == CARVE_RECLAIM_LOWER && r->priority >= w->spec.priority)
 				continue;
-			if (slow && !uses_any(a, v, need, nneed))
+			if (slow && !uses_any(a, &a->wls[o->wls[i]], need, nneed))
 				continue;
-			out[n++] = o->wls[i];
+			ckey_set(a, &ks[n++], o, i, w->cq);
 		}
 	}
 	return n;
@@ -471,17 +466,14 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 	const struct cq *q = &a->cqs[w->cq];
 	uint32_t *cands = a->scratch_cands, *same = a->scratch_same; /* room for all */
 	size_t n, nsame = 0, i;
-	struct ord_ctx ctx = {a, w->cq};
 	int r = 0;
 
-	n = find_candidates(a, w, need, nneed, cands);
+	if (keys_room(a, w))
+		goto out;
+	n = find_candidates(a, w, need, nneed, a->scratch_keys);
 	if (!n)
 		goto out;
-	if (sort_cands(a, w->cq, cands, n)) {
-		ord = &ctx;
-		qsort(cands, n, sizeof(*cands), cand_cmp);
-		ord = NULL;
-	}
+	sort_cands(a, a->scratch_keys, cands, n);
 	for (i = 0; i < n; i++)
 		if (a->wls[cands[i]].cq == w->cq)
 			same[nsame++] = cands[i];
