@@ -97,36 +97,56 @@ static inline bool ckey_rank_less(const struct ckey *x, const struct ckey *y)
 	return x->rank < y->rank;
 }
 
-/* Sorts by ckey_rank_less, inlined (ranks are unique: one order). */
-static void ckey_rank_sort(struct ckey *v, size_t n)
+/* Hoare partition of v[0..n), n > 12, around the median of three: returns
+ * j with v[0..j] before v[j+1..n) (ranks are unique: one order). */
+static size_t ckey_partition(struct ckey *v, size_t n)
 {
-	while (n > 12) {
-		size_t i = 0, j = n - 1, m = n / 2;
-		struct ckey p, t;
+	size_t i = 0, j = n - 1, m = n / 2;
+	struct ckey p, t;
 
-		/* median of three as the pivot */
+	if (ckey_rank_less(&v[m], &v[0])) {
+		t = v[m]; v[m] = v[0]; v[0] = t;
+	}
+	if (ckey_rank_less(&v[n - 1], &v[m])) {
+		t = v[m]; v[m] = v[n - 1]; v[n - 1] = t;
 		if (ckey_rank_less(&v[m], &v[0])) {
 			t = v[m]; v[m] = v[0]; v[0] = t;
 		}
-		if (ckey_rank_less(&v[n - 1], &v[m])) {
-			t = v[m]; v[m] = v[n - 1]; v[n - 1] = t;
-			if (ckey_rank_less(&v[m], &v[0])) {
-				t = v[m]; v[m] = v[0]; v[0] = t;
-			}
-		}
-		p = v[m];
-		for (;;) {
-			while (ckey_rank_less(&v[i], &p))
-				i++;
-			while (ckey_rank_less(&p, &v[j]))
-				j--;
-			if (i >= j)
-				break;
-			t = v[i]; v[i] = v[j]; v[j] = t;
+	}
+	p = v[m];
+	for (;;) {
+		while (ckey_rank_less(&v[i], &p))
 			i++;
+		while (ckey_rank_less(&p, &v[j]))
 			j--;
-		}
-		/* v[0..j] <= p <= v[j+1..n-1]: recurse into the smaller part */
+		if (i >= j)
+			break;
+		t = v[i]; v[i] = v[j]; v[j] = t;
+		i++;
+		j--;
+	}
+	return j;
+}
+
+static void ckey_insertion_sort(struct ckey *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct ckey x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && ckey_rank_less(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Sorts by ckey_rank_less, inlined. */
+static void ckey_rank_sort(struct ckey *v, size_t n)
+{
+	while (n > 12) {
+		size_t j = ckey_partition(v, n);
+
+		/* recurse into the smaller part */
 		if (j + 1 < n - j - 1) {
 			ckey_rank_sort(v, j + 1);
 			v += j + 1;
@@ -136,14 +156,49 @@ static void ckey_rank_sort(struct ckey *v, size_t n)
 			n = j + 1;
 		}
 	}
-	for (size_t i = 1; i < n; i++) {
-		struct ckey x = v[i];
-		size_t j = i;
+	ckey_insertion_sort(v, n);
+}
 
-		for (; j > 0 && ckey_rank_less(&x, &v[j - 1]); j--)
-			v[j] = v[j - 1];
-		v[j] = x;
+/* Puts the k first (in order) of v[0..n) into v[0..k), in any order. */
+static void ckey_select(struct ckey *v, size_t n, size_t k)
+{
+	while (n > 12 && k > 0 && k < n) {
+		size_t j = ckey_partition(v, n);
+
+		if (k <= j + 1) {
+			n = j + 1;
+		} else {
+			v += j + 1;
+			k -= j + 1;
+			n -= j + 1;
+		}
 	}
+	if (k > 0 && k < n)
+		ckey_insertion_sort(v, n);
+}
+
+/*
+ * Candidates in order, sorted only as far as they are asked for: minimal
+ * preemption usually stops after a few.  k[0..done) is sorted and comes
+ * before the rest.
+ */
+struct lz {
+	struct ckey *k;
+	size_t n, done;
+};
+
+static uint32_t lz_id(struct lz *c, size_t i)
+{
+	if (i >= c->done) {
+		size_t want = c->done * 2 > i + 8 ? c->done * 2 : i + 8;
+
+		if (want > c->n)
+			want = c->n;
+		ckey_select(c->k + c->done, c->n - c->done, want - c->done);
+		ckey_rank_sort(c->k + c->done, want - c->done);
+		c->done = want;
+	}
+	return c->k[i].id;
 }
 
 /* The sort numbers of candidate id, the i-th admitted workload of queue
@@ -162,31 +217,27 @@ static void ckey_set(const struct carve_adm *a, struct ckey *k, const struct cq 
 	k->id = id;
 }
 
-/* Sorts the n candidates of ks (their numbers set) in cand_cmp order into
- * cands. */
-static void sort_cands(struct carve_adm *a, struct ckey *ks, uint32_t *cands, size_t n)
+/* Ranks (or, when there are none for them, keys) for the n candidates of
+ * ks; whether ranked. */
+static bool prepare_keys(struct carve_adm *a, struct ckey *ks, size_t n, uint32_t *ids)
 {
 	size_t i;
 	bool ranked;
 
 	for (i = 0; i < n; i++)
-		cands[i] = ks[i].id;
-	ranked = krank_ready(a, cands, n);
+		ids[i] = ks[i].id;
+	ranked = krank_ready(a, ids, n);
 	for (i = 0; i < n; i++) {
 		if (ranked)
 			ks[i].rank = a->krank[ks[i].id];
 		else
 			ks[i].key = a->wls[ks[i].id].spec.key;
 	}
-	if (ranked)
-		ckey_rank_sort(ks, n);
-	else
-		qsort(ks, n, sizeof(*ks), ckey_cmp);
-	for (i = 0; i < n; i++)
-		cands[i] = ks[i].id;
+	return ranked;
 }
 
-/* Room in the key scratch for every admitted workload of w's cohort tree. */
+/* Room in the key scratch for every admitted workload of w's cohort tree,
+ * twice. */
 static int keys_room(struct carve_adm *a, const struct wl *w)
 {
 	int root = qt_root(a, a->cqs[w->cq].node), k;
@@ -194,6 +245,7 @@ static int keys_room(struct carve_adm *a, const struct wl *w)
 
 	for (k = 0; k < a->nodes[root].rcq_n; k++)
 		n += a->cqs[a->root_cqs[a->nodes[root].rcq_first + k]].nwls;
+	n *= 2; /* the candidates, then those of w's own queue */
 	if (n > a->capkeys) {
 		size_t cap = n > 2 * a->capkeys ? n : 2 * a->capkeys;
 		void *v = carve_realloc(a->scratch_keys, cap * sizeof(struct ckey));
@@ -288,14 +340,15 @@ static int fill_back(struct carve_adm *a, struct wl *w, const struct frq *use, s
  * other queues with priority >= *below_prio forbid borrowing.
  */
 static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
-		   const int *need, int nneed, const uint32_t *cands, size_t ncands,
+		   const int *need, int nneed, struct lz *cands,
 		   bool allow_borrowing, const int32_t *below_prio, struct target *out)
 {
 	size_t i, n = 0;
 	bool fits = false;
 
-	for (i = 0; i < ncands; i++) {
-		struct wl *v = &a->wls[cands[i]];
+	for (i = 0; i < cands->n; i++) {
+		uint32_t id = lz_id(cands, i);
+		struct wl *v = &a->wls[id];
 		enum carve_preempt_reason reason = CARVE_PREEMPT_IN_CQ;
 
 		if (v->cq != w->cq) {
@@ -310,7 +363,7 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 			}
 		}
 		wl_charge(a, v, -1);
-		out[n].wl = cands[i];
+		out[n].wl = id;
 		out[n++].reason = reason;
 		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
 			fits = true;
@@ -464,21 +517,36 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 		    const int *need, int nneed, struct target *targets)
 {
 	const struct cq *q = &a->cqs[w->cq];
-	uint32_t *cands = a->scratch_cands, *same = a->scratch_same; /* room for all */
+	uint32_t *cands = a->scratch_cands; /* room for all */
+	struct ckey *ks;
+	struct lz all, same;
 	size_t n, nsame = 0, i;
 	int r = 0;
 
 	if (keys_room(a, w))
 		goto out;
-	n = find_candidates(a, w, need, nneed, a->scratch_keys);
+	ks = a->scratch_keys;
+	n = find_candidates(a, w, need, nneed, ks);
 	if (!n)
 		goto out;
-	sort_cands(a, a->scratch_keys, cands, n);
+	all.k = ks;
+	all.n = n;
+	all.done = 0;
+	if (!prepare_keys(a, ks, n, cands)) {
+		qsort(ks, n, sizeof(*ks), ckey_cmp); /* by key: all at once */
+		all.done = n;
+	}
+	/* Own-queue candidates, in the same order, after the rest. */
+	same.k = ks + n;
+	same.done = 0;
 	for (i = 0; i < n; i++)
-		if (a->wls[cands[i]].cq == w->cq)
-			same[nsame++] = cands[i];
+		if (a->wls[ks[i].id].cq == w->cq)
+			same.k[nsame++] = ks[i];
+	same.n = nsame;
+	if (all.done == n)
+		same.done = nsame; /* a subset of a sorted list, in order */
 	if (nsame == n) {
-		r = minimal(a, w, use, nuse, need, nneed, cands, n, true, NULL, targets);
+		r = minimal(a, w, use, nuse, need, nneed, &all, true, NULL, targets);
 		goto out;
 	}
 	if (a->fair_sharing) {
@@ -486,6 +554,8 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 
 		if (q->spec.has_bwc_threshold && q->spec.bwc_max_priority < thr)
 			thr = q->spec.bwc_max_priority + 1;
+		for (i = 0; i < n; i++)
+			cands[i] = lz_id(&all, i);
 		r = fair(a, w, use, nuse, need, nneed, cands, n,
 			 q->spec.bwc == CARVE_BWC_LOWER ? &thr : NULL, targets);
 		goto out;
@@ -498,20 +568,24 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 		if (!under_nominal(a, w, need, nneed)) {
 			size_t j = 0;
 
+			/* nothing taken from all yet: a subset keeps the order */
 			for (i = 0; i < n; i++)
-				if (a->wls[cands[i]].cq == w->cq || a->wls[cands[i]].spec.priority < thr)
-					cands[j++] = cands[i];
-			n = j;
+				if (a->wls[ks[i].id].cq == w->cq ||
+				    a->wls[ks[i].id].spec.priority < thr)
+					ks[j++] = ks[i];
+			all.n = j;
+			if (all.done)
+				all.done = j;
 		}
-		r = minimal(a, w, use, nuse, need, nneed, cands, n, true, &thr, targets);
+		r = minimal(a, w, use, nuse, need, nneed, &all, true, &thr, targets);
 		goto out;
 	}
 	if (under_nominal(a, w, need, nneed)) {
-		r = minimal(a, w, use, nuse, need, nneed, cands, n, false, NULL, targets);
+		r = minimal(a, w, use, nuse, need, nneed, &all, false, NULL, targets);
 		if (r > 0)
 			goto out;
 	}
-	r = minimal(a, w, use, nuse, need, nneed, same, nsame, true, NULL, targets);
+	r = minimal(a, w, use, nuse, need, nneed, &same, true, NULL, targets);
 out:
 	return r;
 }
