@@ -1035,6 +1035,7 @@ static void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 	r->mask = wl_frmask(a, w);
 	r->at = w->admitted_at;
 	r->priority = w->spec.priority;
+	r->rank = id < a->nranked ? a->krank[id] : UINT32_MAX;
 	r->has_at = w->has_admitted_at;
 	q->wls[q->nwls++] = id;
 }

@@ -189,6 +189,13 @@ bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n)
 		rk[ord[i]] = (uint32_t)i;
 	carve_free(ord);
 	a->nranked = a->nwls;
+	for (i = 0; i < a->ncqs; i++) { /* the copies beside the admitted lists */
+		struct cq *q = &a->cqs[i];
+		size_t j;
+
+		for (j = 0; j < q->nwls; j++)
+			q->vr[j].rank = rk[q->wls[j]];
+	}
 	return true;
 }
 

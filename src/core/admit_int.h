@@ -65,6 +65,7 @@ struct vrec {
 	uint64_t mask;     /* wl_frmask */
 	int64_t at;        /* admitted_at */
 	int32_t priority;
+	uint32_t rank;     /* its key's rank (krank), UINT32_MAX when not ranked */
 	bool has_at;       /* has_admitted_at */
 };
 

@@ -215,6 +215,7 @@ static void ckey_set(const struct carve_adm *a, struct ckey *k, const struct cq 
 	k->at = r->at;
 	k->key = NULL;
 	k->id = id;
+	k->rank = r->rank;
 }
 
 /* Ranks (or, when there are none for them, keys) for the n candidates of
@@ -224,6 +225,10 @@ static bool prepare_keys(struct carve_adm *a, struct ckey *ks, size_t n, uint32_
 	size_t i;
 	bool ranked;
 
+	for (i = 0; i < n && ks[i].rank != UINT32_MAX; i++)
+		;
+	if (i == n)
+		return true; /* every one ranked (ranks kept beside the admitted lists) */
 	for (i = 0; i < n; i++)
 		ids[i] = ks[i].id;
 	ranked = krank_ready(a, ids, n);
@@ -540,7 +545,7 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 	same.k = ks + n;
 	same.done = 0;
 	for (i = 0; i < n; i++)
-		if (a->wls[ks[i].id].cq == w->cq)
+		if (ks[i].k >> 33 & 1) /* in w's queue */
 			same.k[nsame++] = ks[i];
 	same.n = nsame;
 	if (all.done == n)
