@@ -1761,7 +1761,8 @@ static void marked_settle(struct carve_adm *a)
 		if (a->wls[a->marked[i]].marked)
 			a->marked[n++] = a->marked[i];
 	a->nmarked = n;
-	qsort(a->marked, n, sizeof(*a->marked), id_cmp);
+	if (n > 1)
+		qsort(a->marked, n, sizeof(*a->marked), id_cmp);
 }
 
 /*

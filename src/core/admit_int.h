@@ -12,6 +12,15 @@
  *     guaranteed (non-lendable) quota, kept exact by qt_add_usage().
  *   - A workload's usage list (struct frq) is what it charges while
  *     admitted; the tree is charged and uncharged only through wl_charge().
+ *   - An admitted workload is in its queue's admitted list (cq.wls, at
+ *     wl.qpos) with a victim record beside it (cq.vr) that matches it; a
+ *     pending one is in its queue's heap or set-aside list (admit_index.c);
+ *     a marked one is in adm.marked.
+ *   - A pending workload with wl.waiting set has the status "waiting
+ *     behind the head of its queue" (or "stopped") as of adm.cycle_done;
+ *     one that may become so at the end of a cycle is in adm.visit.
+ * Nothing per cycle or per head is proportional to the number of
+ * workloads (docs/internals/ADMISSION-PERF.md).
  * Everything is allocated from the engine's arena or with carve_malloc
  * and owned by struct carve_adm.
  */
