@@ -106,6 +106,8 @@ void carve_adm_destroy(struct carve_adm *a)
 	carve_free(a->ents);
 	carve_free(a->ord);
 	carve_free(a->skip_cohort);
+	for (i = 0; i < OCACHE_SLOTS; i++)
+		carve_free(a->ocache[i].targets);
 	carve_free(a->scratch_cands);
 	carve_free(a->scratch_same);
 	carve_free(a->wls);
@@ -1698,6 +1700,65 @@ static void set_aside(struct carve_adm *a, struct wl *w)
 	a->set_aside++;
 }
 
+static bool in_set(const int *v, int n, int x)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/*
+ * The victims the preemption oracle already found for e's assignment, when
+ * victim search would find the same: same needs (as a set), the same
+ * usage of every needed (flavor, resource), and every other one it uses
+ * fitting now without borrowing, so that it fits at every step of any
+ * search (taking victims only frees quota and lowers the queue's usage)
+ * and every fit test answers as for the oracle's usage.  Not with fair
+ * sharing (it weighs the whole usage).  NULL: search again.
+ */
+static const struct ocache *oracle_reuse(const struct carve_adm *a, const struct wl *w,
+					 const struct entry *e)
+{
+	int node = a->cqs[w->cq].node, s, k;
+	size_t i, j;
+
+	if (a->fair_sharing)
+		return NULL;
+	for (s = 0; s < a->nocache; s++) {
+		const struct ocache *c = &a->ocache[s];
+		bool ok = c->nneed == e->res.nneed;
+
+		for (k = 0; ok && k < c->nneed; k++)
+			ok = in_set(e->res.need, e->res.nneed, c->need[k]) &&
+			     in_set(c->need, c->nneed, e->res.need[k]);
+		for (i = 0; ok && i < e->as.nuse; i++) {
+			const struct frq *u = &e->as.use[i];
+
+			if (u->fr < 0)
+				continue;
+			if (in_set(c->need, c->nneed, u->fr)) {
+				for (j = 0; j < c->nuse && c->use[j].fr != u->fr; j++)
+					;
+				ok = j < c->nuse && c->use[j].q == u->q;
+			} else {
+				ok = u->q <= qt_available(a, node, u->fr) &&
+				     !qt_borrowing_with(a, node, u->fr, u->q);
+			}
+		}
+		for (j = 0; ok && j < c->nuse; j++) { /* nothing the oracle used is missing */
+			for (i = 0; i < e->as.nuse && e->as.use[i].fr != c->use[j].fr; i++)
+				;
+			ok = i < e->as.nuse;
+		}
+		if (ok)
+			return c;
+	}
+	return NULL;
+}
+
 /* Assignment (and victims when it needs preemption) for counts (NULL: full). */
 static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, struct entry *e)
 {
@@ -1706,8 +1767,17 @@ static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, st
 	if (assign_flavors(a, w, counts, &e->as, &e->res) == CARVE_ENOMEM)
 		return CARVE_ENOMEM;
 	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM) {
-		int n = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need, e->res.nneed,
-					a->scratch_targets);
+		const struct ocache *c = oracle_reuse(a, w, e);
+		int n;
+
+		if (c) {
+			n = (int)c->ntargets;
+			if (n)
+				memcpy(a->scratch_targets, c->targets, c->ntargets * sizeof(*c->targets));
+		} else {
+			n = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need, e->res.nneed,
+					    a->scratch_targets);
+		}
 
 		if (n > 0) {
 			struct target *t = carve_realloc(e->targets, (size_t)n * sizeof(*t));

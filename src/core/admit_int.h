@@ -172,6 +172,24 @@ struct wl {
 	struct carve_ps_result *psr;
 };
 
+/* A victim (preempt.c). */
+struct target {
+	uint32_t wl;
+	enum carve_preempt_reason reason;
+};
+
+/* Victims the preemption oracle found for one flavor of the assignment
+ * being made (flavor.c), for evaluate() to reuse (admit.c). */
+#define OCACHE_SLOTS 8
+struct ocache {
+	int need[CARVE_RES_MAX];
+	int nneed;
+	struct frq use[CARVE_RES_MAX];
+	size_t nuse;
+	struct target *targets; /* carve_malloc'd, grown as needed */
+	size_t ntargets, cap;
+};
+
 /* Open-addressing hash map name -> id (admit_index.c); hash 0 = empty. */
 struct idslot {
 	uint32_t hash, id;
@@ -209,6 +227,8 @@ struct carve_adm {
 	int *skip_cohort;   /* per node: a root whose heads issued preemptions this cycle */
 	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
 	const char *last_msg; /* the message interned last */
+	struct ocache ocache[OCACHE_SLOTS]; /* oracle results of the last assignment */
+	int nocache;
 	struct carve_resreg *res;
 	bool finalized;
 	struct flavor *flavors;
@@ -298,10 +318,6 @@ void assignment_free(struct assignment *as);
 int assignment_alloc(struct assignment *as, const struct wl *w);
 
 /* ---- preempt.c ---- */
-struct target {
-	uint32_t wl;
-	enum carve_preempt_reason reason;
-};
 
 /*
  * Victims for w (whose usage would be `use`) given the frs needing

@@ -232,6 +232,29 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 	int n, i;
 
 	n = preempt_targets(a, w, use, nuse, need, nneed, t);
+	if (a->nocache < OCACHE_SLOTS && nneed <= CARVE_RES_MAX && nuse <= CARVE_RES_MAX) {
+		struct ocache *c = &a->ocache[a->nocache];
+		size_t want = n > 0 ? (size_t)n : 0;
+
+		if (want > c->cap) {
+			struct target *v = carve_realloc(c->targets, want * sizeof(*v));
+
+			if (v) {
+				c->targets = v;
+				c->cap = want;
+			}
+		}
+		if (want <= c->cap) { /* kept for evaluate() (admit.c) */
+			memcpy(c->need, need, (size_t)nneed * sizeof(*need));
+			c->nneed = nneed;
+			memcpy(c->use, use, nuse * sizeof(*use));
+			c->nuse = nuse;
+			if (want)
+				memcpy(c->targets, t, want * sizeof(*t));
+			c->ntargets = want;
+			a->nocache++;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (a->wls[t[i].wl].cq != w->cq) {
 			m = GM_RECLAIM;
@@ -393,6 +416,7 @@ int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts
 	const struct cq *q = &a->cqs[w->cq];
 	int p, r, g;
 
+	a->nocache = 0; /* oracle results are this assignment's only */
 	res->mode = GM_FIT;
 	res->borrow_level = 0;
 	res->borrowing = false;
