@@ -109,7 +109,6 @@ void carve_adm_destroy(struct carve_adm *a)
 	for (i = 0; i < OCACHE_SLOTS; i++)
 		carve_free(a->ocache[i].targets);
 	carve_free(a->scratch_cands);
-	carve_free(a->scratch_same);
 	carve_free(a->wls);
 	carve_free(a->cqs);
 	carve_free(a->nodes);
@@ -1796,7 +1795,7 @@ static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, st
 static int ensure_scratch(struct carve_adm *a)
 {
 	size_t cap = a->nwls ? a->nwls : 1;
-	void *t, *c, *s;
+	void *t, *c;
 
 	if (a->capscratch >= cap)
 		return 0;
@@ -1806,10 +1805,7 @@ static int ensure_scratch(struct carve_adm *a)
 	c = carve_realloc(a->scratch_cands, cap * sizeof(*a->scratch_cands));
 	if (c)
 		a->scratch_cands = c;
-	s = carve_realloc(a->scratch_same, cap * sizeof(*a->scratch_same));
-	if (s)
-		a->scratch_same = s;
-	if (!t || !c || !s)
+	if (!t || !c)
 		return CARVE_ENOMEM;
 	a->capscratch = cap;
 	return 0;

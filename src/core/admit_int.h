@@ -219,7 +219,7 @@ struct carve_adm {
 	 * more than rebuilding would (krank_debt). */
 	uint32_t *krank;
 	size_t nranked, krank_debt;
-	uint32_t *scratch_cands, *scratch_same;
+	uint32_t *scratch_cands;        /* preempt.c: candidate ids */
 	size_t capscratch;
 	int cycle_done;     /* last cycle that ran to its end */
 	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
