@@ -86,14 +86,29 @@ void carve_adm_destroy(struct carve_adm *a)
 		assignment_free(&a->wls[i].adm);
 		carve_free(a->wls[i].pl);
 		carve_free(a->wls[i].psr);
-		carve_free(a->wls[i].psr_res);
-		carve_free(a->wls[i].psr_flv);
-		carve_free(a->wls[i].psr_use);
+		carve_free(a->wls[i].st);
 	}
 	for (i = 0; i < a->ncqs; i++) {
 		carve_free(a->cqs[i].wls);
+		carve_free(a->cqs[i].vr);
 		carve_free(a->cqs[i].pend);
+		carve_free(a->cqs[i].aside);
 	}
+	idmap_free(&a->wlmap);
+	idmap_free(&a->cqmap);
+	idmap_free(&a->msgmap);
+	carve_free(a->msgs);
+	carve_free(a->visit);
+	carve_free(a->marked);
+	carve_free(a->scratch_targets);
+	carve_free(a->scratch_keys);
+	carve_free(a->krank);
+	carve_free(a->ents);
+	carve_free(a->ord);
+	carve_free(a->skip_cohort);
+	for (i = 0; i < OCACHE_SLOTS; i++)
+		carve_free(a->ocache[i].targets);
+	carve_free(a->scratch_cands);
 	carve_free(a->wls);
 	carve_free(a->cqs);
 	carve_free(a->nodes);
@@ -111,6 +126,23 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 	if (n < *cap)
 		return 0;
 	c = *cap ? *cap * 2 : 16;
+	v = carve_realloc(*arr, c * size);
+	if (!v)
+		return CARVE_ENOMEM;
+	*arr = v;
+	*cap = c;
+	return 0;
+}
+
+/* Room for need elements in *arr (at least doubling). */
+static int reserve(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t c;
+	void *v;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap * 2 > need ? *cap * 2 : need;
 	v = carve_realloc(*arr, c * size);
 	if (!v)
 		return CARVE_ENOMEM;
@@ -259,6 +291,16 @@ static struct carve_rgroup_spec *dup_groups(struct carve_adm *a, const struct ca
 
 /* ---- objects ---- */
 
+static const char *cq_key(const void *ctx, uint32_t id)
+{
+	return ((const struct carve_adm *)ctx)->cqs[id].spec.name;
+}
+
+static const char *wl_key(const void *ctx, uint32_t id)
+{
+	return ((const struct carve_adm *)ctx)->wls[id].spec.key;
+}
+
 int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
 			 struct carve_error *err)
 {
@@ -368,7 +410,8 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 		return carve_errorf(err, CARVE_EINVAL, "ClusterQueue without a name");
 	if ((rc = check_groups("ClusterQueue", s->name, s->groups, s->ngroups, err)))
 		return rc;
-	if (grow((void **)&a->cqs, &a->capcqs, a->ncqs, sizeof(*a->cqs)))
+	if (grow((void **)&a->cqs, &a->capcqs, a->ncqs, sizeof(*a->cqs)) ||
+	    idmap_reserve(&a->cqmap, cq_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	id = new_node(a, s->name, true, err);
 	if (id < 0)
@@ -388,6 +431,7 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 		a->nnodes--;
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
+	idmap_put(&a->cqmap, q->spec.name, (uint32_t)a->ncqs);
 	a->ncqs++;
 	return 0;
 }
@@ -451,22 +495,14 @@ int carve_adm_finalize(struct carve_adm *a, struct carve_error *err)
 
 static int find_cq(const struct carve_adm *a, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < a->ncqs; i++)
-		if (!strcmp(a->cqs[i].spec.name, name))
-			return (int)i;
-	return -1;
+	return idmap_find(&a->cqmap, name, cq_key, a);
 }
 
 int carve_adm_find_workload(const struct carve_adm *a, const char *key)
 {
-	size_t i;
+	int id = idmap_find(&a->wlmap, key, wl_key, a);
 
-	for (i = 0; i < a->nwls; i++)
-		if (!strcmp(a->wls[i].spec.key, key))
-			return (int)i;
-	return CARVE_ENOTFOUND;
+	return id >= 0 ? id : CARVE_ENOTFOUND;
 }
 
 /* ---- placement ---- */
@@ -484,9 +520,12 @@ int carve_adm_set_placer(struct carve_adm *a, struct carve_placer *p, const stru
 static int podset_preq(struct carve_adm *a, const struct carve_wl_spec *s, struct podset *ps,
 		       struct carve_error *err)
 {
-	struct carve_pod_req *r = &ps->preq;
+	struct carve_pod_req *r = carve_arena_alloc(&a->arena, sizeof(*r));
 	int k, kinds = 0;
 
+	if (!r)
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	ps->preq = r;
 	memset(r, 0, sizeof(*r));
 	for (k = 0; k < ps->nreqs; k++) {
 		const char *name = carve_resreg_name(a->res, ps->res[k]), *prof = NULL;
@@ -572,7 +611,7 @@ static int build_groups(const struct carve_adm *a, const struct wl *w,
 		struct carve_pod_req *r = &reqs[p];
 		int k, k2;
 
-		*r = ps->preq;
+		*r = *ps->preq;
 		r->selector = sel;
 		r->tolerations = tol;
 		if (ps->spec.nselector)
@@ -854,6 +893,8 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 		const struct carve_podset_spec *in = &s->podsets[p];
 		struct podset *ps = &w->ps[p];
 		struct carve_match_term *terms = NULL;
+		int lres[CARVE_RES_MAX];
+		int64_t lmilli[CARVE_RES_MAX];
 
 		if (in->count < 0 || in->min_count < 0 || in->min_count > in->count)
 			return carve_errorf(err, CARVE_EINVAL,
@@ -892,6 +933,8 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 		ps->spec.topology_required = in->topology_level && in->topology_required;
 		ps->spec.reqs = NULL;
 		ps->nreqs = 0;
+		ps->res = lres; /* built here, then copied at their size */
+		ps->milli = lmilli;
 		for (r = 0; r < in->nreqs; r++) {
 			int id, k;
 
@@ -924,8 +967,14 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 				ps->milli[ps->nreqs++] = 1000;
 			}
 		}
-		if (oom || !ps->spec.name)
+		ps->res = carve_arena_alloc(&a->arena, (size_t)(ps->nreqs ? ps->nreqs : 1) *
+							       sizeof(*ps->res));
+		ps->milli = carve_arena_alloc(&a->arena, (size_t)(ps->nreqs ? ps->nreqs : 1) *
+								 sizeof(*ps->milli));
+		if (oom || !ps->spec.name || !ps->res || !ps->milli)
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+		memcpy(ps->res, lres, (size_t)ps->nreqs * sizeof(*ps->res));
+		memcpy(ps->milli, lmilli, (size_t)ps->nreqs * sizeof(*ps->milli));
 		if (a->placer) {
 			int rc = podset_preq(a, s, ps, err);
 
@@ -946,44 +995,97 @@ void wl_charge(struct carve_adm *a, struct wl *w, int sign)
 			qt_add_usage(a, node, w->adm.use[i].fr, sign * w->adm.use[i].q);
 }
 
-/* A queue's id lists (admitted, pending): unordered, swap-remove. */
-static int list_add(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
+uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w)
 {
-	if (grow((void **)v, cap, *n, sizeof(**v)))
+	uint64_t m = 0;
+	size_t i;
+
+	if (a->nfr > 64)
+		return ~(uint64_t)0;
+	for (i = 0; i < w->adm.nuse; i++)
+		if (w->adm.use[i].fr >= 0 && w->adm.use[i].q > 0)
+			m |= (uint64_t)1 << w->adm.use[i].fr;
+	return m;
+}
+
+/* Room in q's admitted list for one more. */
+static int cq_reserve_admitted(struct cq *q)
+{
+	size_t cap = q->capwls;
+
+	if (q->nwls < cap)
+		return 0;
+	if (reserve((void **)&q->wls, &cap, q->nwls + 1, sizeof(*q->wls)))
 		return CARVE_ENOMEM;
-	(*v)[(*n)++] = id;
+	cap = q->capwls;
+	if (reserve((void **)&q->vr, &cap, q->nwls + 1, sizeof(*q->vr)))
+		return CARVE_ENOMEM;
+	q->capwls = cap;
 	return 0;
 }
 
-static void list_del(uint32_t *v, size_t *n, uint32_t id)
+/* Into its queue's admitted list (room made by cq_reserve_admitted), after
+ * its assignment and admission time are set; swap-removed by position, as
+ * a scan would. */
+static void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	size_t i;
+	const struct wl *w = &a->wls[id];
+	struct vrec *r = &q->vr[q->nwls];
 
-	for (i = 0; i < *n; i++)
-		if (v[i] == id) {
-			v[i] = v[--*n];
-			return;
-		}
+	a->wls[id].qpos = (uint32_t)q->nwls;
+	r->mask = wl_frmask(a, w);
+	r->at = w->admitted_at;
+	r->priority = w->spec.priority;
+	r->rank = id < a->nranked ? a->krank[id] : UINT32_MAX;
+	r->has_at = w->has_admitted_at;
+	q->wls[q->nwls++] = id;
 }
 
-static int cq_add_wl(struct cq *q, uint32_t id)
+static void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	return list_add(&q->wls, &q->nwls, &q->capwls, id);
+	size_t i = a->wls[id].qpos;
+
+	q->nwls--;
+	if (i < q->nwls) {
+		q->wls[i] = q->wls[q->nwls];
+		q->vr[i] = q->vr[q->nwls];
+		a->wls[q->wls[i]].qpos = (uint32_t)i;
+	}
 }
 
-static void cq_del_wl(struct cq *q, uint32_t id)
+/* Into its queue's heap; the room was reserved when it was added. */
+static void cq_add_pending(struct carve_adm *a, uint32_t id)
 {
-	list_del(q->wls, &q->nwls, id);
+	pq_push(a, &a->cqs[a->wls[id].cq], id);
 }
 
-static int cq_add_pending(struct cq *q, uint32_t id)
+/* A head leaving its queue's heap (admitted). */
+static void cq_del_pending(struct carve_adm *a, uint32_t id)
 {
-	return list_add(&q->pend, &q->npend, &q->cappend, id);
+	pq_remove(a, &a->cqs[a->wls[id].cq], id);
 }
 
-static void cq_del_pending(struct cq *q, uint32_t id)
+/* Appends id to the visit list once; room for every workload was reserved
+ * when it was added, so this never allocates. */
+static void visit_add(struct carve_adm *a, uint32_t id)
 {
-	list_del(q->pend, &q->npend, id);
+	if (a->wls[id].in_visit)
+		return;
+	a->wls[id].in_visit = true;
+	a->visit[a->nvisit++] = id;
+}
+
+/* Writes the implicit "waiting behind the head" status into the fields. */
+static void wl_settle(struct carve_adm *a, struct wl *w)
+{
+	if (!w->waiting)
+		return;
+	w->waiting = false;
+	w->pending_reason = CARVE_PEND_NOFIT;
+	w->message = a->cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
+			     "its ClusterQueue is stopped (stopPolicy)" :
+			     "waiting behind the head of its queue";
+	w->cycle = a->cycle_done;
 }
 
 /* Usage of an existing admission: count x per-pod request per (flavor, resource). */
@@ -994,13 +1096,8 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 	size_t i, k;
 	int p, r;
 
-	as->count = carve_calloc((size_t)w->npodsets, sizeof(*as->count));
-	as->flavor = carve_malloc((size_t)w->npodsets * CARVE_RES_MAX * sizeof(*as->flavor));
-	as->use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(*as->use));
-	if (!as->count || !as->flavor || !as->use)
+	if (assignment_alloc(as, w))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	for (i = 0; i < (size_t)w->npodsets * CARVE_RES_MAX; i++)
-		as->flavor[i] = -1;
 	for (p = 0; p < w->npodsets; p++) {
 		const struct carve_ps_admission *pa = NULL;
 
@@ -1069,22 +1166,26 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		return carve_errorf(err, CARVE_ENOTFOUND, "workload %s: ClusterQueue %s does not exist",
 				    s->key, s->cq ? s->cq : "(none)");
 	if (grow((void **)&a->wls, &a->capwls, a->nwls, sizeof(*a->wls)) ||
-	    grow((void **)&a->cqs[cq].wls, &a->cqs[cq].capwls, a->cqs[cq].nall,
-		 sizeof(uint32_t)) ||
+	    (s->admitted && cq_reserve_admitted(&a->cqs[cq])) ||
 	    grow((void **)&a->cqs[cq].pend, &a->cqs[cq].cappend, a->cqs[cq].nall,
-		 sizeof(uint32_t)))
+		 sizeof(struct pqent)) ||
+	    grow((void **)&a->cqs[cq].aside, &a->cqs[cq].capaside, a->cqs[cq].nall,
+		 sizeof(uint32_t)) ||
+	    grow((void **)&a->visit, &a->capvisit, a->nwls, sizeof(*a->visit)) ||
+	    idmap_reserve(&a->wlmap, wl_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	/* Both lists now have room for every workload of the queue, so moving
 	 * one between them later never allocates. */
 	id = (uint32_t)a->nwls;
 	w = &a->wls[id];
 	memset(w, 0, sizeof(*w));
-	w->spec = *s;
 	w->spec.key = ADUP(a, s->key);
 	w->spec.cq = a->cqs[cq].spec.name;
-	w->spec.podsets = NULL;
-	w->spec.admission = NULL;
+	w->spec.created = s->created;
+	w->spec.priority = s->priority;
+	w->spec.has_created = s->has_created;
 	w->cq = cq;
+	w->message = "";
 	if (!w->spec.key)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	if ((rc = copy_podsets(a, w, s, err)))
@@ -1094,13 +1195,10 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			assignment_free(&w->adm);
 			return rc;
 		}
-		if (cq_add_wl(&a->cqs[cq], id)) {
-			assignment_free(&w->adm);
-			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-		}
 		w->state = CARVE_WL_ADMITTED;
 		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
 		w->has_admitted_at = s->has_admitted_at || s->has_created;
+		cq_add_wl(a, &a->cqs[cq], id);
 		wl_charge(a, w, +1);
 		if (a->placer) {
 			char why[400];
@@ -1109,17 +1207,22 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			rc = place_wl(a, w, &w->adm, why, sizeof(why));
 			if (rc == CARVE_ENOMEM) {
 				wl_charge(a, w, -1);
-				cq_del_wl(&a->cqs[cq], id);
+				cq_del_wl(a, &a->cqs[cq], id);
 				assignment_free(&w->adm);
 				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 			}
-			if (rc)
-				snprintf(w->message, sizeof(w->message), "admitted without a placement "
-					 "(%s)", why);
+			if (rc) {
+				char msg[512];
+
+				snprintf(msg, sizeof(msg), "admitted without a placement (%s)", why);
+				w->message = adm_intern(a, msg);
+			}
 		}
-	} else if (cq_add_pending(&a->cqs[cq], id)) {
-		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	} else {
+		cq_add_pending(a, id);
+		visit_add(a, id);
 	}
+	idmap_put(&a->wlmap, w->spec.key, id);
 	a->nwls++;
 	a->cqs[cq].nall++;
 	a->changed = true;
@@ -1135,13 +1238,15 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	w = &a->wls[id];
 	if (w->state == CARVE_WL_ADMITTED) {
 		wl_charge(a, w, -1);
-		cq_del_wl(&a->cqs[w->cq], id);
+		cq_del_wl(a, &a->cqs[w->cq], id);
 		unplace_wl(a, w);
 	} else {
-		cq_del_pending(&a->cqs[w->cq], id);
+		wl_settle(a, w); /* left in its heap or aside list: dropped there later */
 	}
 	w->state = CARVE_WL_FINISHED;
 	w->marked = false;
+	carve_free(w->psr); /* a finished workload's view has no podSets */
+	w->psr = NULL;
 	a->changed = true;
 	return 0;
 }
@@ -1157,21 +1262,6 @@ size_t carve_adm_workload_count(const struct carve_adm *a)
 }
 
 /* ---- the cycle ---- */
-
-/* Queue order: higher priority first, then older (no timestamp = oldest),
- * then key for determinism. */
-static int queue_cmp(const struct wl *x, const struct wl *y)
-{
-	if (x->spec.priority != y->spec.priority)
-		return x->spec.priority > y->spec.priority ? -1 : 1;
-	if (x->spec.has_created != y->spec.has_created)
-		return x->spec.has_created ? 1 : -1;
-	if (x->spec.has_created && x->spec.created != y->spec.created)
-		return x->spec.created < y->spec.created ? -1 : 1;
-	if (x->evicted != y->evicted)
-		return x->evicted ? 1 : -1; /* requeued at that time: behind */
-	return strcmp(x->spec.key, y->spec.key);
-}
 
 struct entry {
 	uint32_t wl;
@@ -1189,32 +1279,35 @@ static int entry_cmp(const struct entry *x, const struct entry *y, const struct 
 
 	if (bx != by)
 		return bx < by ? -1 : 1;
-	return queue_cmp(&a->wls[x->wl], &a->wls[y->wl]);
+	return wl_queue_cmp(&a->wls[x->wl], &a->wls[y->wl]);
 }
 
-static void sort_entries(struct entry *e, size_t n, const struct carve_adm *a)
+static const struct carve_adm *eord;
+
+static int entry_qcmp(const void *x, const void *y)
 {
-	size_t i, j;
+	return entry_cmp(*(struct entry *const *)x, *(struct entry *const *)y, eord);
+}
 
-	for (i = 1; i < n; i++) {
-		struct entry x = e[i];
-
-		for (j = i; j > 0 && entry_cmp(&e[j - 1], &x, a) > 0; j--)
-			e[j] = e[j - 1];
-		e[j] = x;
-	}
+/* entry_cmp is a total order (workload keys are unique), so any sort gives
+ * the one order; the entries stay in place, e points to them in order. */
+static void sort_entries(struct entry **e, size_t n, const struct carve_adm *a)
+{
+	eord = a;
+	qsort(e, n, sizeof(*e), entry_qcmp);
+	eord = NULL;
 }
 
 /* Moves to position i the entry among i..n-1 whose queue would have the
  * lowest dominant resource share with its request; ties keep the order. */
-static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, size_t n)
+static void pick_fairest(const struct carve_adm *a, struct entry **e, size_t i, size_t n)
 {
 	size_t best = i, j;
 	int64_t bs = INT64_MAX;
 
 	for (j = i; j < n; j++) {
-		const struct wl *w = &a->wls[e[j].wl];
-		int64_t s = qt_drs(a, a->cqs[w->cq].node, e[j].as.use, e[j].as.nuse, +1);
+		const struct wl *w = &a->wls[e[j]->wl];
+		int64_t s = qt_drs(a, a->cqs[w->cq].node, e[j]->as.use, e[j]->as.nuse, +1);
 
 		if (s < bs) {
 			bs = s;
@@ -1222,7 +1315,7 @@ static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, s
 		}
 	}
 	if (best != i) {
-		struct entry x = e[best];
+		struct entry *x = e[best];
 
 		memmove(&e[i + 1], &e[i], (best - i) * sizeof(*e));
 		e[i] = x;
@@ -1231,36 +1324,39 @@ static void pick_fairest(const struct carve_adm *a, struct entry *e, size_t i, s
 
 /* The head of queue q: its first pending workload in queue order, skipping
  * those set aside (BestEffortFIFO) until something changes. */
-static int head_of(const struct carve_adm *a, int q)
+static int head_of(struct carve_adm *a, int q)
 {
-	const struct cq *c = &a->cqs[q];
-	int best = -1;
+	return pq_top(a, &a->cqs[q]);
+}
+
+/* Removes (sign -1) or restores (+1) the usage of those of a set of
+ * workloads that are in the cohort tree of root: what qt_fits at a node of
+ * that tree sees (other trees' usage never reaches it). */
+static void charge_tree(struct carve_adm *a, const uint32_t *ids, size_t n, int sign, int root)
+{
 	size_t i;
 
-	for (i = 0; i < c->npend; i++) {
-		const struct wl *w = &a->wls[c->pend[i]];
+	for (i = 0; i < n; i++) {
+		struct wl *v = &a->wls[ids[i]];
 
-		if (w->inadmissible && c->spec.strategy == CARVE_BEST_EFFORT_FIFO)
-			continue;
-		if (best < 0 || queue_cmp(w, &a->wls[best]) < 0)
-			best = (int)c->pend[i];
+		if (a->nodes[a->cqs[v->cq].node].root == root)
+			wl_charge(a, v, sign);
 	}
-	return best;
 }
 
-/* Removes (sign -1) or restores (+1) the usage of a set of workloads. */
-static void charge_set(struct carve_adm *a, const uint32_t *ids, size_t n, int sign)
+static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_reason r,
+			const char *msg, int cycle)
 {
-	size_t i;
+	char buf[512];
 
-	for (i = 0; i < n; i++)
-		wl_charge(a, &a->wls[ids[i]], sign);
-}
-
-static void set_pending(struct wl *w, enum carve_pending_reason r, const char *msg, int cycle)
-{
+	if (strnlen(msg, sizeof(buf)) == sizeof(buf)) {
+		/* the length a status message always had */
+		snprintf(buf, sizeof(buf), "%s", msg);
+		msg = buf;
+	}
+	w->waiting = false;
 	w->pending_reason = r;
-	snprintf(w->message, sizeof(w->message), "%s", msg);
+	w->message = adm_intern(a, msg);
 	w->cycle = cycle;
 }
 
@@ -1306,18 +1402,21 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 
 	assignment_free(&w->adm);
 	w->adm = e->as;
+	carve_free(w->psr); /* the status view's podSets are this admission's now */
+	w->psr = NULL;
 	memset(&e->as, 0, sizeof(e->as));
 	w->state = CARVE_WL_ADMITTED;
 	w->admitted_by_engine = true;
 	w->borrowing = e->res.borrowing;
+	w->waiting = false;
 	w->pending_reason = CARVE_PEND_NONE;
-	w->message[0] = '\0';
+	w->message = "";
 	w->cycle = a->cycle;
-	w->admitted_at = (int64_t)a->cycle; /* overwritten by the caller's clock */
+	w->admitted_at = a->now; /* the cycle's time */
 	w->has_admitted_at = true;
+	cq_del_pending(a, e->wl);
 	w->inadmissible = false;
-	cq_del_pending(&a->cqs[w->cq], e->wl);
-	cq_add_wl(&a->cqs[w->cq], e->wl);
+	cq_add_wl(a, &a->cqs[w->cq], e->wl);
 	wl_charge(a, w, +1);
 }
 
@@ -1386,9 +1485,9 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 		failed = &cur;
 		if (cres.mode != GM_FIT)
 			continue; /* needs preemption there: skip it too */
-		charge_set(a, marked, nmarked, -1);
+		charge_tree(a, marked, nmarked, -1, qt_root(a, node));
 		fits = qt_fits(a, node, cur.use, cur.nuse);
-		charge_set(a, marked, nmarked, +1);
+		charge_tree(a, marked, nmarked, +1, qt_root(a, node));
 		if (!fits)
 			continue;
 		prc = place_wl(a, w, &cur, why2, sizeof(why2));
@@ -1511,25 +1610,33 @@ static int gang_places(struct carve_adm *a, struct wl *w, const struct assignmen
  * targets it wrote (0: none helps, or Dynamic MIG is on), or CARVE_ENOMEM.
  */
 static int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
-			 struct target *targets)
+			 struct target **tout)
 {
 	uint32_t *c;
 	bool *gone;
-	size_t n = 0, i, last = 0;
+	struct target *targets;
+	size_t n = 0, i, last = 0, nadm = 0, q;
 	int rc = 0, fits = 0, nv = 0;
 
 	if (carve_placer_is_mig_dynamic(a->placer) || !a->nwls)
 		return 0;
-	c = carve_malloc(a->nwls * sizeof(*c));
-	gone = carve_calloc(a->nwls, sizeof(*gone));
-	if (!c || !gone) {
+	for (q = 0; q < a->ncqs; q++)
+		nadm += a->cqs[q].nwls;
+	c = carve_malloc((nadm ? nadm : 1) * sizeof(*c));
+	gone = carve_calloc(nadm ? nadm : 1, sizeof(*gone));
+	targets = carve_malloc((nadm ? nadm : 1) * sizeof(*targets));
+	if (!c || !gone || !targets) {
 		carve_free(c);
 		carve_free(gone);
+		carve_free(targets);
 		return CARVE_ENOMEM;
 	}
-	for (i = 0; i < a->nwls; i++)
-		if (node_candidate(a, w, &a->wls[i]))
-			c[n++] = (uint32_t)i;
+	/* Candidates are admitted, so in their queue's list; victim_cmp is a
+	 * total order, so the order they are collected in does not matter. */
+	for (q = 0; q < a->ncqs; q++)
+		for (i = 0; i < a->cqs[q].nwls; i++)
+			if (node_candidate(a, w, &a->wls[a->cqs[q].wls[i]]))
+				c[n++] = a->cqs[q].wls[i];
 	vord = a;
 	qsort(c, n, sizeof(*c), victim_cmp);
 	for (i = 0; i < n && !fits; i++) {
@@ -1571,6 +1678,12 @@ static int place_victims(struct carve_adm *a, struct wl *w, const struct assignm
 	}
 	carve_free(c);
 	carve_free(gone);
+	if (nv > 0 && rc == 0) {
+		carve_free(*tout);
+		*tout = targets;
+	} else {
+		carve_free(targets);
+	}
 	return rc ? rc : nv;
 }
 
@@ -1580,8 +1693,69 @@ static void set_aside(struct carve_adm *a, struct wl *w)
 {
 	if (a->cqs[w->cq].spec.strategy != CARVE_BEST_EFFORT_FIFO || w->inadmissible)
 		return;
+	pq_remove(a, &a->cqs[w->cq], (uint32_t)(w - a->wls));
+	aside_push(a, &a->cqs[w->cq], (uint32_t)(w - a->wls));
 	w->inadmissible = true;
 	a->set_aside++;
+}
+
+static bool in_set(const int *v, int n, int x)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/*
+ * The victims the preemption oracle already found for e's assignment, when
+ * victim search would find the same: same needs (as a set), the same
+ * usage of every needed (flavor, resource), and every other one it uses
+ * fitting now without borrowing, so that it fits at every step of any
+ * search (taking victims only frees quota and lowers the queue's usage)
+ * and every fit test answers as for the oracle's usage.  Not with fair
+ * sharing (it weighs the whole usage).  NULL: search again.
+ */
+static const struct ocache *oracle_reuse(const struct carve_adm *a, const struct wl *w,
+					 const struct entry *e)
+{
+	int node = a->cqs[w->cq].node, s, k;
+	size_t i, j;
+
+	if (a->fair_sharing)
+		return NULL;
+	for (s = 0; s < a->nocache; s++) {
+		const struct ocache *c = &a->ocache[s];
+		bool ok = c->nneed == e->res.nneed;
+
+		for (k = 0; ok && k < c->nneed; k++)
+			ok = in_set(e->res.need, e->res.nneed, c->need[k]) &&
+			     in_set(c->need, c->nneed, e->res.need[k]);
+		for (i = 0; ok && i < e->as.nuse; i++) {
+			const struct frq *u = &e->as.use[i];
+
+			if (u->fr < 0)
+				continue;
+			if (in_set(c->need, c->nneed, u->fr)) {
+				for (j = 0; j < c->nuse && c->use[j].fr != u->fr; j++)
+					;
+				ok = j < c->nuse && c->use[j].q == u->q;
+			} else {
+				ok = u->q <= qt_available(a, node, u->fr) &&
+				     !qt_borrowing_with(a, node, u->fr, u->q);
+			}
+		}
+		for (j = 0; ok && j < c->nuse; j++) { /* nothing the oracle used is missing */
+			for (i = 0; i < e->as.nuse && e->as.use[i].fr != c->use[j].fr; i++)
+				;
+			ok = i < e->as.nuse;
+		}
+		if (ok)
+			return c;
+	}
+	return NULL;
 }
 
 /* Assignment (and victims when it needs preemption) for counts (NULL: full). */
@@ -1591,10 +1765,70 @@ static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, st
 	e->ntargets = 0;
 	if (assign_flavors(a, w, counts, &e->as, &e->res) == CARVE_ENOMEM)
 		return CARVE_ENOMEM;
-	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM)
-		e->ntargets = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need,
-					      e->res.nneed, e->targets);
+	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM) {
+		const struct ocache *c = oracle_reuse(a, w, e);
+		int n;
+
+		if (c) {
+			n = (int)c->ntargets;
+			if (n)
+				memcpy(a->scratch_targets, c->targets, c->ntargets * sizeof(*c->targets));
+		} else {
+			n = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need, e->res.nneed,
+					    a->scratch_targets);
+		}
+
+		if (n > 0) {
+			struct target *t = carve_realloc(e->targets, (size_t)n * sizeof(*t));
+
+			if (!t)
+				return CARVE_ENOMEM;
+			memcpy(t, a->scratch_targets, (size_t)n * sizeof(*t));
+			e->targets = t;
+		}
+		e->ntargets = n;
+	}
 	return 0;
+}
+
+/* Room for every workload in the buffers preemption works in. */
+static int ensure_scratch(struct carve_adm *a)
+{
+	size_t cap = a->nwls ? a->nwls : 1;
+	void *t, *c;
+
+	if (a->capscratch >= cap)
+		return 0;
+	t = carve_realloc(a->scratch_targets, cap * sizeof(*a->scratch_targets));
+	if (t)
+		a->scratch_targets = t;
+	c = carve_realloc(a->scratch_cands, cap * sizeof(*a->scratch_cands));
+	if (c)
+		a->scratch_cands = c;
+	if (!t || !c)
+		return CARVE_ENOMEM;
+	a->capscratch = cap;
+	return 0;
+}
+
+static int id_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The marked workloads, in id order (finished ones dropped from the list). */
+static void marked_settle(struct carve_adm *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->nmarked; i++)
+		if (a->wls[a->marked[i]].marked)
+			a->marked[n++] = a->marked[i];
+	a->nmarked = n;
+	if (n > 1)
+		qsort(a->marked, n, sizeof(*a->marked), id_cmp);
 }
 
 /*
@@ -1643,10 +1877,10 @@ static int partial_search(struct carve_adm *a, struct wl *w, struct entry *e)
 
 int carve_adm_cycle(struct carve_adm *a, int64_t now)
 {
-	struct entry *ents;
+	struct entry *ents, **ord;
 	uint32_t *marked;
-	size_t nents = 0, nmarked = 0, i, q;
-	int decisions = 0, *skip_cohort, rc = 0;
+	size_t nents = 0, nmarked = 0, capmarked, i, q;
+	int decisions = 0, *skip_cohort = NULL, rc = 0;
 
 	if (!a->finalized)
 		return CARVE_EINVAL;
@@ -1656,20 +1890,43 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	if (a->changed) {
 		/* BestEffortFIFO: something moved, so set-aside workloads get
 		 * another chance (Kueue requeues its inadmissible workloads). */
-		for (i = 0; i < a->nwls; i++)
-			a->wls[i].inadmissible = false;
+		for (q = 0; q < a->ncqs; q++) {
+			struct cq *c = &a->cqs[q];
+
+			while (c->naside) {
+				uint32_t id = c->aside[--c->naside];
+
+				if (a->wls[id].state != CARVE_WL_PENDING)
+					continue; /* finished while set aside */
+				a->wls[id].inadmissible = false;
+				pq_push(a, c, id);
+				visit_add(a, id);
+			}
+		}
 		a->changed = false;
 	}
-	ents = carve_calloc(a->ncqs ? a->ncqs : 1, sizeof(*ents));
-	marked = carve_calloc(a->nwls ? a->nwls : 1, sizeof(*marked));
-	skip_cohort = carve_calloc(a->nnodes ? a->nnodes : 1, sizeof(*skip_cohort));
-	if (!ents || !marked || !skip_cohort) {
+	marked_settle(a);
+	capmarked = a->nmarked + 16;
+	/* One entry per queue at most; kept between cycles. */
+	if (!a->ents)
+		a->ents = carve_malloc((a->ncqs ? a->ncqs : 1) * sizeof(struct entry));
+	if (!a->ord)
+		a->ord = carve_malloc((a->ncqs ? a->ncqs : 1) * sizeof(*a->ord));
+	ents = a->ents;
+	ord = a->ord;
+	marked = carve_malloc(capmarked * sizeof(*marked));
+	if (!a->skip_cohort)
+		a->skip_cohort = carve_malloc((a->nnodes ? a->nnodes : 1) * sizeof(int));
+	skip_cohort = a->skip_cohort;
+	if (skip_cohort)
+		memset(skip_cohort, 0, (a->nnodes ? a->nnodes : 1) * sizeof(int));
+	if (!ents || !ord || !marked || !skip_cohort || ensure_scratch(a)) {
 		rc = CARVE_ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < a->nwls; i++)
-		if (a->wls[i].marked)
-			marked[nmarked++] = (uint32_t)i;
+	if (a->nmarked)
+		memcpy(marked, a->marked, a->nmarked * sizeof(*marked));
+	nmarked = a->nmarked;
 
 	/* 1. Heads and their assignments, all against the cycle-start state. */
 	for (q = 0; q < a->ncqs; q++) {
@@ -1684,9 +1941,18 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			continue;
 		w = &a->wls[h];
 		e = &ents[nents++];
+		memset(&e->as, 0, sizeof(e->as)); /* e->res is set by evaluate */
+		e->targets = NULL;
+		e->ntargets = 0;
+		e->held = NULL;
+		e->nheld = 0;
 		e->wl = (uint32_t)h;
-		e->targets = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*e->targets));
-		if (!e->targets || evaluate(a, w, NULL, e)) {
+		visit_add(a, (uint32_t)h); /* touched now; "waiting" again when not a head */
+		if (cq_reserve_admitted(&a->cqs[q])) { /* it may be admitted */
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
+		if (evaluate(a, w, NULL, e)) {
 			rc = CARVE_ENOMEM;
 			goto out;
 		}
@@ -1697,14 +1963,16 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 	}
 	/* 2. In order; with fair sharing, the head whose queue would have the
 	 * lowest share after admitting it goes next, recomputed as usage moves. */
-	sort_entries(ents, nents, a);
+	for (i = 0; i < nents; i++)
+		ord[i] = &ents[i];
+	sort_entries(ord, nents, a);
 	for (i = 0; i < nents; i++) {
 		struct entry *e;
 		struct wl *w;
 
 		if (a->fair_sharing)
-			pick_fairest(a, ents, i, nents);
-		e = &ents[i];
+			pick_fairest(a, ord, i, nents);
+		e = ord[i];
 		w = &a->wls[e->wl];
 		int node = a->cqs[w->cq].node, root = qt_root(a, node);
 		bool in_cohort = a->nodes[node].parent >= 0;
@@ -1713,12 +1981,12 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 
 
 		if (e->res.mode == GM_NOFIT) {
-			set_pending(w, CARVE_PEND_NOFIT, e->res.why, a->cycle);
+			set_pending(a, w, CARVE_PEND_NOFIT, e->res.why, a->cycle);
 			set_aside(a, w);
 			continue;
 		}
 		if (e->res.mode != GM_FIT && e->ntargets == 0) {
-			set_pending(w, CARVE_PEND_NOFIT, e->res.why[0] ? e->res.why :
+			set_pending(a, w, CARVE_PEND_NOFIT, e->res.why[0] ? e->res.why :
 				    "needs preemption, but no workload can be preempted for it",
 				    a->cycle);
 			set_aside(a, w);
@@ -1730,21 +1998,26 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			continue;
 		}
 		if (e->res.mode != GM_FIT && in_cohort && skip_cohort[root]) {
-			set_pending(w, CARVE_PEND_SKIPPED, "another workload in the cohort issued "
+			set_pending(a, w, CARVE_PEND_SKIPPED, "another workload in the cohort issued "
 				    "preemptions in this cycle", a->cycle);
 			continue;
 		}
 		/* Does it fit now, with its victims and every victim marked
 		 * earlier removed? */
+		if (reserve((void **)&marked, &capmarked, nmarked + (size_t)e->ntargets,
+			    sizeof(*marked))) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
 		nsim = nmarked;
 		for (k = 0; k < (size_t)e->ntargets; k++)
 			if (!a->wls[e->targets[k].wl].marked)
 				marked[nsim++] = e->targets[k].wl;
-		charge_set(a, marked, nsim, -1);
+		charge_tree(a, marked, nsim, -1, root);
 		fits = qt_fits(a, node, e->as.use, e->as.nuse);
-		charge_set(a, marked, nsim, +1);
+		charge_tree(a, marked, nsim, +1, root);
 		if (!fits) {
-			set_pending(w, CARVE_PEND_SKIPPED, "no longer fits after another workload "
+			set_pending(a, w, CARVE_PEND_SKIPPED, "no longer fits after another workload "
 				    "was processed in this cycle", a->cycle);
 			continue;
 		}
@@ -1760,7 +2033,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 					prc = place_next_flavor(a, e, marked, nmarked, why,
 								sizeof(why));
 				if (prc == CARVE_ENOFIT)
-					nv = place_victims(a, w, &e->as, e->targets);
+					nv = place_victims(a, w, &e->as, &e->targets);
 				if (prc == CARVE_ENOMEM || nv < 0) {
 					rc = CARVE_ENOMEM;
 					goto out;
@@ -1769,24 +2042,31 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 					e->ntargets = nv;
 					for_nodes = true;
 				} else if (prc) {
-					set_pending(w, CARVE_PEND_NOFIT, why, a->cycle);
+					set_pending(a, w, CARVE_PEND_NOFIT, why, a->cycle);
 					set_aside(a, w);
 					continue;
 				}
 			}
 			if (!for_nodes) {
 				admit_entry(a, e);
-				w->admitted_at = now;
 				decisions++;
 				continue;
 			}
 		}
 		/* Preempt: mark the victims; the preemptor holds its request. */
+		if (reserve((void **)&marked, &capmarked, nmarked + (size_t)e->ntargets,
+			    sizeof(*marked)) ||
+		    reserve((void **)&a->marked, &a->capmarked, a->nmarked + (size_t)e->ntargets,
+			    sizeof(*a->marked))) {
+			rc = CARVE_ENOMEM;
+			goto out;
+		}
 		for (k = 0; k < (size_t)e->ntargets; k++) {
 			struct wl *v = &a->wls[e->targets[k].wl];
 
 			if (v->marked)
 				continue;
+			a->marked[a->nmarked++] = e->targets[k].wl;
 			v->marked = true;
 			v->preemptor = e->wl;
 			v->preempt_reason = e->targets[k].reason;
@@ -1796,10 +2076,13 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		}
 		if (in_cohort)
 			skip_cohort[root] = 1;
-		snprintf(w->message, sizeof(w->message), "waiting for %d preempted workload(s) "
-			 "to release their %s", e->ntargets, for_nodes ? "nodes" : "quota");
-		w->pending_reason = CARVE_PEND_PREEMPTION_ISSUED;
-		w->cycle = a->cycle;
+		{
+			char msg[128];
+
+			snprintf(msg, sizeof(msg), "waiting for %d preempted workload(s) to release "
+				 "their %s", e->ntargets, for_nodes ? "nodes" : "quota");
+			set_pending(a, w, CARVE_PEND_PREEMPTION_ISSUED, msg, a->cycle);
+		}
 		if (hold(a, e, node, false)) {
 			rc = CARVE_ENOMEM;
 			goto out;
@@ -1815,19 +2098,28 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 			qt_add_usage(a, node, e->held[k].fr, -e->held[k].q);
 		e->nheld = 0;
 	}
-	/* Pending workloads that were not heads this cycle; those set aside
-	 * keep the reason they were set aside for. */
-	for (i = 0; i < a->nwls; i++) {
-		struct wl *w = &a->wls[i];
+	/* Pending workloads that were not heads this cycle are "waiting behind
+	 * the head" (or their queue is stopped) as of this cycle; those set
+	 * aside keep the reason they were set aside for.  Only workloads on the
+	 * visit list can newly become so: every other pending one already is
+	 * (w->waiting, whose status names the last cycle), or is set aside. */
+	{
+		size_t n = 0;
 
-		if (w->state != CARVE_WL_PENDING || w->cycle == a->cycle || w->inadmissible)
-			continue;
-		if (a->cqs[w->cq].spec.stop != CARVE_STOP_NONE)
-			set_pending(w, CARVE_PEND_NOFIT, "its ClusterQueue is stopped (stopPolicy)",
-				    a->cycle);
-		else
-			set_pending(w, CARVE_PEND_NOFIT, "waiting behind the head of its queue",
-				    a->cycle);
+		for (i = 0; i < a->nvisit; i++) {
+			uint32_t id = a->visit[i];
+			struct wl *w = &a->wls[id];
+
+			if (w->state == CARVE_WL_PENDING && w->cycle == a->cycle && !w->inadmissible) {
+				a->visit[n++] = id; /* a head now: maybe waiting after the next */
+				continue;
+			}
+			w->in_visit = false;
+			if (w->state == CARVE_WL_PENDING && w->cycle != a->cycle && !w->inadmissible)
+				w->waiting = true;
+		}
+		a->nvisit = n;
+		a->cycle_done = a->cycle;
 	}
 	if (decisions)
 		a->changed = true;
@@ -1845,26 +2137,25 @@ out:
 		assignment_free(&e->as);
 		carve_free(e->targets);
 	}
-	carve_free(ents);
 	carve_free(marked);
-	carve_free(skip_cohort);
 	return rc;
 }
 
 int carve_adm_evict_marked(struct carve_adm *a)
 {
-	size_t i;
+	size_t j;
 	int n = 0;
 
-	for (i = 0; i < a->nwls; i++) {
+	marked_settle(a); /* in id order, as a scan of every workload would go */
+	for (j = 0; j < a->nmarked; j++) {
+		uint32_t i = a->marked[j];
 		struct wl *w = &a->wls[i];
 
-		if (!w->marked)
-			continue;
 		wl_charge(a, w, -1);
-		cq_del_wl(&a->cqs[w->cq], (uint32_t)i);
-		cq_add_pending(&a->cqs[w->cq], (uint32_t)i);
+		cq_del_wl(a, &a->cqs[w->cq], (uint32_t)i);
 		assignment_free(&w->adm);
+		carve_free(w->psr);
+		w->psr = NULL;
 		unplace_wl(a, w);
 		w->marked = false;
 		w->evicted = true;
@@ -1875,8 +2166,11 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		w->spec.has_created = true;
 		w->admitted_by_engine = false;
 		w->pending_reason = CARVE_PEND_NONE;
+		cq_add_pending(a, i); /* after its new timestamp: the heap orders by it */
+		visit_add(a, i);
 		n++;
 	}
+	a->nmarked = 0;
 	if (n)
 		a->changed = true;
 	return n;
@@ -1909,12 +2203,16 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	struct wl *w;
 	struct carve_wl_status *st;
 	int p, r, n = 0;
-	size_t off = 0;
+	size_t off = 0, ntot = 0, base = 0;
+	const char **psr_res, **psr_flv;
+	int64_t *psr_use;
 
 	if (id >= a->nwls)
 		return NULL;
 	w = &a->wls[id];
-	st = &w->st;
+	if (!w->st)
+		w->st = carve_malloc(sizeof(*w->st));
+	st = w->st ? w->st : &a->st_oom;
 	memset(st, 0, sizeof(*st));
 	st->key = w->spec.key;
 	st->cq = w->spec.cq;
@@ -1928,18 +2226,26 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	st->pending_reason = w->state == CARVE_WL_PENDING ? w->pending_reason : CARVE_PEND_NONE;
 	st->message = w->message;
 	st->cycle = w->cycle;
+	if (w->waiting && w->state == CARVE_WL_PENDING) {
+		st->pending_reason = CARVE_PEND_NOFIT;
+		st->message = a->cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
+				      "its ClusterQueue is stopped (stopPolicy)" :
+				      "waiting behind the head of its queue";
+		st->cycle = a->cycle_done;
+	}
 	if (w->state != CARVE_WL_ADMITTED || !w->adm.count)
 		return st;
-	carve_free(w->psr);
-	carve_free(w->psr_res);
-	carve_free(w->psr_flv);
-	carve_free(w->psr_use);
-	w->psr = carve_calloc((size_t)w->npodsets, sizeof(*w->psr));
-	w->psr_res = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
-	w->psr_flv = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(char *));
-	w->psr_use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX, sizeof(int64_t));
-	if (!w->psr || !w->psr_res || !w->psr_flv || !w->psr_use)
+	if (w->psr) /* built for this admission already */
+		goto done;
+	for (p = 0; p < w->npodsets; p++)
+		ntot += (size_t)w->ps[p].nreqs;
+	w->psr = carve_calloc(1, (size_t)w->npodsets * sizeof(*w->psr) +
+				     ntot * (2 * sizeof(char *) + sizeof(int64_t)));
+	if (!w->psr)
 		return st; /* the podset detail is missing; the rest is right */
+	psr_res = (const char **)(void *)(w->psr + w->npodsets);
+	psr_flv = psr_res + ntot;
+	psr_use = (int64_t *)(void *)(psr_flv + ntot);
 	for (p = 0; p < w->npodsets; p++) {
 		struct carve_ps_result *pr = &w->psr[p];
 
@@ -1950,23 +2256,24 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 			pr->pods = w->pl + off;
 			off += pr->npods;
 		}
-		pr->resources = &w->psr_res[p * CARVE_RES_MAX];
-		pr->flavors = &w->psr_flv[p * CARVE_RES_MAX];
-		pr->usage = &w->psr_use[p * CARVE_RES_MAX];
+		pr->resources = psr_res + base;
+		pr->flavors = psr_flv + base;
+		pr->usage = psr_use + base;
 		n = 0;
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			int fl = w->adm.flavor[p * CARVE_RES_MAX + r];
 
 			if (fl < 0)
 				continue;
-			w->psr_res[p * CARVE_RES_MAX + n] = carve_resreg_name(a->res, w->ps[p].res[r]);
-			w->psr_flv[p * CARVE_RES_MAX + n] = a->flavors[fl].spec.name;
-			w->psr_use[p * CARVE_RES_MAX + n] =
-				carve_qty_sat_mul(w->ps[p].milli[r], pr->count);
+			psr_res[base + (size_t)n] = carve_resreg_name(a->res, w->ps[p].res[r]);
+			psr_flv[base + (size_t)n] = a->flavors[fl].spec.name;
+			psr_use[base + (size_t)n] = carve_qty_sat_mul(w->ps[p].milli[r], pr->count);
 			n++;
 		}
 		pr->n = (size_t)n;
+		base += (size_t)w->ps[p].nreqs;
 	}
+done:
 	st->npodsets = (size_t)w->npodsets;
 	st->podsets = w->psr;
 	return st;

@@ -12,6 +12,15 @@
  *     guaranteed (non-lendable) quota, kept exact by qt_add_usage().
  *   - A workload's usage list (struct frq) is what it charges while
  *     admitted; the tree is charged and uncharged only through wl_charge().
+ *   - An admitted workload is in its queue's admitted list (cq.wls, at
+ *     wl.qpos) with a victim record beside it (cq.vr) that matches it; a
+ *     pending one is in its queue's heap or set-aside list (admit_index.c);
+ *     a marked one is in adm.marked.
+ *   - A pending workload with wl.waiting set has the status "waiting
+ *     behind the head of its queue" (or "stopped") as of adm.cycle_done;
+ *     one that may become so at the end of a cycle is in adm.visit.
+ * Nothing per cycle or per head is proportional to the number of
+ * workloads (docs/internals/ADMISSION-PERF.md).
  * Everything is allocated from the engine's arena or with carve_malloc
  * and owned by struct carve_adm.
  */
@@ -37,6 +46,8 @@ struct qnode {
 	int cq;          /* index in adm->cqs when is_cq, else -1 */
 	int parent;      /* node index, -1 for a root */
 	int depth;       /* 0 for a root */
+	int root;        /* node index of its root (itself for a root) */
+	int rcq_first, rcq_n; /* at a root: its ClusterQueues, adm->root_cqs[first ..] */
 	int64_t *nominal, *blimit, *llimit; /* per fr; QTY_INF = no limit */
 	int64_t *subtree;    /* SubtreeQuota: own nominal + children's lendable subtree */
 	int64_t *usage;
@@ -45,6 +56,26 @@ struct qnode {
 	size_t ngroups;
 	bool defined;    /* a Cohort object (or CQ) was added, not just named */
 	const char *parent_name;
+};
+
+/* An entry of a pending heap: the workload and the numbers queue order
+ * looks at first (creation time, INT64_MIN without one; priority), so
+ * most comparisons need not touch the workload. */
+struct pqent {
+	int64_t created;
+	int32_t priority;
+	uint32_t id;
+};
+
+/* What victim search needs of an admitted workload, beside its id in its
+ * queue's admitted list, so that filtering and ordering candidates does
+ * not touch the workloads. */
+struct vrec {
+	uint64_t mask;     /* wl_frmask */
+	int64_t at;        /* admitted_at */
+	int32_t priority;
+	uint32_t rank;     /* its key's rank (krank), UINT32_MAX when not ranked */
+	bool has_at;       /* has_admitted_at */
 };
 
 /* A ClusterQueue: policies, and its resource groups as flavor/resource ids. */
@@ -60,65 +91,144 @@ struct cq {
 	int ngroups;
 	struct cq_group *groups;
 	int group_of[CARVE_RES_MAX]; /* resource id -> group index, -1 */
-	uint32_t *wls;   /* admitted workloads (ids), unordered */
-	size_t nwls, capwls;
-	uint32_t *pend;  /* pending workloads (ids), unordered */
+	uint32_t *wls;   /* admitted workloads (ids), unordered; wl.qpos is the index */
+	struct vrec *vr; /* parallel to wls: what victim search reads of each */
+	size_t nwls, capwls; /* room for one more admission is made before a cycle
+			      * may admit (cq_reserve_admitted) */
+	struct pqent *pend; /* pending workloads that may be heads: a binary heap
+			     * in queue order (admit_index.c) */
 	size_t npend, cappend;
-	size_t nall;     /* workloads ever added; both lists have room for all */
+	uint32_t *aside; /* pending workloads set aside (BestEffortFIFO) */
+	size_t naside, capaside;
+	size_t nall;     /* workloads ever added; all lists have room for all */
 	bool held_by_nofit; /* BestEffortFIFO bookkeeping, see admit.c */
 };
 
 struct flavor {
 	struct carve_flavor_spec spec; /* copied into the arena */
+	const char *preempt_why;       /* flavor.c's "preemption needed" text, once made */
 };
 
 struct podset {
 	struct carve_podset_spec spec; /* copied */
 	int nreqs;
-	int res[CARVE_RES_MAX];        /* resource id of each request */
-	int64_t milli[CARVE_RES_MAX];
-	/* Per-pod placement request (only with a placer): cpu, memory and
-	 * GPU kind; node constraints are added per assignment (flavors). */
-	struct carve_pod_req preq;
+	int *res;                      /* resource id of each request (nreqs, arena) */
+	int64_t *milli;                /* ... and its per-pod quantity */
+	/* Per-pod placement request (only with a placer, else NULL): cpu,
+	 * memory and GPU kind; node constraints are added per assignment
+	 * (flavors).  In the arena. */
+	struct carve_pod_req *preq;
 };
 
-/* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids. */
+/* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids.
+ * One carve_malloc'd block (assignment_alloc), freed through use. */
 struct assignment {
 	int32_t *count;  /* per podset */
-	int *flavor;     /* [podset * CARVE_RES_MAX + req] flavor id, -1 unassigned */
-	struct frq *use; /* merged usage */
+	int *flavor;     /* [podset * CARVE_RES_MAX + req] flavor id, -1 unassigned;
+			  * only req < the podset's nreqs is set */
+	struct frq *use; /* merged usage: room for one entry per request */
 	size_t nuse;
 };
 
+/* What the engine keeps of a workload's spec (the rest is in ps). */
+struct wl_spec {
+	const char *key;              /* arena copy */
+	const char *cq;               /* its queue's name */
+	int64_t created;
+	int32_t priority;
+	bool has_created;
+};
+
 struct wl {
-	struct carve_wl_spec spec; /* strings copied */
+	struct wl_spec spec;
 	int cq;
 	int npodsets;
 	struct podset *ps;
-	enum carve_wl_state state;
+	uint8_t state;            /* enum carve_wl_state */
+	uint8_t preempt_reason;   /* enum carve_preempt_reason */
+	uint8_t pending_reason;   /* enum carve_pending_reason */
 	bool marked, evicted, admitted_by_engine, borrowing;
-	bool inadmissible;        /* BestEffortFIFO: set aside until something changes */
+	bool inadmissible;        /* BestEffortFIFO: set aside until something changes
+				   * (then in its queue's aside list, else in its heap) */
+	bool waiting;             /* pending behind its queue's head: its status is
+				   * NoFit "waiting behind ..." as of the last cycle
+				   * (adm->cycle_done); fields below not yet written */
+	bool in_visit;            /* in adm->visit */
+	bool has_admitted_at;
+	uint32_t qpos;            /* position in its queue's admitted list */
 	uint32_t preemptor;
-	enum carve_preempt_reason preempt_reason;
-	enum carve_pending_reason pending_reason;
-	char message[512];
+	int cycle;
+	const char *message;      /* "" or a literal or interned (adm_intern) */
 	struct assignment adm;    /* valid while admitted */
 	int64_t admitted_at;      /* for victim ordering */
-	bool has_admitted_at;
-	int cycle;
 	/* Placement while admitted (with a placer): npl places, podset by
 	 * podset in adm.count order; carve_malloc'd, NULL when not placed. */
 	struct carve_pod_place *pl;
 	size_t npl;
-	/* status view storage */
-	struct carve_wl_status st;
+	/* Status view storage, carve_malloc'd when first asked for: the view,
+	 * and its podSet results (one block, built once per admission and
+	 * dropped when the admission changes). */
+	struct carve_wl_status *st;
 	struct carve_ps_result *psr;
-	const char **psr_res, **psr_flv;
-	int64_t *psr_use;
+};
+
+/* A victim (preempt.c). */
+struct target {
+	uint32_t wl;
+	enum carve_preempt_reason reason;
+};
+
+/* Victims the preemption oracle found for one flavor of the assignment
+ * being made (flavor.c), for evaluate() to reuse (admit.c). */
+#define OCACHE_SLOTS 8
+struct ocache {
+	int need[CARVE_RES_MAX];
+	int nneed;
+	struct frq use[CARVE_RES_MAX];
+	size_t nuse;
+	struct target *targets; /* carve_malloc'd, grown as needed */
+	size_t ntargets, cap;
+};
+
+/* Open-addressing hash map name -> id (admit_index.c); hash 0 = empty. */
+struct idslot {
+	uint32_t hash, id;
+};
+
+struct idmap {
+	struct idslot *slots;
+	size_t cap, n;
 };
 
 struct carve_adm {
 	struct carve_arena arena;
+	struct idmap wlmap, cqmap, msgmap; /* workloads by key, queues by name, messages */
+	const char **msgs;
+	size_t nmsgs, capmsgs;
+	/* Workloads whose "waiting behind the head" status may need setting at
+	 * the end of the next cycle (added, evicted, set-aside cleared, heads). */
+	uint32_t *visit;
+	size_t nvisit, capvisit;
+	uint32_t *marked;   /* marked workloads (may hold finished ones: filtered) */
+	size_t nmarked, capmarked;
+	struct target *scratch_targets; /* room for every workload: preemption oracle */
+	void *scratch_keys;             /* preempt.c: candidate sort keys */
+	size_t capkeys;
+	/* Key ranks (admit_index.c): krank[id] orders the keys of workloads
+	 * 0 .. nranked-1 as strcmp does; rebuilt when sorting by key costs
+	 * more than rebuilding would (krank_debt). */
+	uint32_t *krank;
+	size_t nranked, krank_debt;
+	uint32_t *scratch_cands;        /* preempt.c: candidate ids */
+	size_t capscratch;
+	int cycle_done;     /* last cycle that ran to its end */
+	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
+	struct entry **ord; /* ... in the order they are processed */
+	int *skip_cohort;   /* per node: a root whose heads issued preemptions this cycle */
+	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
+	const char *last_msg; /* the message interned last */
+	struct ocache ocache[OCACHE_SLOTS]; /* oracle results of the last assignment */
+	int nocache;
 	struct carve_resreg *res;
 	bool finalized;
 	struct flavor *flavors;
@@ -132,6 +242,7 @@ struct carve_adm {
 	int nfr;
 	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
 	int *fr_flavor, *fr_res;
+	int *root_cqs;   /* ClusterQueue ids grouped by root, ascending within one */
 	int cycle;
 	int64_t now;     /* time of the current (last) cycle */
 	bool changed;    /* something was admitted or released since the last cycle */
@@ -156,8 +267,30 @@ bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t 
 /* Weighted dominant resource share with use added (sign +1) or removed (-1). */
 int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
 
+/* ---- admit_index.c ---- */
+int idmap_find(const struct idmap *m, const char *key,
+	       const char *(*key_fn)(const void *, uint32_t), const void *ctx);
+/* Room for one more; then idmap_put never fails. */
+int idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
+		  const void *ctx);
+void idmap_put(struct idmap *m, const char *key, uint32_t id);
+void idmap_free(struct idmap *m);
+const char *adm_intern(struct carve_adm *a, const char *s);
+int wl_queue_cmp(const struct wl *x, const struct wl *y);
+/* Whether krank orders every one of ids; else notes the n*log(n) key
+ * comparisons a sort will do, rebuilding the ranks when those add up to
+ * more than a rebuild (then true when it succeeded). */
+bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n);
+void pq_push(struct carve_adm *a, struct cq *q, uint32_t id);
+void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
+int pq_top(struct carve_adm *a, struct cq *q);
+void aside_push(struct carve_adm *a, struct cq *q, uint32_t id);
+
 /* ---- admit.c ---- */
 void wl_charge(struct carve_adm *a, struct wl *w, int sign);
+/* Bit fr set for each fr w's admission charges (q > 0); all bits when
+ * there are more than 64 frs (then test wl's usage itself). */
+uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w);
 int64_t sat_add(int64_t x, int64_t y);
 
 /* ---- flavor.c ---- */
@@ -181,12 +314,10 @@ int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
 			const bool *skip, struct assignment *out, struct assign_result *res);
 void assignment_free(struct assignment *as);
+/* Counts 0, flavors -1, no usage; CARVE_ENOMEM. */
+int assignment_alloc(struct assignment *as, const struct wl *w);
 
 /* ---- preempt.c ---- */
-struct target {
-	uint32_t wl;
-	enum carve_preempt_reason reason;
-};
 
 /*
  * Victims for w (whose usage would be `use`) given the frs needing

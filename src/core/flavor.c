@@ -24,10 +24,32 @@
 
 void assignment_free(struct assignment *as)
 {
-	carve_free(as->count);
-	carve_free(as->flavor);
-	carve_free(as->use);
+	carve_free(as->use); /* the block holding all three */
 	memset(as, 0, sizeof(*as));
+}
+
+int assignment_alloc(struct assignment *as, const struct wl *w)
+{
+	size_t np = (size_t)w->npodsets, nuse = 1, p;
+	int r;
+	char *m;
+
+	memset(as, 0, sizeof(*as));
+	for (p = 0; p < np; p++)
+		nuse += (size_t)w->ps[p].nreqs; /* distinct frs: at most one per request */
+	m = carve_malloc(nuse * sizeof(struct frq) + np * CARVE_RES_MAX * sizeof(int) +
+			 np * sizeof(int32_t));
+	if (!m)
+		return CARVE_ENOMEM;
+	as->use = (struct frq *)(void *)m;
+	as->flavor = (int *)(void *)(m + nuse * sizeof(struct frq));
+	as->count = (int32_t *)(void *)(as->flavor + np * CARVE_RES_MAX);
+	for (p = 0; p < np; p++) {
+		as->count[p] = 0;
+		for (r = 0; r < w->ps[p].nreqs; r++)
+			as->flavor[p * CARVE_RES_MAX + (size_t)r] = -1;
+	}
+	return 0;
 }
 
 /* ---- node selection against a flavor's labels ---- */
@@ -205,13 +227,34 @@ static int64_t use_get(const struct frq *use, size_t n, int fr)
 static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 			 const int *need, int nneed)
 {
-	struct target *t = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*t));
+	struct target *t = a->scratch_targets; /* room for every workload */
 	enum gmode m = GM_NOCAND;
 	int n, i;
 
-	if (!t)
-		return GM_NOCAND;
 	n = preempt_targets(a, w, use, nuse, need, nneed, t);
+	if (a->nocache < OCACHE_SLOTS && nneed <= CARVE_RES_MAX && nuse <= CARVE_RES_MAX) {
+		struct ocache *c = &a->ocache[a->nocache];
+		size_t want = n > 0 ? (size_t)n : 0;
+
+		if (want > c->cap) {
+			struct target *v = carve_realloc(c->targets, want * sizeof(*v));
+
+			if (v) {
+				c->targets = v;
+				c->cap = want;
+			}
+		}
+		if (want <= c->cap) { /* kept for evaluate() (admit.c) */
+			memcpy(c->need, need, (size_t)nneed * sizeof(*need));
+			c->nneed = nneed;
+			memcpy(c->use, use, nuse * sizeof(*use));
+			c->nuse = nuse;
+			if (want)
+				memcpy(c->targets, t, want * sizeof(*t));
+			c->ntargets = want;
+			a->nocache++;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (a->wls[t[i].wl].cq != w->cq) {
 			m = GM_RECLAIM;
@@ -219,7 +262,6 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 		}
 		m = GM_PREEMPT;
 	}
-	carve_free(t);
 	return m;
 }
 
@@ -348,9 +390,17 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 		out->flavor[p * CARVE_RES_MAX + r] = fl;
 		use_add(out->use, &out->nuse, fr, (int64_t)count * ps->milli[r]);
 	}
-	if (best.mode != GM_FIT && !res->why[0])
-		snprintf(res->why, sizeof(res->why), "insufficient unused quota in flavor %s; "
-			 "preemption needed", a->flavors[cg->flv[best.flavor_idx]].spec.name);
+	if (best.mode != GM_FIT && !res->why[0]) {
+		struct flavor *bf = &a->flavors[cg->flv[best.flavor_idx]];
+
+		if (!bf->preempt_why) { /* made once per flavor, kept in the arena */
+			snprintf(res->why, sizeof(res->why), "insufficient unused quota in flavor "
+				 "%s; preemption needed", bf->spec.name);
+			bf->preempt_why = carve_arena_strdup(&a->arena, res->why);
+		} else {
+			memcpy(res->why, bf->preempt_why, strlen(bf->preempt_why) + 1);
+		}
+	}
 	return best;
 }
 
@@ -365,20 +415,15 @@ int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts
 {
 	const struct cq *q = &a->cqs[w->cq];
 	int p, r, g;
-	size_t i;
 
-	memset(res, 0, sizeof(*res));
-	memset(out, 0, sizeof(*out));
+	a->nocache = 0; /* oracle results are this assignment's only */
 	res->mode = GM_FIT;
-	out->count = carve_calloc((size_t)w->npodsets, sizeof(*out->count));
-	out->flavor = carve_malloc((size_t)w->npodsets * CARVE_RES_MAX * sizeof(*out->flavor));
-	out->use = carve_calloc((size_t)w->npodsets * CARVE_RES_MAX + 1, sizeof(*out->use));
-	if (!out->count || !out->flavor || !out->use) {
-		assignment_free(out);
+	res->borrow_level = 0;
+	res->borrowing = false;
+	res->why[0] = '\0';
+	res->nneed = 0;
+	if (assignment_alloc(out, w))
 		return CARVE_ENOMEM;
-	}
-	for (i = 0; i < (size_t)w->npodsets * CARVE_RES_MAX; i++)
-		out->flavor[i] = -1;
 	for (p = 0; p < w->npodsets; p++) {
 		const struct podset *ps = &w->ps[p];
 		int32_t count = counts ? counts[p] : ps->spec.count;

@@ -65,71 +65,256 @@ static bool created_after(const struct wl *x, const struct wl *y)
 	return x->spec.created > y->spec.created;
 }
 
-struct ord_ctx {
-	const struct carve_adm *a;
-	int cq;
+/* Candidate order: already marked first, other queues before the own,
+ * lower priority, with an admission time before without, more recently
+ * admitted, then key.  As numbers: k (the first four), then at, then the
+ * key or its rank (admit_index.c). */
+struct ckey {
+	uint64_t k;
+	int64_t at;
+	const char *key;
+	uint32_t id, rank;
 };
 
-static const struct ord_ctx *ord;
-
-static int cand_cmp(const void *pa, const void *pb)
+static int ckey_cmp(const void *pa, const void *pb)
 {
-	const struct wl *x = &ord->a->wls[*(const uint32_t *)pa];
-	const struct wl *y = &ord->a->wls[*(const uint32_t *)pb];
-	bool xin = x->cq == ord->cq, yin = y->cq == ord->cq;
+	const struct ckey *x = pa, *y = pb;
 
-	if (x->marked != y->marked)
-		return x->marked ? -1 : 1;
-	if (xin != yin)
-		return xin ? 1 : -1;
-	if (x->spec.priority != y->spec.priority)
-		return x->spec.priority < y->spec.priority ? -1 : 1;
-	if (x->has_admitted_at != y->has_admitted_at)
-		return x->has_admitted_at ? -1 : 1;
-	if (x->admitted_at != y->admitted_at)
-		return x->admitted_at > y->admitted_at ? -1 : 1;
-	return strcmp(x->spec.key, y->spec.key);
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	if (x->at != y->at)
+		return x->at > y->at ? -1 : 1;
+	return strcmp(x->key, y->key);
 }
 
+/* The same with key ranks (admit_index.c) in place of the keys. */
+static inline bool ckey_rank_less(const struct ckey *x, const struct ckey *y)
+{
+	if (x->k != y->k)
+		return x->k < y->k;
+	if (x->at != y->at)
+		return x->at > y->at;
+	return x->rank < y->rank;
+}
+
+/* Hoare partition of v[0..n), n > 12, around the median of three: returns
+ * j with v[0..j] before v[j+1..n) (ranks are unique: one order). */
+static size_t ckey_partition(struct ckey *v, size_t n)
+{
+	size_t i = 0, j = n - 1, m = n / 2;
+	struct ckey p, t;
+
+	if (ckey_rank_less(&v[m], &v[0])) {
+		t = v[m]; v[m] = v[0]; v[0] = t;
+	}
+	if (ckey_rank_less(&v[n - 1], &v[m])) {
+		t = v[m]; v[m] = v[n - 1]; v[n - 1] = t;
+		if (ckey_rank_less(&v[m], &v[0])) {
+			t = v[m]; v[m] = v[0]; v[0] = t;
+		}
+	}
+	p = v[m];
+	for (;;) {
+		while (ckey_rank_less(&v[i], &p))
+			i++;
+		while (ckey_rank_less(&p, &v[j]))
+			j--;
+		if (i >= j)
+			break;
+		t = v[i]; v[i] = v[j]; v[j] = t;
+		i++;
+		j--;
+	}
+	return j;
+}
+
+static void ckey_insertion_sort(struct ckey *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct ckey x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && ckey_rank_less(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Sorts by ckey_rank_less, inlined. */
+static void ckey_rank_sort(struct ckey *v, size_t n)
+{
+	while (n > 12) {
+		size_t j = ckey_partition(v, n);
+
+		/* recurse into the smaller part */
+		if (j + 1 < n - j - 1) {
+			ckey_rank_sort(v, j + 1);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			ckey_rank_sort(v + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	ckey_insertion_sort(v, n);
+}
+
+/* Puts the k first (in order) of v[0..n) into v[0..k), in any order. */
+static void ckey_select(struct ckey *v, size_t n, size_t k)
+{
+	while (n > 12 && k > 0 && k < n) {
+		size_t j = ckey_partition(v, n);
+
+		if (k <= j + 1) {
+			n = j + 1;
+		} else {
+			v += j + 1;
+			k -= j + 1;
+			n -= j + 1;
+		}
+	}
+	if (k > 0 && k < n)
+		ckey_insertion_sort(v, n);
+}
+
+/*
+ * Candidates in order, sorted only as far as they are asked for: minimal
+ * preemption usually stops after a few.  k[0..done) is sorted and comes
+ * before the rest.
+ */
+struct lz {
+	struct ckey *k;
+	size_t n, done;
+};
+
+static uint32_t lz_id(struct lz *c, size_t i)
+{
+	if (i >= c->done) {
+		size_t want = c->done * 2 > i + 8 ? c->done * 2 : i + 8;
+
+		if (want > c->n)
+			want = c->n;
+		ckey_select(c->k + c->done, c->n - c->done, want - c->done);
+		ckey_rank_sort(c->k + c->done, want - c->done);
+		c->done = want;
+	}
+	return c->k[i].id;
+}
+
+/* The sort numbers of candidate id, the i-th admitted workload of queue
+ * o, for a preemptor in queue cq. */
+static void ckey_set(const struct carve_adm *a, struct ckey *k, const struct cq *o, size_t i,
+		     int cq)
+{
+	const struct vrec *r = &o->vr[i];
+	uint32_t id = o->wls[i];
+	bool marked = a->nmarked && a->wls[id].marked; /* none marked: no need to look */
+
+	k->k = (uint64_t)!marked << 34 | (uint64_t)(o - a->cqs == cq) << 33 |
+	       (uint64_t)((uint32_t)r->priority ^ 0x80000000u) << 1 | (uint64_t)!r->has_at;
+	k->at = r->at;
+	k->key = NULL;
+	k->id = id;
+	k->rank = r->rank;
+}
+
+/* Ranks (or, when there are none for them, keys) for the n candidates of
+ * ks; whether ranked. */
+static bool prepare_keys(struct carve_adm *a, struct ckey *ks, size_t n, uint32_t *ids)
+{
+	size_t i;
+	bool ranked;
+
+	for (i = 0; i < n && ks[i].rank != UINT32_MAX; i++)
+		;
+	if (i == n)
+		return true; /* every one ranked (ranks kept beside the admitted lists) */
+	for (i = 0; i < n; i++)
+		ids[i] = ks[i].id;
+	ranked = krank_ready(a, ids, n);
+	for (i = 0; i < n; i++) {
+		if (ranked)
+			ks[i].rank = a->krank[ks[i].id];
+		else
+			ks[i].key = a->wls[ks[i].id].spec.key;
+	}
+	return ranked;
+}
+
+/* Room in the key scratch for every admitted workload of w's cohort tree,
+ * twice. */
+static int keys_room(struct carve_adm *a, const struct wl *w)
+{
+	int root = qt_root(a, a->cqs[w->cq].node), k;
+	size_t n = a->cqs[w->cq].nwls;
+
+	for (k = 0; k < a->nodes[root].rcq_n; k++)
+		n += a->cqs[a->root_cqs[a->nodes[root].rcq_first + k]].nwls;
+	n *= 2; /* the candidates, then those of w's own queue */
+	if (n > a->capkeys) {
+		size_t cap = n > 2 * a->capkeys ? n : 2 * a->capkeys;
+		void *v = carve_realloc(a->scratch_keys, cap * sizeof(struct ckey));
+
+		if (!v)
+			return CARVE_ENOMEM;
+		a->scratch_keys = v;
+		a->capkeys = cap;
+	}
+	return 0;
+}
+
+/* The candidates, into ks with their sort numbers (room: keys_room). */
 static size_t find_candidates(const struct carve_adm *a, const struct wl *w, const int *need,
-			      int nneed, uint32_t *out)
+			      int nneed, struct ckey *ks)
 {
 	const struct cq *q = &a->cqs[w->cq];
 	int node = q->node, root = qt_root(a, node);
-	size_t n = 0, i, c;
+	size_t n = 0, i;
+	uint64_t nm = 0;
+	bool slow = a->nfr > 64; /* masks hold no information: test usage */
+	int k;
 
+	for (k = 0; k < nneed && !slow; k++)
+		if (need[k] >= 0)
+			nm |= (uint64_t)1 << need[k];
+	if (slow)
+		nm = ~(uint64_t)0;
 	if (q->spec.within_cq != CARVE_WCQ_NEVER)
 		for (i = 0; i < q->nwls; i++) {
-			const struct wl *v = &a->wls[q->wls[i]];
+			const struct vrec *r = &q->vr[i];
 
-			if (v->spec.priority > w->spec.priority)
+			if (!(r->mask & nm))
+				continue; /* uses none of them */
+			if (r->priority > w->spec.priority)
 				continue;
-			if (v->spec.priority == w->spec.priority &&
+			if (r->priority == w->spec.priority &&
 			    !(q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL &&
-			      created_after(v, w)))
+			      created_after(&a->wls[q->wls[i]], w)))
 				continue;
-			if (!uses_any(a, v, need, nneed))
+			if (slow && !uses_any(a, &a->wls[q->wls[i]], need, nneed))
 				continue;
-			out[n++] = q->wls[i];
+			ckey_set(a, &ks[n++], q, i, w->cq);
 		}
 	if (a->nodes[node].parent < 0 || q->spec.reclaim == CARVE_RECLAIM_NEVER)
 		return n;
-	for (c = 0; c < a->ncqs; c++) {
+	for (k = 0; k < a->nodes[root].rcq_n; k++) {
+		int c = a->root_cqs[a->nodes[root].rcq_first + k];
 		const struct cq *o = &a->cqs[c];
 
-		if ((int)c == w->cq || qt_root(a, o->node) != root || o->spec.not_reclaimable)
+		if (c == w->cq || o->spec.not_reclaimable)
 			continue;
-		if (!cq_borrowing(a, (int)c, need, nneed))
+		if (!cq_borrowing(a, c, need, nneed))
 			continue;
 		for (i = 0; i < o->nwls; i++) {
-			const struct wl *v = &a->wls[o->wls[i]];
+			const struct vrec *r = &o->vr[i];
 
-			if (q->spec.reclaim == CARVE_RECLAIM_LOWER &&
-			    v->spec.priority >= w->spec.priority)
+			if (!(r->mask & nm))
 				continue;
-			if (!uses_any(a, v, need, nneed))
+			if (q->spec.reclaim == CARVE_RECLAIM_LOWER && r->priority >= w->spec.priority)
 				continue;
-			out[n++] = o->wls[i];
+			if (slow && !uses_any(a, &a->wls[o->wls[i]], need, nneed))
+				continue;
+			ckey_set(a, &ks[n++], o, i, w->cq);
 		}
 	}
 	return n;
@@ -160,14 +345,15 @@ static int fill_back(struct carve_adm *a, struct wl *w, const struct frq *use, s
  * other queues with priority >= *below_prio forbid borrowing.
  */
 static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
-		   const int *need, int nneed, const uint32_t *cands, size_t ncands,
+		   const int *need, int nneed, struct lz *cands,
 		   bool allow_borrowing, const int32_t *below_prio, struct target *out)
 {
 	size_t i, n = 0;
 	bool fits = false;
 
-	for (i = 0; i < ncands; i++) {
-		struct wl *v = &a->wls[cands[i]];
+	for (i = 0; i < cands->n; i++) {
+		uint32_t id = lz_id(cands, i);
+		struct wl *v = &a->wls[id];
 		enum carve_preempt_reason reason = CARVE_PREEMPT_IN_CQ;
 
 		if (v->cq != w->cq) {
@@ -182,7 +368,7 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 			}
 		}
 		wl_charge(a, v, -1);
-		out[n].wl = cands[i];
+		out[n].wl = id;
 		out[n++].reason = reason;
 		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
 			fits = true;
@@ -336,30 +522,36 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 		    const int *need, int nneed, struct target *targets)
 {
 	const struct cq *q = &a->cqs[w->cq];
-	uint32_t *cands = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*cands));
-	uint32_t *same;
+	uint32_t *cands = a->scratch_cands; /* room for all */
+	struct ckey *ks;
+	struct lz all, same;
 	size_t n, nsame = 0, i;
-	struct ord_ctx ctx = {a, w->cq};
 	int r = 0;
 
-	if (!cands)
-		return 0;
-	same = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*same));
-	if (!same) {
-		carve_free(cands);
-		return 0;
-	}
-	n = find_candidates(a, w, need, nneed, cands);
+	if (keys_room(a, w))
+		goto out;
+	ks = a->scratch_keys;
+	n = find_candidates(a, w, need, nneed, ks);
 	if (!n)
 		goto out;
-	ord = &ctx;
-	qsort(cands, n, sizeof(*cands), cand_cmp);
-	ord = NULL;
+	all.k = ks;
+	all.n = n;
+	all.done = 0;
+	if (!prepare_keys(a, ks, n, cands)) {
+		qsort(ks, n, sizeof(*ks), ckey_cmp); /* by key: all at once */
+		all.done = n;
+	}
+	/* Own-queue candidates, in the same order, after the rest. */
+	same.k = ks + n;
+	same.done = 0;
 	for (i = 0; i < n; i++)
-		if (a->wls[cands[i]].cq == w->cq)
-			same[nsame++] = cands[i];
+		if (ks[i].k >> 33 & 1) /* in w's queue */
+			same.k[nsame++] = ks[i];
+	same.n = nsame;
+	if (all.done == n)
+		same.done = nsame; /* a subset of a sorted list, in order */
 	if (nsame == n) {
-		r = minimal(a, w, use, nuse, need, nneed, cands, n, true, NULL, targets);
+		r = minimal(a, w, use, nuse, need, nneed, &all, true, NULL, targets);
 		goto out;
 	}
 	if (a->fair_sharing) {
@@ -367,6 +559,8 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 
 		if (q->spec.has_bwc_threshold && q->spec.bwc_max_priority < thr)
 			thr = q->spec.bwc_max_priority + 1;
+		for (i = 0; i < n; i++)
+			cands[i] = lz_id(&all, i);
 		r = fair(a, w, use, nuse, need, nneed, cands, n,
 			 q->spec.bwc == CARVE_BWC_LOWER ? &thr : NULL, targets);
 		goto out;
@@ -379,22 +573,24 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 		if (!under_nominal(a, w, need, nneed)) {
 			size_t j = 0;
 
+			/* nothing taken from all yet: a subset keeps the order */
 			for (i = 0; i < n; i++)
-				if (a->wls[cands[i]].cq == w->cq || a->wls[cands[i]].spec.priority < thr)
-					cands[j++] = cands[i];
-			n = j;
+				if (a->wls[ks[i].id].cq == w->cq ||
+				    a->wls[ks[i].id].spec.priority < thr)
+					ks[j++] = ks[i];
+			all.n = j;
+			if (all.done)
+				all.done = j;
 		}
-		r = minimal(a, w, use, nuse, need, nneed, cands, n, true, &thr, targets);
+		r = minimal(a, w, use, nuse, need, nneed, &all, true, &thr, targets);
 		goto out;
 	}
 	if (under_nominal(a, w, need, nneed)) {
-		r = minimal(a, w, use, nuse, need, nneed, cands, n, false, NULL, targets);
+		r = minimal(a, w, use, nuse, need, nneed, &all, false, NULL, targets);
 		if (r > 0)
 			goto out;
 	}
-	r = minimal(a, w, use, nuse, need, nneed, same, nsame, true, NULL, targets);
+	r = minimal(a, w, use, nuse, need, nneed, &same, true, NULL, targets);
 out:
-	carve_free(cands);
-	carve_free(same);
 	return r;
 }

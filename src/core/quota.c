@@ -132,9 +132,7 @@ void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
 
 int qt_root(const struct carve_adm *a, int node)
 {
-	while (a->nodes[node].parent >= 0)
-		node = a->nodes[node].parent;
-	return node;
+	return a->nodes[node].root;
 }
 
 bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n)
@@ -351,6 +349,27 @@ int qt_finalize(struct carve_adm *a, struct carve_error *err)
 						    a->nodes[cur].name);
 		}
 		a->nodes[i].depth = d;
+		a->nodes[i].root = cur;
+	}
+	/* Each root's ClusterQueues, for victim search within a cohort tree. */
+	a->root_cqs = carve_arena_alloc(&a->arena, (a->ncqs ? a->ncqs : 1) * sizeof(int));
+	if (!a->root_cqs)
+		return CARVE_ENOMEM;
+	for (i = 0; i < a->ncqs; i++)
+		a->nodes[a->nodes[a->cqs[i].node].root].rcq_n++;
+	{
+		int off = 0;
+
+		for (i = 0; i < a->nnodes; i++) {
+			a->nodes[i].rcq_first = off;
+			off += a->nodes[i].rcq_n;
+			a->nodes[i].rcq_n = 0;
+		}
+	}
+	for (i = 0; i < a->ncqs; i++) {
+		struct qnode *r = &a->nodes[a->nodes[a->cqs[i].node].root];
+
+		a->root_cqs[r->rcq_first + r->rcq_n++] = (int)i;
 	}
 	a->fr_flavor = carve_arena_alloc(&a->arena, (size_t)(a->nfr ? a->nfr : 1) * sizeof(int));
 	a->fr_res = carve_arena_alloc(&a->arena, (size_t)(a->nfr ? a->nfr : 1) * sizeof(int));
