@@ -423,6 +423,7 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 	q->spec.cohort = ADUP(a, s->cohort);
 	q->spec.groups = dup_groups(a, s->groups, s->ngroups, &oom);
 	q->node = id;
+	q->claim = -1;
 	a->nodes[id].cq = (int)a->ncqs;
 	a->nodes[id].groups = (struct carve_rgroup_spec *)q->spec.groups;
 	a->nodes[id].ngroups = s->ngroups;
@@ -1326,7 +1327,20 @@ static void pick_fairest(const struct carve_adm *a, struct entry **e, size_t i, 
  * those set aside (BestEffortFIFO) until something changes. */
 static int head_of(struct carve_adm *a, int q)
 {
-	return pq_top(a, &a->cqs[q]);
+	struct cq *c = &a->cqs[q];
+
+	/* A workload that preempted keeps its claim on what it freed: when the
+	 * eviction gives set-aside workloads another chance (BestEffortFIFO),
+	 * an older head must not take its place for a cycle while the victims
+	 * take their quota back by borrowing, over and over. */
+	if (c->claim >= 0) {
+		const struct wl *w = &a->wls[c->claim];
+
+		if (w->state == CARVE_WL_PENDING && !w->inadmissible)
+			return c->claim;
+		c->claim = -1;
+	}
+	return pq_top(a, c);
 }
 
 /* Removes (sign -1) or restores (+1) the usage of those of a set of
@@ -2076,6 +2090,7 @@ int carve_adm_cycle(struct carve_adm *a, int64_t now)
 		}
 		if (in_cohort)
 			skip_cohort[root] = 1;
+		a->cqs[w->cq].claim = (int)e->wl;
 		{
 			char msg[128];
 

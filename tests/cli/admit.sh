@@ -413,6 +413,137 @@ assert ps["flavors"]["carve.dev/mig-memory-slices"] == "mig", ps
 '
 check "mig-memory-slices: charged per pod, shown in usage" $?
 
+# A preemptor keeps its claim: in a BestEffortFIFO queue, "small" reclaims
+# the slot "borrower" borrows while an older head ("big") cannot fit even
+# with it; the eviction gives "big" another try, and "borrower" must not
+# take the slot back in that cycle, over and over.  small is admitted,
+# borrower stays preempted, and the run is stable.
+cat >"$tmp/claim.yaml" <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: research}
+spec:
+  cohortName: org
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: default
+      resources:
+      - {name: nvidia.com/gpu, nominalQuota: "0", borrowingLimit: "4"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: production}
+spec:
+  cohortName: org
+  namespaceSelector: {}
+  queueingStrategy: BestEffortFIFO
+  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: default
+      resources:
+      - {name: nvidia.com/gpu, nominalQuota: "3"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: r, name: research}
+spec: {clusterQueue: research}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: p, name: production}
+spec: {clusterQueue: production}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {namespace: p, name: running, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  queueName: production
+  priority: 1000
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {nvidia.com/gpu: "2"}, limits: {nvidia.com/gpu: "2"}}
+status:
+  admission:
+    clusterQueue: production
+    podSetAssignments:
+    - name: main
+      flavors: {nvidia.com/gpu: default}
+      resourceUsage: {nvidia.com/gpu: "2"}
+      count: 1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {namespace: r, name: borrower, creationTimestamp: "2026-01-01T00:00:01Z"}
+spec:
+  queueName: research
+  priority: 1000
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}
+status:
+  admission:
+    clusterQueue: research
+    podSetAssignments:
+    - name: main
+      flavors: {nvidia.com/gpu: default}
+      resourceUsage: {nvidia.com/gpu: "1"}
+      count: 1
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {namespace: p, name: big, creationTimestamp: "2026-01-01T00:00:02Z"}
+spec:
+  queueName: production
+  priority: 1000
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {nvidia.com/gpu: "2"}, limits: {nvidia.com/gpu: "2"}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {namespace: p, name: small, creationTimestamp: "2026-01-01T00:00:03Z"}
+spec:
+  queueName: production
+  priority: 1000
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "1"}}
+EOF
+cl=$("$carve" admit -o table "$tmp/claim.yaml" 2>"$tmp/err")
+check "preemptor claim: exit 0" $?
+[ "$(decision p/small "$cl")" = admitted ] && [ "$(decision r/borrower "$cl")" = preempted ] &&
+	[ "$(decision p/big "$cl")" = pending ]
+check "preemptor claim: small admitted, borrower preempted, big pending" $?
+
 "$carve" admit --mig sometimes "$tmp/dyn" >/dev/null 2>&1
 [ $? -eq 2 ]
 check "--mig: a bad mode is a usage error" $?
