@@ -168,7 +168,7 @@ static int replay(const struct bench_opts *o, struct carve_adm *a, struct kwl *w
 	int *pend = malloc(n * sizeof(*pend)), *run = malloc(n * sizeof(*run));
 	struct heap h = {0};
 	size_t ai = 0, npend = 0, nrun = 0, done = 0;
-	char key[48], cq[16];
+	char key[64], cq[24];
 	int rc = -1;
 
 	if (!pend || !run) {
@@ -257,7 +257,7 @@ int bench_fig_kueue(const struct bench_opts *o, struct bench_results *r)
 	if (!a || admq_flavor(a, ADMQ_FLAVOR))
 		goto out;
 	for (q = 0; q < ncq; q++) {
-		char name[16], cohort[16];
+		char name[24], cohort[24];
 		struct admq_cq s = {name, cohort, ADMQ_RESOURCE, ADMQ_FLAVOR, 20000, 100000,
 				    CARVE_WCQ_LOWER, CARVE_RECLAIM_ANY};
 
