@@ -2,11 +2,11 @@
  * bench.h - shared by the carve-bench figures: clocks, sample statistics,
  * the counting allocator, the result keys and the scenario generators.
  *
- * Clocks live here and only here: the engine (src/core) never reads one.
- * Totals are taken on the run's clock (process CPU time by default, wall
- * time with --wall); per-decision latencies are always CLOCK_MONOTONIC
- * samples around one engine call (a vDSO read, ~20 ns, where a CPU-time
- * read is a system call that would dwarf a microsecond decision).
+ * Clocks are read here, never in the engine (src/core).  Every figure is
+ * taken on the run's clock: CPU time of the process by default (the
+ * machine is shared, and a figure is one core's work), wall time with
+ * --wall.  Latency samples use the same clock; a CPU-time read is a system
+ * call, so the place figure prints what a pair of reads costs.
  *
  * Every figure fills some of the 12 result keys (NAN: not measured in this
  * run) and prints its own table.  Generators are deterministic (seeded
@@ -60,8 +60,6 @@ struct bench_opts {
 
 /* Seconds on the run's clock (CPU time of the process, or monotonic). */
 double bench_now(const struct bench_opts *o);
-/* Nanoseconds on CLOCK_MONOTONIC, for per-call latency samples. */
-uint64_t bench_ns(void);
 const char *bench_clock_name(const struct bench_opts *o);
 
 /* ---- samples ---- */

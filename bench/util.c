@@ -32,15 +32,6 @@ double bench_now(const struct bench_opts *o)
 	return ts_s(o->wall ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID);
 }
 
-uint64_t bench_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 const char *bench_clock_name(const struct bench_opts *o)
 {
 	return o->wall ? "wall time (CLOCK_MONOTONIC)" : "CPU time of the process";
