@@ -4,9 +4,9 @@
  * LowerPriority and reclaimWithinCohort Any; the first queue of every
  * cohort holds 60 low-priority workloads given as admitted (it borrows 40),
  * so the others reclaim; 100,000 pending single-pod one-GPU workloads
- * (100 a queue, priorities 0..3).  (With some two-GPU workloads a queue
- * admitted one GPU past its nominal is reclaimed from and re-admits, and
- * the cycles never settle: bench/README.md, "Gaps".)  Cycles run at one instant
+ * (100 a queue, priorities 0..3).  (A mix with 10 % two-GPU workloads
+ * once never settled, a reclaim loop the admission engine's claim rule
+ * ended: bench/README.md.)  Cycles run at one instant
  * until one decides nothing, evicting marked victims between cycles, as
  * carve_adm_run does, each cycle timed.
  *
