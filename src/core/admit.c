@@ -1336,7 +1336,11 @@ static int head_of(struct carve_adm *a, int q)
 	if (c->claim >= 0) {
 		const struct wl *w = &a->wls[c->claim];
 
-		if (w->state == CARVE_WL_PENDING && !w->inadmissible)
+		/* only while its last decision was to wait for its victims: a
+		 * claimant that no longer fits (set aside, or a StrictFIFO head
+		 * with NoFit) or was skipped queues like any other */
+		if (w->state == CARVE_WL_PENDING && !w->inadmissible &&
+		    w->pending_reason == CARVE_PEND_PREEMPTION_ISSUED)
 			return c->claim;
 		c->claim = -1;
 	}

@@ -103,8 +103,8 @@ struct cq {
 	size_t nall;     /* workloads ever added; all lists have room for all */
 	bool held_by_nofit; /* BestEffortFIFO bookkeeping, see admit.c */
 	int claim;       /* the pending workload that issued preemptions and waits
-			  * for them: the queue's head until it is admitted, set
-			  * aside or leaves (head_of); -1 none */
+			  * for them: the queue's head while its last decision
+			  * is PreemptionIssued (head_of); -1 none */
 };
 
 struct flavor {

@@ -291,6 +291,70 @@ static void reclaim_from_borrower(void **state)
 	done(&r);
 }
 
+/* Adds workload key to queue cq through the API: one pod of `gpu` GPUs,
+ * admitted on flavor f when admitted. */
+static void api_wl(struct run *r, const char *key, const char *cq, int32_t prio, int64_t gpu,
+		   bool admitted)
+{
+	static const struct carve_label fl = {"gpu", "f"};
+	struct carve_req req = {"gpu", gpu * 1000};
+	struct carve_podset_spec ps;
+	struct carve_ps_admission pa = {"main", 1, 1, &fl};
+	struct carve_wl_spec w;
+	struct carve_error err;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.name = "main";
+	ps.count = ps.min_count = 1;
+	ps.nreqs = 1;
+	ps.reqs = &req;
+	memset(&w, 0, sizeof(w));
+	w.key = key;
+	w.cq = cq;
+	w.priority = prio;
+	w.npodsets = 1;
+	w.podsets = &ps;
+	w.admitted = admitted;
+	w.nadmission = admitted;
+	w.admission = admitted ? &pa : NULL;
+	assert_true(carve_adm_add_workload(r->ad->adm, &w, &err) >= 0);
+}
+
+/* A preemptor keeps its queue's head only while it waits for its victims:
+ * once it no longer fits (here a StrictFIFO head whose quota another
+ * admission took), a newer, higher-priority workload of the queue is the
+ * head again and gets its own preemption. */
+static void claim_ends_when_claimant_no_longer_fits(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("p", "cohortName: c", "{name: gpu, nominalQuota: 4}",
+			      "  queueingStrategy: StrictFIFO\n"
+			      "  preemption: {withinClusterQueue: LowerPriority, "
+			      "reclaimWithinCohort: Any}\n")
+			   CQ("r", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+			   ADMITTED("p", "blk", "100", "1", "2")
+			   ADMITTED("r", "bor", "0", "1", "2")
+			   WL("p", "w", "0", "1", "2", ""), 1);
+	int i;
+
+	(void)state;
+	assert_pending(&r, "p/w", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "r/bor")->marked);
+	/* the freed quota goes to another admission before w's next cycle */
+	api_wl(&r, "p/blk2", "p", 100, 2, true);
+	carve_adm_evict_marked(r.ad->adm);
+	assert_true(carve_adm_cycle(r.ad->adm, 0) >= 0);
+	assert_pending(&r, "p/w", CARVE_PEND_NOFIT);
+	api_wl(&r, "p/hi", "p", 1000, 2, false);
+	for (i = 0; i < 3; i++) {
+		carve_adm_evict_marked(r.ad->adm);
+		assert_true(carve_adm_cycle(r.ad->adm, 0) >= 0);
+	}
+	/* hi preempted a priority-100 workload of its own queue and got in */
+	assert_admitted(&r, "p/hi", 1);
+	done(&r);
+}
+
 static void cohort_object_quota(void **state)
 {
 	/* A Cohort with quota of its own lends it to its queues. */
@@ -509,6 +573,7 @@ int main(void)
 		cmocka_unit_test(partial_admission_down_to_min),
 		cmocka_unit_test(best_effort_fifo_moves_on),
 		cmocka_unit_test(reclaim_from_borrower),
+		cmocka_unit_test(claim_ends_when_claimant_no_longer_fits),
 		cmocka_unit_test(cohort_object_quota),
 		cmocka_unit_test(skipped_in_cycle),
 		cmocka_unit_test(fair_sharing_preempts_toward_fair_share),
