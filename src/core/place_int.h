@@ -407,7 +407,8 @@ double carve__frag_cluster(const struct carve_placer *p);
  * types that cannot be placed on it now (carve__node_eval NaN).  Every
  * request kind counts (whole, MIG, time-slice, fraction; models, cpu,
  * taints and tolerations as the types carry them).  Scratch is allocated
- * and freed here; -1 on allocation failure.  Changes no placement. */
+ * and freed here; -1 on allocation failure.  Changes no placement and
+ * leaves the placer's random stream where it was. */
 double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *types,
 			   const double *w, size_t n);
 

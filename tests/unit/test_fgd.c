@@ -7,6 +7,7 @@
  * default trace that must keep the paper's order at 100 % arrived:
  * fgd < bestfit < random in unallocated GPU % (median over seeds).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -189,6 +190,47 @@ static void frag_rules(void **state)
 }
 
 /* The quantisation equals floor(100 sigmoid(d / 1000)) away from bin edges. */
+/* carve__frag_pending: free milli / 1000 of each node times the weight of
+ * the types that cannot go there; a node with nothing free counts nothing;
+ * measuring leaves the random policy's stream (so its next choice) alone. */
+static void frag_pending(void **state)
+{
+	struct carve_cluster *c = carve_cluster_create();
+	struct carve_pod_req types[2] = {r_frac(1000, 500), r_whole(1000, 2)};
+	double w[2] = {0.25, 0.75};
+	struct carve_placer *p, *q;
+	struct carve_pod_group g;
+	struct carve_pod_place a, b;
+	struct carve_pod_req one = r_frac(1000, 300);
+	int i;
+
+	(void)state;
+	add_node(c, "n0", 8000, 1, "T4");  /* 1 GPU: the 2-GPU type never fits */
+	add_node(c, "n1", 8000, 2, "T4");  /* both types fit */
+	add_node(c, "n2", 8000, 1, "T4");
+	p = mk(c, "random", 7);
+	q = mk(c, "random", 7);
+	set_used(p, 3, 1000); /* n2 full: nothing free to count */
+	set_used(q, 3, 1000);
+	/* n0: 1 GPU free, the whole type (0.75) cannot use it */
+	assert_true(fabs(carve__frag_pending(p, types, w, 2) - 0.75) < 1e-12);
+	g.req = &one;
+	g.count = 1;
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(carve_placer_place(p, &g, 1, NULL, &a), 0);
+		assert_int_equal(carve_placer_place(q, &g, 1, NULL, &b), 0);
+		assert_int_equal(a.node, b.node);
+		assert_int_equal(a.devs[0].gpu, b.devs[0].gpu);
+		carve_placer_release(p, &a, 1);
+		carve_placer_release(q, &b, 1);
+		assert_true(carve__frag_pending(p, types, w, 2) >= 0);
+	}
+	check_ok(p);
+	carve_placer_destroy(p);
+	carve_placer_destroy(q);
+	carve_cluster_destroy(c);
+}
+
 static void quantise(void **state)
 {
 	(void)state;
@@ -694,6 +736,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(frag_rules),
+		cmocka_unit_test(frag_pending),
 		cmocka_unit_test(quantise),
 		cmocka_unit_test(typical_types),
 		cmocka_unit_test(fgd_handmade),
