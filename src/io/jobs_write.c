@@ -245,8 +245,11 @@ int carve_jobs_write_yaml(const struct carve_jobs *js, FILE *out, struct carve_e
 			yq(out, j->queue);
 			fputc('\n', out);
 		}
-		if (j->job_class)
-			fprintf(out, "  class: %s\n", j->job_class);
+		if (j->job_class) {
+			fputs("  class: ", out);
+			yq(out, j->job_class);
+			fputc('\n', out);
+		}
 		fprintf(out, "  priority: %d\n  demand: %.15g\n  checkpoint: %s\n  podSets:\n",
 			(int)j->priority, j->demand, j->checkpoint ? "true" : "false");
 		for (k = 0; k < j->npodsets; k++)

@@ -131,8 +131,10 @@ int sim_snapshot(struct carve_sim *s)
 
 #define MIX_MAX 64
 
-/* One pending pod type: its request (selectors and, in the baseline, the
- * kind label in sel/key), and the podSet and queue it stands for. */
+/* One pending pod type: the request it is placed with (in the baseline as
+ * the baseline turns it into whole GPUs, with the kind label in sel/key),
+ * the podSet it was first seen in (its shape is the type's key) and its
+ * queue (the tolerations). */
 struct mixt {
 	struct carve_pod_req r;
 	const struct carve_job_podset *ps;
@@ -141,16 +143,35 @@ struct mixt {
 	char key[128];
 };
 
-static bool same_type(const struct mixt *a, const struct carve_pod_req *b, int q,
-		      const struct carve_job_podset *ps)
+static bool same_strs(const char *const *a, const char *const *b, size_t n)
 {
-	const struct carve_pod_req *x = &a->r;
+	size_t i;
 
-	return a->q == q && a->ps->selector == ps->selector &&
-	       x->cpu_milli == b->cpu_milli && x->gpu == b->gpu && x->count == b->count &&
-	       x->milli == b->milli && x->mem_mib == b->mem_mib && x->models == b->models &&
-	       (x->mig_profile == b->mig_profile ||
-		(x->mig_profile && b->mig_profile && !strcmp(x->mig_profile, b->mig_profile)));
+	for (i = 0; i < n; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
+/* Pods of podSets a and b (in queues qa, qb) are one type: same requests,
+ * fraction, models, selector and queue, compared by value. */
+static bool same_type(const struct carve_job_podset *a, int qa,
+		      const struct carve_job_podset *b, int qb)
+{
+	size_t i;
+
+	if (qa != qb || a->nreqs != b->nreqs || a->gpu_milli != b->gpu_milli ||
+	    a->gpu_mem_mib != b->gpu_mem_mib || a->nmodels != b->nmodels ||
+	    a->nselector != b->nselector || !same_strs(a->models, b->models, a->nmodels))
+		return false;
+	for (i = 0; i < a->nreqs; i++)
+		if (a->reqs[i].milli != b->reqs[i].milli || strcmp(a->reqs[i].name, b->reqs[i].name))
+			return false;
+	for (i = 0; i < a->nselector; i++)
+		if (strcmp(a->selector[i].key, b->selector[i].key) ||
+		    strcmp(a->selector[i].value, b->selector[i].value))
+			return false;
+	return true;
 }
 
 void sim_measure_frag(struct carve_sim *s)
@@ -178,18 +199,19 @@ void sim_measure_frag(struct carve_sim *s)
 			struct carve_match_expr exprs[2];
 			struct carve_pod_req r;
 
-			sim_pod_req(ps, &r, terms, exprs);
-			r.nmodels = ps->nmodels;
-			r.models = ps->models;
-			total += ps->count;
-			for (k = 0; k < n && !same_type(&mix[k], &r, jb->q, ps); k++)
+			for (k = 0; k < n && !same_type(mix[k].ps, mix[k].q, ps, jb->q); k++)
 				;
 			if (k < n) {
 				w[k] += ps->count;
+				total += ps->count;
 				continue;
 			}
 			if (n == MIX_MAX)
-				continue; /* the rarest types beyond MIX_MAX are left out */
+				continue; /* types beyond MIX_MAX are left out of the mix */
+			total += ps->count;
+			sim_pod_req(ps, &r, terms, exprs);
+			r.nmodels = ps->nmodels;
+			r.models = ps->models;
 			mix[n].ps = ps;
 			mix[n].q = jb->q;
 			mix[n].r = r;

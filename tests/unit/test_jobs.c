@@ -462,10 +462,13 @@ static void test_roundtrip(void **state)
 	fx_init(&f);
 	load_csv(&f, "name,arrival,duration,namespace,queue,priority,count,min_count,cpu,memory,"
 		 "gpu,gpu_resource,gpu_fraction,gpu_memory,gpu_models,node_selector,demand,"
-		 "checkpoint\n"
-		 "x,1h,2h,ns,q,7,3,2,1500m,1536Mi,1,nvidia.com/mig-1g.10gb,,,,k=v,0.25,true\n"
-		 "y,0,1,,,0,1,,,,,,0.5,8Gi,L40S|A10,,,\n");
+		 "checkpoint,class\n"
+		 "x,1h,2h,ns,q,7,3,2,1500m,1536Mi,1,nvidia.com/mig-1g.10gb,,,,k=v,0.25,true,true\n"
+		 "y,0,1,,,0,1,,,,,,0.5,8Gi,L40S|A10,,,,-\n");
 	assert_clean(&f.d);
+	/* classes that YAML would read as other things survive both writers */
+	assert_string_equal(job(f.js, "x")->job_class, "true");
+	assert_string_equal(job(f.js, "y")->job_class, "-");
 	a = write_str(f.js, false, &la);
 	fx_init(&g);
 	load_csv(&g, a);
@@ -474,7 +477,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(la, lb);
 	assert_memory_equal(a, b, la);
 	assert_non_null(strstr(a, "\nx,3600,7200,ns,q,7,3,2,1500m,1536Mi,1,nvidia.com/mig-1g.10gb,"
-			       ",,,k=v,0.25,true\n"));
+			       ",,,k=v,0.25,true,true\n"));
 	free(a);
 	free(b);
 	fx_cleanup(&g);
@@ -483,6 +486,7 @@ static void test_roundtrip(void **state)
 	fx_init(&g);
 	load_yaml(&g, a);
 	assert_clean(&g.d);
+	assert_string_equal(job(g.js, "y")->job_class, "-");
 	b = write_str(g.js, true, &lb);
 	assert_int_equal(la, lb);
 	assert_memory_equal(a, b, la);

@@ -267,6 +267,33 @@ static void test_fragmentation(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* 70 pending jobs of one shape are one pod type, in both schedulers: a (3
+ * GPUs, 0..100) leaves 1 GPU of 4 that the 2-GPU jobs cannot use until
+ * 100; then they run two by two until 3600 with nothing free. */
+static void test_fragmentation_one_type(void **state)
+{
+	struct carve_manifests *m = cluster(1, 4, 8, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	char name[16];
+	json_t *r;
+	int i, s;
+
+	(void)state;
+	job(js, "a", 0, 100, 1, 3, 0, false, "team");
+	for (i = 0; i < 70; i++) {
+		snprintf(name, sizeof(name), "b%02d", i);
+		job(js, name, 0, 100, 1, 2, 0, false, "team");
+	}
+	for (s = 0; s < 2; s++) {
+		r = run(m, js, s ? CARVE_SIM_KUBE_DEFAULT : CARVE_SIM_CARVE, -1);
+		assert_int_equal((int)dget(r, "horizon_s"), 3600);
+		assert_true(fabs(dget(r, "fragmentation_pct") - 25.0 * 100 / 3600) < 1e-4);
+		json_decref(r);
+	}
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 static void test_preempt_requeue(void **state)
 {
 	(void)state;
@@ -574,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_hand_checked),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_fragmentation),
+		cmocka_unit_test(test_fragmentation_one_type),
 		cmocka_unit_test(test_baseline_tolerations),
 		cmocka_unit_test(test_preempt_requeue),
 		cmocka_unit_test(test_preempt_checkpoint),
