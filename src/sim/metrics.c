@@ -143,37 +143,6 @@ struct mixt {
 	char key[128];
 };
 
-static bool same_strs(const char *const *a, const char *const *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(a[i], b[i]))
-			return false;
-	return true;
-}
-
-/* Pods of podSets a and b (in queues qa, qb) are one type: same requests,
- * fraction, models, selector and queue, compared by value. */
-static bool same_type(const struct carve_job_podset *a, int qa,
-		      const struct carve_job_podset *b, int qb)
-{
-	size_t i;
-
-	if (qa != qb || a->nreqs != b->nreqs || a->gpu_milli != b->gpu_milli ||
-	    a->gpu_mem_mib != b->gpu_mem_mib || a->nmodels != b->nmodels ||
-	    a->nselector != b->nselector || !same_strs(a->models, b->models, a->nmodels))
-		return false;
-	for (i = 0; i < a->nreqs; i++)
-		if (a->reqs[i].milli != b->reqs[i].milli || strcmp(a->reqs[i].name, b->reqs[i].name))
-			return false;
-	for (i = 0; i < a->nselector; i++)
-		if (strcmp(a->selector[i].key, b->selector[i].key) ||
-		    strcmp(a->selector[i].value, b->selector[i].value))
-			return false;
-	return true;
-}
-
 void sim_measure_frag(struct carve_sim *s)
 {
 	struct mixt *mix = carve_calloc(MIX_MAX, sizeof(*mix));
@@ -199,7 +168,8 @@ void sim_measure_frag(struct carve_sim *s)
 			struct carve_match_expr exprs[2];
 			struct carve_pod_req r;
 
-			for (k = 0; k < n && !same_type(mix[k].ps, mix[k].q, ps, jb->q); k++)
+			for (k = 0; k < n &&
+				    !(mix[k].q == jb->q && sim_same_pod(mix[k].ps, ps)); k++)
 				;
 			if (k < n) {
 				w[k] += ps->count;

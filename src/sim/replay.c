@@ -335,8 +335,7 @@ static bool same_strs(const char *const *a, const char *const *b, size_t n)
 	return true;
 }
 
-/* Same pod shape: requests, fraction, models, selector. */
-static bool same_pod(const struct carve_job_podset *a, const struct carve_job_podset *b)
+bool sim_same_pod(const struct carve_job_podset *a, const struct carve_job_podset *b)
 {
 	size_t i;
 
@@ -371,7 +370,7 @@ static bool pod_fits(struct carve_placer *scratch, struct probe_cache *pc,
 	size_t i;
 
 	for (i = 0; i < pc->n; i++)
-		if (same_pod(pc->ps[i], ps))
+		if (sim_same_pod(pc->ps[i], ps))
 			return pc->fits[i];
 	sim_pod_req(ps, &r, terms, exprs);
 	/* Taints are left out: the queue's flavors bring the tolerations (a

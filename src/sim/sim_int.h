@@ -143,6 +143,9 @@ double sim_dev_ge(const struct carve_sim *s, const struct carve_placer *p,
 double sim_res_ge(const struct carve_sim *s, const char *name);
 bool sim_is_gpu_res(const char *name);
 
+/* Pods of podSets a and b have the same shape: requests, fraction, models
+ * and selector, compared by value. */
+bool sim_same_pod(const struct carve_job_podset *a, const struct carve_job_podset *b);
 /* Builds qtol/qtol_off from the manifests (queue i = ClusterQueue i). */
 int sim_queue_tolerations(struct carve_sim *s);
 
