@@ -248,6 +248,21 @@ static int64_t pctl(const int64_t *v, size_t n, double pct)
 
 #define SET(o, k, v) (bad |= json_object_set_new((o), (k), (v)) != 0)
 
+/* The wait object's fields from n sorted waits and the GPU jobs still
+ * waiting: n, still_waiting, p50, p95, p99 (null without waits).  Returns
+ * nonzero when a field could not be set. */
+static int wait_fields(json_t *w, const int64_t *buf, size_t n, size_t waiting)
+{
+	int bad = 0;
+
+	SET(w, "n", json_integer((json_int_t)n));
+	SET(w, "still_waiting", json_integer((json_int_t)waiting));
+	SET(w, "p50", n ? json_integer(pctl(buf, n, 50)) : json_null());
+	SET(w, "p95", n ? json_integer(pctl(buf, n, 95)) : json_null());
+	SET(w, "p99", n ? json_integer(pctl(buf, n, 99)) : json_null());
+	return bad;
+}
+
 /* Waits of queue q (sorted) into *out; returns how many. */
 static size_t queue_waits(const struct carve_sim *s, size_t q, int64_t *out, size_t *waiting)
 {
@@ -285,11 +300,7 @@ static json_t *waits_json(const struct carve_sim *s, int64_t *buf, json_t **cdf)
 			json_decref(c);
 			break;
 		}
-		SET(w, "n", json_integer((json_int_t)n));
-		SET(w, "still_waiting", json_integer((json_int_t)waiting));
-		SET(w, "p50", n ? json_integer(pctl(buf, n, 50)) : json_null());
-		SET(w, "p95", n ? json_integer(pctl(buf, n, 95)) : json_null());
-		SET(w, "p99", n ? json_integer(pctl(buf, n, 99)) : json_null());
+		bad |= wait_fields(w, buf, n, waiting);
 		SET(o, s->queues[q].name, w);
 		pts = n < 100 ? n : 100;
 		for (i = 1; !bad && i <= pts; i++) {
@@ -347,11 +358,7 @@ static json_t *classes_json(const struct carve_sim *s, int64_t *buf)
 		SET(co, "jobs_completed", json_integer((json_int_t)done));
 		SET(co, "first_time_success_pct",
 		    multi ? num(100.0 * (double)ok / (double)multi) : json_null());
-		SET(w, "n", json_integer((json_int_t)n));
-		SET(w, "still_waiting", json_integer((json_int_t)waiting));
-		SET(w, "p50", n ? json_integer(pctl(buf, n, 50)) : json_null());
-		SET(w, "p95", n ? json_integer(pctl(buf, n, 95)) : json_null());
-		SET(w, "p99", n ? json_integer(pctl(buf, n, 99)) : json_null());
+		bad |= wait_fields(w, buf, n, waiting);
 		SET(co, "wait_first_gpu_s", w);
 		SET(co, "gpu_hours_per_job",
 		    done ? num(s->classes[c].used_area / 3600.0 / (double)done) : json_null());
