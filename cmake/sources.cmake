@@ -33,14 +33,22 @@ set(CARVE_IO_SOURCES
   src/io/load_volcano.c
   src/io/load_pod.c
   src/io/load_nvidia.c
-  src/io/inventory.c
-  src/io/validate.c
-  src/io/explain.c
-  src/io/admission.c
   src/io/trace_openb.c
   src/io/jobs.c
   src/io/jobs_load.c
   src/io/jobs_write.c
+)
+
+# The bridge: the only code that turns parsed objects into engine specs
+# (inventory, queues, workloads from every source) and reads decisions back.
+set(CARVE_BRIDGE_SOURCES
+  src/bridge/inventory.c
+  src/bridge/validate.c
+  src/bridge/explain.c
+  src/bridge/admission.c
+  src/bridge/queues.c
+  src/bridge/workloads.c
+  src/bridge/result.c
 )
 
 set(CARVE_SIM_SOURCES

@@ -1,0 +1,97 @@
+/*
+ * bridge_int.h - the bridge's private build context, shared by admission.c
+ * (the build and its life cycle), queues.c (flavors, cohorts, ClusterQueues,
+ * Volcano and KAI queues), workloads.c (every source of workloads -> engine
+ * workloads) and result.c (decisions -> `carve admit` output).
+ *
+ * Ownership: struct bld lives for one build (or one job conversion); every
+ * spec array handed to the engine comes from its scratch arena b->a, which
+ * the engine copies from and which dies with the build.  Cross-file names
+ * start with br_.  Every refusal is reported once in m->diags at the
+ * object's position and the object is skipped.
+ */
+#ifndef CARVE_BRIDGE_INT_H
+#define CARVE_BRIDGE_INT_H
+
+#include "arena.h"
+#include "carve/admission.h"
+#include "carve/inventory.h"
+#include "carve/place.h"
+#include "carve/quantity.h"
+#include "carve/resource.h"
+
+/* ---- build context ---- */
+
+/* One resource of a Volcano or KAI queue, in milli-units. */
+struct xres {
+	const char *name;
+	int64_t nominal;        /* deserved, KAI quota; 0 when absent */
+	int64_t cap;            /* capability, KAI limit (a cap on usage); when has_cap */
+	int64_t guar;           /* guarantee (never lent); when has_guar */
+	bool has_cap, has_guar;
+};
+
+/* A Volcano or KAI queue in Kueue's terms. */
+struct xq {
+	const struct carve_meta *meta;
+	const char *parent;           /* as written; NULL: none */
+	struct carve_pos parent_pos;
+	int up;                       /* its parent queue in the family; -1: the root */
+	bool is_root;                 /* Volcano's queue "root": the root cohort itself */
+	bool is_parent;               /* other queues name it: a Cohort, runs nothing */
+	bool skip;                    /* reported; the engine never sees it */
+	bool added;                   /* the engine accepted it */
+	bool res_full;                /* more than CARVE_RES_MAX resources */
+	size_t nres;
+	struct xres *res;             /* CARVE_RES_MAX entries */
+	int64_t weight_milli;
+	bool not_reclaimable;
+	enum carve_stop_policy stop;
+};
+
+/* Volcano's queues or KAI's: one flavor, one root cohort, one name space. */
+struct family {
+	const char *what;             /* "Volcano Queue", "KAI Queue" (messages) */
+	const char *flavor;           /* implicit ResourceFlavor */
+	const char *root;             /* cohort of the top-level queues */
+	const char *root_queue;       /* queue name that means the root; NULL: none */
+	size_t n;
+	struct xq *q;
+	bool flavor_ok;
+};
+
+struct bld {
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	struct carve_arena a;   /* scratch: specs, keys; freed when the build ends */
+	bool *flavor_ok;        /* per m->flavors[i]: the engine accepted it */
+	struct family vc, kai;  /* Volcano's and KAI's queues, translated */
+	const struct carve_admission_opts *opts;
+	bool nomem;
+};
+
+
+/* admission.c: small helpers every part of the build uses. */
+void *br_scratch(struct bld *b, size_t n, size_t size);
+struct carve_pos br_meta_pos(const struct carve_meta *meta);
+const char *br_obj_name(struct bld *b, const struct carve_meta *meta);
+void br_refused(struct bld *b, const struct carve_meta *meta, struct carve_pos pos, int rc,
+		const struct carve_error *err);
+const struct carve_label *br_conv_kv(struct bld *b, const struct carve_kvlist *l);
+const struct carve_toleration_spec *br_conv_tols(struct bld *b, size_t n,
+						 const struct carve_toleration *t);
+
+/* queues.c */
+void br_add_flavors(struct bld *b);
+void br_add_cohorts(struct bld *b);
+void br_add_cqs(struct bld *b);
+void br_add_xqueues(struct bld *b);
+bool br_flavor_known(struct bld *b, const char *name);
+int br_fam_find(const struct family *f, const char *name);
+bool br_is_volcano_pg(const struct carve_mf_podgroup *pg);
+
+/* workloads.c */
+void br_add_workload(struct bld *b, const struct carve_mf_workload *w);
+void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg);
+
+#endif

@@ -1,0 +1,777 @@
+/*
+ * workloads.c - every source of workloads -> engine workloads: Kueue
+ * Workloads, Volcano and KAI PodGroups, and trace jobs, through one podSet
+ * conversion (MIG slice charges, KAI fractions, topology levels, GPU
+ * models).  Part of the bridge build (bridge_int.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge_int.h"
+
+/* ---- workloads ---- */
+
+/* Value of a (Workload)PriorityClass; WorkloadPriorityClass wins a tie. */
+static bool priority_value(const struct carve_manifests *m, const char *name, int32_t *out)
+{
+	const struct carve_mf_priorityclass *hit = NULL;
+	size_t i;
+
+	for (i = 0; i < m->nwpcs; i++) {
+		const struct carve_mf_priorityclass *p = &m->wpcs[i];
+
+		if (strcmp(p->meta.name, name))
+			continue;
+		if (!hit || (!strcmp(p->meta.kind, "WorkloadPriorityClass") &&
+			     strcmp(hit->meta.kind, "WorkloadPriorityClass")))
+			hit = p;
+	}
+	if (hit)
+		*out = hit->value;
+	return hit != NULL;
+}
+
+static const struct carve_match_term *conv_terms(struct bld *b, size_t n,
+						 const struct carve_nodeterm *t)
+{
+	struct carve_match_term *v = br_scratch(b, n, sizeof(*v));
+	size_t i, j;
+
+	for (i = 0; v && i < n; i++) {
+		struct carve_match_expr *e = br_scratch(b, t[i].n, sizeof(*e));
+
+		for (j = 0; e && j < t[i].n; j++) {
+			e[j].key = t[i].v[j].key;
+			e[j].op = t[i].v[j].op;
+			e[j].nvalues = t[i].v[j].nvalues;
+			e[j].values = (const char *const *)t[i].v[j].values;
+		}
+		v[i].n = t[i].n;
+		v[i].exprs = e;
+	}
+	return v;
+}
+
+/* A podSet template annotation, or NULL. */
+static const struct carve_kv *annotation(const struct carve_podspec *sp, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sp->annotations.n; i++)
+		if (sp->annotations.v[i].key && !strcmp(sp->annotations.v[i].key, key))
+			return &sp->annotations.v[i];
+	return NULL;
+}
+
+/* The most memory (MiB) any GPU of the inventory has; 0 without nodes. */
+static uint32_t largest_gpu_mib(const struct bld *b, const char **model)
+{
+	const struct carve_cluster *c;
+	uint32_t best = 0;
+	size_t g, n;
+
+	*model = NULL;
+	if (!b->ad->inv)
+		return 0;
+	c = b->ad->inv->cluster;
+	n = carve_cluster_gpu_count(c);
+	for (g = 0; g < n; g++) {
+		const struct carve_gpu *gpu = carve_cluster_gpu(c, (uint32_t)g);
+
+		if (gpu->memory_mib > best) {
+			best = gpu->memory_mib;
+			*model = gpu->model;
+		}
+	}
+	return best;
+}
+
+/*
+ * KAI-style fractional GPU annotations: "gpu-fraction" (0 < f < 1, to
+ * milli) and "gpu-memory" (MiB, at most the largest GPU's memory when the
+ * input has nodes).  A bad value is an error at the annotation; false
+ * then: the workload must not be queued.
+ */
+static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char *wl,
+		      const char *ps, struct carve_podset_spec *v)
+{
+	const struct carve_kv *f = annotation(sp, "gpu-fraction");
+	const struct carve_kv *mem = annotation(sp, "gpu-memory");
+	bool ok = true;
+	char *end;
+
+	if (f && f->value) {
+		double x = strtod(f->value, &end);
+		long milli = x > 0 && x < 1 ? (long)(x * 1000.0 + 0.5) : 0;
+
+		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999) {
+			carve_diag_error(&b->m->diags, f->pos, "Workload %s podSet %s: annotation "
+					 "gpu-fraction '%s' is not a number above 0 and below 1 "
+					 "(whole GPUs are requested as nvidia.com/gpu); not admitted",
+					 wl, ps, f->value);
+			ok = false;
+		} else {
+			v->gpu_milli = (int32_t)milli;
+		}
+	}
+	if (mem && mem->value) {
+		unsigned long long x = strtoull(mem->value, &end, 10);
+		const char *model;
+		uint32_t most = largest_gpu_mib(b, &model);
+
+		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX) {
+			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
+					 "gpu-memory '%s' is not a whole number of MiB; not admitted",
+					 wl, ps, mem->value);
+			ok = false;
+		} else if (most && x > most) {
+			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
+					 "gpu-memory %llu MiB is more than any GPU has (largest: "
+					 "%s, %u MiB); not admitted", wl, ps, x,
+					 model ? model : "?", most);
+			ok = false;
+		} else {
+			v->gpu_mem_mib = (uint32_t)x;
+		}
+	}
+	return ok;
+}
+
+/*
+ * Every nvidia.com/mig-<profile> request names a profile some GPU model of
+ * the MIG table (mig_profiles.c) offers; an unknown one is an error at the
+ * request and false: the workload must not be queued.
+ */
+static bool mig_known(struct bld *b, const struct carve_podspec *sp, const char *wl,
+		      const char *ps)
+{
+	bool ok = true;
+	size_t j;
+
+	for (j = 0; j < sp->requests.n; j++) {
+		const struct carve_resq *r = &sp->requests.v[j];
+		const char *prof;
+		int k;
+
+		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+			continue;
+		prof = r->name + 15;
+		for (k = 0; k < carve_mig_model_count(); k++)
+			if (carve_mig_profile_find(carve_mig_model_at(k), prof) >= 0)
+				break;
+		if (k < carve_mig_model_count())
+			continue;
+		carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: no GPU "
+				 "model offers MIG profile '%s'; not admitted", wl, ps, r->name, prof);
+		ok = false;
+	}
+	return ok;
+}
+
+/* True when level is one of the n levels lv. */
+static bool has_level(const char *const *lv, size_t n, const char *level)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(lv[i], level))
+			return true;
+	return false;
+}
+
+/*
+ * True when level is a topology level of some flavor of ClusterQueue
+ * cqname: the levels of the Topology its topologyName names, or the default
+ * levels (carve_topology_levels) for a flavor without one (and when the
+ * queue is unknown).  The levels it could use go to `levels` for messages.
+ */
+static bool cq_has_level(struct bld *b, const char *cqname, const char *level, char *levels,
+			 size_t size)
+{
+	const struct carve_mf_cq *cq = cqname ? carve_mf_find_cq(b->m, cqname) : NULL;
+	bool found = false, dflt = !cq;
+	size_t g, f, k, used = 0;
+
+	levels[0] = '\0';
+	for (g = 0; cq && g < cq->ngroups; g++)
+		for (f = 0; f < cq->groups[g].nflavors; f++) {
+			const struct carve_mf_flavor *fl =
+				carve_mf_find_flavor(b->m, cq->groups[g].flavors[f].flavor);
+			const struct carve_mf_topology *t = fl && fl->topology_name
+				? carve_mf_find_topology(b->m, fl->topology_name) : NULL;
+
+			if (!t) {
+				dflt = true;
+				continue;
+			}
+			if (has_level(t->levels, t->nlevels, level))
+				found = true;
+			for (k = 0; k < t->nlevels && used < size; k++)
+				used += (size_t)snprintf(levels + used, size - used, "%s%s",
+							 used ? ", " : "", t->levels[k]);
+		}
+	if (dflt) {
+		if (has_level(carve_topology_levels, CARVE_TOPOLOGY_NLEVELS, level))
+			found = true;
+		for (k = 0; k < CARVE_TOPOLOGY_NLEVELS && used < size; k++)
+			used += (size_t)snprintf(levels + used, size - used, "%s%s",
+						 used ? ", " : "", carve_topology_levels[k]);
+	}
+	return found;
+}
+
+/*
+ * Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
+ * when both are set) or "-preferred-topology", naming the node label of a
+ * topology level of the queue's flavors (a Kueue Topology's levels, or the
+ * default ones).  Another label is an error at the annotation; false then:
+ * the workload must not be queued.
+ */
+static bool podset_topology(struct bld *b, const struct carve_podspec *sp, const char *wl,
+			    const char *ps, const char *cq, struct carve_podset_spec *v)
+{
+	static const char *const keys[2] = {"kueue.x-k8s.io/podset-required-topology",
+					    "kueue.x-k8s.io/podset-preferred-topology"};
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct carve_kv *t = annotation(sp, keys[i]);
+		char levels[512];
+
+		if (!t || !t->value)
+			continue;
+		if (!cq_has_level(b, cq, t->value, levels, sizeof(levels))) {
+			carve_diag_error(&b->m->diags, t->pos, "Workload %s podSet %s: annotation %s "
+					 "'%s' is not a topology level of ClusterQueue %s's flavors "
+					 "(%s); not admitted", wl, ps, keys[i], t->value,
+					 cq ? cq : "?", levels);
+			ok = false;
+			continue;
+		}
+		if (v->topology_level)
+			continue; /* required already set */
+		v->topology_level = t->value;
+		v->topology_required = i == 0;
+	}
+	return ok;
+}
+
+/* ---- MIG quota in physical slices (docs/admission.md) ---- */
+
+#define MIG_MEM_SLICES "carve.dev/mig-memory-slices"
+#define MIG_COMPUTE_SLICES "carve.dev/mig-compute-slices"
+
+/* Slices of one instance of a profile: memory and compute (SM) slices. */
+struct slices {
+	int mem, cmp;
+	const char *model; /* where they came from (messages) */
+};
+
+static bool cq_covers(const struct carve_mf_cq *cq, const char *res)
+{
+	size_t g, c;
+
+	for (g = 0; g < cq->ngroups; g++)
+		for (c = 0; c < cq->groups[g].ncovered; c++)
+			if (cq->groups[g].covered[c] && !strcmp(cq->groups[g].covered[c], res))
+				return true;
+	return false;
+}
+
+/* Adds model's slices for prof to *acc; false when they disagree with
+ * what *acc holds (acc->mem == 0: empty). */
+static bool slices_add(struct slices *acc, const struct carve_mig_model *model, const char *prof)
+{
+	int k = carve_mig_profile_find(model, prof);
+
+	if (k < 0)
+		return true; /* this model does not offer it */
+	if (!acc->mem) {
+		acc->mem = model->profiles[k].mem_slices;
+		acc->cmp = model->profiles[k].compute;
+		acc->model = model->name;
+		return true;
+	}
+	return acc->mem == model->profiles[k].mem_slices && acc->cmp == model->profiles[k].compute;
+}
+
+static bool labels_match(const struct carve_node *n, const struct carve_kvlist *want)
+{
+	size_t i, j;
+
+	for (i = 0; i < want->n; i++) {
+		for (j = 0; j < n->nlabels; j++)
+			if (!strcmp(n->labels[j].key, want->v[i].key) && want->v[i].value &&
+			    !strcmp(n->labels[j].value, want->v[i].value))
+				break;
+		if (j == n->nlabels)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The slices of prof on the GPUs flavor f stands for, into *out (mem 0:
+ * f stands for no GPU offering it).  The model is f's
+ * nvidia.com/gpu.product nodeLabel when set; else, when every model of the
+ * MIG table that offers prof gives it the same slices, those; else the
+ * MIG GPUs of the nodes f selects.  False when that is ambiguous.
+ */
+static bool flavor_slices(const struct bld *b, const struct carve_mf_flavor *f, const char *prof,
+			  struct slices *out)
+{
+	const struct carve_cluster *c;
+	size_t i, n;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; f && i < f->node_labels.n; i++)
+		if (!strcmp(f->node_labels.v[i].key, "nvidia.com/gpu.product")) {
+			const struct carve_mig_model *model =
+				carve_mig_model_find(f->node_labels.v[i].value);
+
+			if (model)
+				slices_add(out, model, prof);
+			return true;
+		}
+	for (k = 0; k < carve_mig_model_count(); k++)
+		if (!slices_add(out, carve_mig_model_at(k), prof))
+			break;
+	if (k == carve_mig_model_count())
+		return true;
+	memset(out, 0, sizeof(*out));
+	if (!b->ad->inv)
+		return false;
+	c = b->ad->inv->cluster;
+	n = carve_cluster_node_count(c);
+	for (i = 0; i < n; i++) {
+		const struct carve_node *node = carve_cluster_node(c, (uint32_t)i);
+		uint32_t g;
+
+		if (f && !labels_match(node, &f->node_labels))
+			continue;
+		for (g = node->gpu_first; g < node->gpu_first + node->ngpus; g++) {
+			const struct carve_gpu *gpu = carve_cluster_gpu(c, g);
+
+			if (gpu->mig_model && !slices_add(out, gpu->mig_model, prof))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The slices one prof instance is charged in ClusterQueue cq: those of
+ * every flavor of the resource groups covering nvidia.com/mig-<prof> (or,
+ * when none does, the slice resources), which must agree.  False, with the
+ * models that disagree in *why, when they do not.
+ */
+static bool cq_slices(const struct bld *b, const struct carve_mf_cq *cq, const char *res,
+		      const char *prof, struct slices *out, char *why, size_t whysz)
+{
+	const char *key = cq_covers(cq, res) ? res : NULL;
+	size_t g, c, f;
+
+	memset(out, 0, sizeof(*out));
+	for (g = 0; g < cq->ngroups; g++) {
+		bool in = false;
+
+		for (c = 0; c < cq->groups[g].ncovered; c++) {
+			const char *cov = cq->groups[g].covered[c];
+
+			if (cov && (key ? !strcmp(cov, key)
+					: !strcmp(cov, MIG_MEM_SLICES) ||
+						  !strcmp(cov, MIG_COMPUTE_SLICES)))
+				in = true;
+		}
+		for (f = 0; in && f < cq->groups[g].nflavors; f++) {
+			const char *fname = cq->groups[g].flavors[f].flavor;
+			struct slices one;
+
+			if (!flavor_slices(b, carve_mf_find_flavor(b->m, fname), prof, &one)) {
+				snprintf(why, whysz, "the nodes of flavor %s have GPU models that "
+					 "give it different slices", fname);
+				return false;
+			}
+			if (!one.mem)
+				continue;
+			if (!out->mem) {
+				*out = one;
+			} else if (out->mem != one.mem || out->cmp != one.cmp) {
+				snprintf(why, whysz, "its flavors stand for GPU models that give it "
+					 "different slices (%s: %d memory, %d compute; %s: %d, %d)",
+					 out->model, out->mem, out->cmp, one.model, one.mem, one.cmp);
+				return false;
+			}
+		}
+	}
+	if (!out->mem)
+		snprintf(why, whysz, "none of its flavors stands for a GPU model that offers it");
+	return out->mem > 0;
+}
+
+/*
+ * When the workload's ClusterQueue covers carve.dev/mig-memory-slices or
+ * carve.dev/mig-compute-slices, every nvidia.com/mig-<profile> request of
+ * the podSet also asks for its instances' slices of those (the engine sums
+ * a resource named twice).  Returns the requests to use (v itself when
+ * nothing is added); false in *ok when a profile's slices cannot be told
+ * (reported at the request).
+ */
+static struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
+					const struct carve_podspec *sp, const char *wl,
+					const char *ps, struct carve_req *v, size_t *n, bool *ok)
+{
+	const struct carve_mf_cq *cq = cqname ? carve_mf_find_cq(b->m, cqname) : NULL;
+	int64_t mem = 0, cmp = 0;
+	struct carve_req *out;
+	bool want_mem, want_cmp;
+	size_t j, k;
+
+	if (!cq)
+		return v;
+	want_mem = cq_covers(cq, MIG_MEM_SLICES);
+	want_cmp = cq_covers(cq, MIG_COMPUTE_SLICES);
+	if (!want_mem && !want_cmp)
+		return v;
+	for (j = 0; j < sp->requests.n; j++) {
+		const struct carve_resq *r = &sp->requests.v[j];
+		struct slices sl;
+		char why[256];
+
+		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+			continue;
+		if (!cq_slices(b, cq, r->name, r->name + 15, &sl, why, sizeof(why))) {
+			carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: "
+					 "ClusterQueue %s charges MIG slices, but %s (set "
+					 "nvidia.com/gpu.product in the flavor's nodeLabels); "
+					 "not admitted", wl, ps, r->name, cq->meta.name, why);
+			*ok = false;
+			continue;
+		}
+		mem = carve_qty_sat_add(mem, carve_qty_sat_mul(r->milli, sl.mem));
+		cmp = carve_qty_sat_add(cmp, carve_qty_sat_mul(r->milli, sl.cmp));
+	}
+	if (!mem)
+		return v;
+	out = br_scratch(b, *n + 2, sizeof(*out));
+	if (!out)
+		return v;
+	for (k = 0; k < *n; k++)
+		out[k] = v[k];
+	if (want_mem) {
+		out[k].name = MIG_MEM_SLICES;
+		out[k++].milli = mem;
+	}
+	if (want_cmp) {
+		out[k].name = MIG_COMPUTE_SLICES;
+		out[k++].milli = cmp;
+	}
+	*n = k;
+	return out;
+}
+
+/* The podSets of w for the engine; *bad is set when one of them asks for
+ * something no GPU can give (reported; the workload must be skipped). */
+static const struct carve_podset_spec *conv_podsets(struct bld *b,
+						    const struct carve_mf_workload *w,
+						    const char *cq, bool *bad)
+{
+	const char *key = br_obj_name(b, &w->meta);
+	struct carve_podset_spec *v = br_scratch(b, w->npodsets, sizeof(*v));
+	size_t i, j;
+
+	for (i = 0; v && i < w->npodsets; i++) {
+		const struct carve_mf_podset *ps = &w->podsets[i];
+		const struct carve_podspec *sp = &ps->spec;
+		struct carve_req *reqs = br_scratch(b, sp->requests.n, sizeof(*reqs));
+		bool ok = mig_known(b, sp, key, ps->name);
+
+		for (j = 0; reqs && j < sp->requests.n; j++) {
+			reqs[j].name = sp->requests.v[j].name;
+			reqs[j].milli = sp->requests.v[j].milli;
+		}
+		v[i].name = ps->name;
+		v[i].count = ps->count;
+		v[i].min_count = ps->has_min_count ? ps->min_count : ps->count;
+		v[i].nreqs = sp->requests.n;
+		v[i].reqs = reqs;
+		if (reqs && ok)
+			v[i].reqs = mig_slice_reqs(b, cq, sp, key, ps->name, reqs, &v[i].nreqs, &ok);
+		v[i].nselector = sp->node_selector.n;
+		v[i].selector = br_conv_kv(b, &sp->node_selector);
+		v[i].nterms = sp->nterms;
+		v[i].terms = conv_terms(b, sp->nterms, sp->terms);
+		v[i].ntolerations = sp->ntolerations;
+		v[i].tolerations = br_conv_tols(b, sp->ntolerations, sp->tolerations);
+		if (!gpu_share(b, sp, key, ps->name, &v[i]))
+			ok = false;
+		if (!ok)
+			*bad = true;
+		if (!podset_topology(b, sp, key, ps->name, cq, &v[i]))
+			*bad = true;
+	}
+	return v;
+}
+
+static const struct carve_ps_admission *conv_admission(struct bld *b,
+						       const struct carve_mf_workload *w)
+{
+	struct carve_ps_admission *v = br_scratch(b, w->nassign, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < w->nassign; i++) {
+		v[i].podset = w->assign[i].name;
+		v[i].count = w->assign[i].count;
+		v[i].n = w->assign[i].flavors.n;
+		v[i].flavors = br_conv_kv(b, &w->assign[i].flavors);
+	}
+	return v;
+}
+
+/* Records that engine id came from w or pg (the other is NULL). */
+static bool map_workload(struct bld *b, int id, const struct carve_mf_workload *w,
+			 const struct carve_mf_podgroup *pg)
+{
+	struct carve_admission *ad = b->ad;
+	size_t need = (size_t)id + 1;
+
+	if (need > ad->nwl) {
+		const struct carve_mf_workload **v = carve_realloc(ad->wl, need * sizeof(*v));
+		const struct carve_mf_podgroup **p;
+
+		if (v)
+			ad->wl = v;
+		p = v ? carve_realloc(ad->pg, need * sizeof(*p)) : NULL;
+		if (!p) {
+			b->nomem = true;
+			return false;
+		}
+		ad->pg = p;
+		memset(ad->wl + ad->nwl, 0, (need - ad->nwl) * sizeof(*ad->wl));
+		memset(ad->pg + ad->nwl, 0, (need - ad->nwl) * sizeof(*ad->pg));
+		ad->nwl = need;
+	}
+	ad->wl[id] = w;
+	ad->pg[id] = pg;
+	return true;
+}
+
+/*
+ * Resolves the ClusterQueue of w: its admission's, or spec.queueName ->
+ * LocalQueue -> ClusterQueue.  NULL when it is not queued (reported when
+ * that is a problem); *lq is the LocalQueue used, if any.
+ */
+static const char *resolve_cq(struct bld *b, const struct carve_mf_workload *w,
+			      const struct carve_mf_localqueue **lq)
+{
+	const char *key = br_obj_name(b, &w->meta);
+
+	*lq = NULL;
+	if (w->admitted_cq)
+		return w->admitted_cq;
+	if (!w->active)
+		return NULL; /* deactivated: Kueue does not queue it */
+	if (!w->queue_name) {
+		carve_diag_warn(&b->m->diags, br_meta_pos(&w->meta),
+				"Workload %s has no spec.queueName; it is not queued", key);
+		return NULL;
+	}
+	*lq = carve_mf_find_lq(b->m, w->meta.ns, w->queue_name);
+	if (!*lq) {
+		carve_diag_error(&b->m->diags, w->queue_pos,
+				 "Workload %s: LocalQueue '%s' does not exist in namespace %s", key,
+				 w->queue_name, w->meta.ns);
+		return NULL;
+	}
+	return (*lq)->cluster_queue;
+}
+
+void br_add_workload(struct bld *b, const struct carve_mf_workload *w)
+{
+	const struct carve_mf_localqueue *lq;
+	struct carve_wl_spec s;
+	struct carve_error err = {0};
+	struct carve_pos qpos;
+	bool bad = false;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.key = br_obj_name(b, &w->meta);
+	s.cq = resolve_cq(b, w, &lq);
+	if (!s.cq)
+		return;
+	if (w->has_priority) {
+		s.priority = w->priority;
+	} else if (w->priority_class && !priority_value(b->m, w->priority_class, &s.priority)) {
+		carve_diag_warn(&b->m->diags, br_meta_pos(&w->meta),
+				"Workload %s: priority class '%s' is not defined; using priority 0",
+				s.key, w->priority_class);
+	}
+	s.created = w->meta.created;
+	s.has_created = w->meta.has_created;
+	s.npodsets = w->npodsets;
+	s.podsets = conv_podsets(b, w, s.cq, &bad);
+	if (bad)
+		return;
+	if (w->admitted_cq) {
+		s.admitted = true;
+		s.admitted_at = w->quota_reserved_at;
+		s.has_admitted_at = w->has_quota_reserved_at;
+		s.nadmission = w->nassign;
+		s.admission = conv_admission(b, w);
+	}
+	if (b->nomem)
+		return;
+	rc = carve_adm_add_workload(b->ad->adm, &s, &err);
+	if (rc >= 0) {
+		map_workload(b, rc, w, NULL);
+		return;
+	}
+	qpos = lq ? w->queue_pos : w->admission_pos;
+	if (!qpos.line)
+		qpos = br_meta_pos(&w->meta);
+	if (rc == CARVE_ENOTFOUND && lq)
+		carve_diag_error(&b->m->diags, qpos,
+				 "Workload %s: ClusterQueue '%s' (of LocalQueue %s/%s) is not defined",
+				 s.key, s.cq, lq->meta.ns, lq->meta.name);
+	else if (rc == CARVE_ENOTFOUND)
+		carve_diag_error(&b->m->diags, qpos,
+				 "Workload %s: admitted to ClusterQueue '%s', which is not defined",
+				 s.key, s.cq);
+	else
+		br_refused(b, &w->meta, br_meta_pos(&w->meta), rc, &err);
+}
+
+/* Value of a scheduling.k8s.io PriorityClass. */
+static bool pc_value(const struct carve_manifests *m, const char *name, int32_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < m->nwpcs; i++) {
+		const struct carve_mf_priorityclass *p = &m->wpcs[i];
+
+		if (!strcmp(p->meta.kind, "PriorityClass") && !strcmp(p->meta.name, name)) {
+			*out = p->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The queue a PodGroup can be admitted in, or NULL (reported when that is
+ * the PodGroup's problem rather than its queue's). */
+static const struct xq *pg_queue(struct bld *b, const struct carve_mf_podgroup *pg,
+				 const char *key)
+{
+	int qi = br_fam_find(&b->vc, pg->queue);
+	const struct xq *q = qi >= 0 ? &b->vc.q[qi] : NULL;
+
+	if (!q) {
+		carve_diag_warn(&b->m->diags, pg->queue_pos,
+				"PodGroup %s: Volcano Queue '%s' is not defined; it is not queued", key,
+				pg->queue);
+		return NULL;
+	}
+	if (q->is_parent && !q->skip) {
+		carve_diag_warn(&b->m->diags, pg->queue_pos,
+				"PodGroup %s: Queue '%s' is a parent queue (Volcano runs PodGroups "
+				"in leaf queues only); it is not queued", key, pg->queue);
+		return NULL;
+	}
+	return q->added ? q : NULL;
+}
+
+/*
+ * One pod's share of a PodGroup's total: rounded up to a millicore for cpu
+ * and to a whole unit (a byte, a GPU) for everything else, as Kubernetes
+ * accepts only whole extended resources.
+ */
+static int64_t per_pod(const char *res, int64_t total, int32_t count)
+{
+	int64_t unit = strcmp(res, "cpu") ? 1000 : 1;
+	int64_t units = total / unit + (total % unit != 0);
+	int64_t each = units / count + (units % count != 0);
+
+	return each > INT64_MAX / unit ? INT64_MAX : each * unit;
+}
+
+/*
+ * A Volcano PodGroup as a workload: one podSet "pods" of max(minMember, 1)
+ * pods, each asking minResources / count rounded up; status.phase Running
+ * means admitted (flavor "volcano" for everything), Completed means gone.
+ */
+void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
+{
+	const char *key = br_obj_name(b, &pg->meta);
+	struct carve_podset_spec ps;
+	struct carve_ps_admission psa;
+	struct carve_wl_spec s;
+	struct carve_error err = {0};
+	struct carve_req *reqs;
+	struct carve_label *fl;
+	size_t k, n = pg->min_resources.n;
+	int32_t count = pg->min_member > 0 ? pg->min_member : 1;
+	int rc;
+
+	if (!br_is_volcano_pg(pg)) {
+		carve_diag_warn(&b->m->diags, br_meta_pos(&pg->meta),
+				"PodGroup %s: KAI PodGroups carry no resource requests; it is not "
+				"queued", key);
+		return;
+	}
+	if (pg->phase && !strcmp(pg->phase, "Completed"))
+		return;
+	if (!pg_queue(b, pg, key))
+		return;
+	if (!n) {
+		carve_diag_warn(&b->m->diags, br_meta_pos(&pg->meta),
+				"PodGroup %s has no minResources, so carve cannot tell what it "
+				"requests; it is not queued", key);
+		return;
+	}
+	reqs = br_scratch(b, n, sizeof(*reqs));
+	fl = br_scratch(b, n, sizeof(*fl));
+	if (b->nomem)
+		return;
+	for (k = 0; k < n; k++) {
+		reqs[k].name = pg->min_resources.v[k].name;
+		reqs[k].milli = per_pod(reqs[k].name, pg->min_resources.v[k].milli, count);
+		fl[k].key = reqs[k].name;
+		fl[k].value = b->vc.flavor;
+	}
+	memset(&ps, 0, sizeof(ps));
+	ps.name = "pods";
+	ps.count = ps.min_count = count;
+	ps.nreqs = n;
+	ps.reqs = reqs;
+	memset(&s, 0, sizeof(s));
+	s.key = key;
+	s.cq = pg->queue;
+	if (pg->priority_class && !pc_value(b->m, pg->priority_class, &s.priority))
+		carve_diag_warn(&b->m->diags, br_meta_pos(&pg->meta),
+				"PodGroup %s: PriorityClass '%s' is not defined; using priority 0",
+				key, pg->priority_class);
+	s.created = pg->meta.created;
+	s.has_created = pg->meta.has_created;
+	s.npodsets = 1;
+	s.podsets = &ps;
+	if (pg->phase && !strcmp(pg->phase, "Running")) {
+		psa.podset = ps.name;
+		psa.count = count;
+		psa.n = n;
+		psa.flavors = fl;
+		s.admitted = true;
+		s.nadmission = 1;
+		s.admission = &psa;
+	}
+	rc = carve_adm_add_workload(b->ad->adm, &s, &err);
+	if (rc >= 0)
+		map_workload(b, rc, NULL, pg);
+	else
+		br_refused(b, &pg->meta, br_meta_pos(&pg->meta), rc, &err);
+}
+
+
