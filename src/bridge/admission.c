@@ -11,6 +11,7 @@
  * translated into ClusterQueues and Cohorts of the same engine, PodGroups
  * into workloads (docs/volcano-kai.md, "Mapping onto carve's quota model").
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,24 @@ void br_refused(struct bld *b, const struct carve_meta *meta, struct carve_pos p
 		carve_diag_error(&b->m->diags, pos, "%s", why);
 	else
 		carve_diag_error(&b->m->diags, pos, "%s %s: %s", meta->kind, name, why);
+}
+
+const char *br_fmt(struct bld *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = n >= 0 ? br_scratch(b, (size_t)n + 1, 1) : NULL;
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 /* ---- small conversions ---- */

@@ -77,6 +77,8 @@ struct carve_pos br_meta_pos(const struct carve_meta *meta);
 const char *br_obj_name(struct bld *b, const struct carve_meta *meta);
 void br_refused(struct bld *b, const struct carve_meta *meta, struct carve_pos pos, int rc,
 		const struct carve_error *err);
+/* printf into the scratch arena; NULL (and b->nomem) when out of memory. */
+const char *br_fmt(struct bld *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const struct carve_label *br_conv_kv(struct bld *b, const struct carve_kvlist *l);
 const struct carve_toleration_spec *br_conv_tols(struct bld *b, size_t n,
 						 const struct carve_toleration *t);
@@ -90,7 +92,54 @@ bool br_flavor_known(struct bld *b, const char *name);
 int br_fam_find(const struct family *f, const char *name);
 bool br_is_volcano_pg(const struct carve_mf_podgroup *pg);
 
+/* A topology level a podSet names (Kueue TAS), where, and under what name
+ * (messages): [0] required, [1] preferred. */
+struct br_topo {
+	const char *level;            /* node label key; NULL: none */
+	const char *what;             /* "annotation kueue.x-k8s.io/..." or a field name */
+	struct carve_pos pos;
+};
+
+/*
+ * One podSet as its source states it, before the bridge's checks: every
+ * source (a Workload's podSet, a PodGroup, a trace job) is first turned
+ * into this, and br_podset_spec() alone turns it into the engine's podSet.
+ * Pointers are borrowed; positions with line 0 fall back to pos.
+ */
+struct br_podset {
+	const char *name;
+	struct carve_pos pos;                 /* of the podSet (or its object) */
+	int32_t count, min_count;             /* min_count 0: count */
+	size_t nreqs;
+	const struct carve_req *reqs;         /* per pod */
+	const struct carve_pos *req_pos;      /* per request; NULL: pos */
+	size_t nselector;
+	const struct carve_label *selector;
+	size_t nterms;
+	const struct carve_match_term *terms; /* required node affinity (OR) */
+	size_t ntolerations;
+	const struct carve_toleration_spec *tolerations;
+	int32_t gpu_milli;                    /* fraction of one GPU, 1..999; 0 none */
+	uint32_t gpu_mem_mib;                 /* GPU memory of a fraction; 0 none */
+	struct carve_pos share_pos, mem_pos;
+	const char *mem_what;                 /* how the memory was asked (messages) */
+	size_t nmodels;                       /* allowed GPU models; 0 any */
+	const char *const *models;
+	struct br_topo topo[2];
+};
+
 /* workloads.c */
+/*
+ * The engine's podSet *v for src in ClusterQueue cq (NULL: unknown):
+ * checks every MIG profile exists, a fraction's GPU memory exists on some
+ * GPU and each topology level belongs to the queue's flavors; adds the MIG
+ * slice charges the queue asks for; turns GPU models into node affinity.
+ * Arrays come from b's scratch arena.  False when the workload must not be
+ * queued (each problem reported once at its position, prefixed by what,
+ * e.g. "Workload ns/name" or "job name").
+ */
+bool br_podset_spec(struct bld *b, const char *what, const char *cq, const struct br_podset *src,
+		    struct carve_podset_spec *v);
 void br_add_workload(struct bld *b, const struct carve_mf_workload *w);
 void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg);
 

@@ -89,12 +89,12 @@ static uint32_t largest_gpu_mib(const struct bld *b, const char **model)
 
 /*
  * KAI-style fractional GPU annotations: "gpu-fraction" (0 < f < 1, to
- * milli) and "gpu-memory" (MiB, at most the largest GPU's memory when the
- * input has nodes).  A bad value is an error at the annotation; false
- * then: the workload must not be queued.
+ * milli) and "gpu-memory" (whole MiB) into src.  A malformed value is an
+ * error at the annotation; false then: the workload must not be queued.
+ * Whether the memory exists on some GPU is br_podset_spec()'s check.
  */
 static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char *wl,
-		      const char *ps, struct carve_podset_spec *v)
+		      const char *ps, struct br_podset *src)
 {
 	const struct carve_kv *f = annotation(sp, "gpu-fraction");
 	const struct carve_kv *mem = annotation(sp, "gpu-memory");
@@ -106,36 +106,55 @@ static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char 
 		long milli = x > 0 && x < 1 ? (long)(x * 1000.0 + 0.5) : 0;
 
 		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999) {
-			carve_diag_error(&b->m->diags, f->pos, "Workload %s podSet %s: annotation "
+			carve_diag_error(&b->m->diags, f->pos, "%s podSet %s: annotation "
 					 "gpu-fraction '%s' is not a number above 0 and below 1 "
 					 "(whole GPUs are requested as nvidia.com/gpu); not admitted",
 					 wl, ps, f->value);
 			ok = false;
 		} else {
-			v->gpu_milli = (int32_t)milli;
+			src->gpu_milli = (int32_t)milli;
+			src->share_pos = f->pos;
 		}
 	}
 	if (mem && mem->value) {
 		unsigned long long x = strtoull(mem->value, &end, 10);
-		const char *model;
-		uint32_t most = largest_gpu_mib(b, &model);
 
 		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX) {
-			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
+			carve_diag_error(&b->m->diags, mem->pos, "%s podSet %s: annotation "
 					 "gpu-memory '%s' is not a whole number of MiB; not admitted",
 					 wl, ps, mem->value);
 			ok = false;
-		} else if (most && x > most) {
-			carve_diag_error(&b->m->diags, mem->pos, "Workload %s podSet %s: annotation "
-					 "gpu-memory %llu MiB is more than any GPU has (largest: "
-					 "%s, %u MiB); not admitted", wl, ps, x,
-					 model ? model : "?", most);
-			ok = false;
 		} else {
-			v->gpu_mem_mib = (uint32_t)x;
+			src->gpu_mem_mib = (uint32_t)x;
+			src->mem_pos = mem->pos;
 		}
 	}
 	return ok;
+}
+
+/* The GPU memory of a fraction must exist on some GPU (when the input
+ * has nodes); an error at the request otherwise. */
+static bool share_fits(struct bld *b, const char *what, const struct br_podset *src)
+{
+	const char *model;
+	uint32_t most;
+
+	if (!src->gpu_mem_mib)
+		return true;
+	most = largest_gpu_mib(b, &model);
+	if (!most || src->gpu_mem_mib <= most)
+		return true;
+	carve_diag_error(&b->m->diags, src->mem_pos.line ? src->mem_pos : src->pos,
+			 "%s podSet %s: %s %u MiB is more than any GPU has (largest: %s, %u MiB); "
+			 "not admitted", what, src->name, src->mem_what ? src->mem_what : "gpu-memory",
+			 src->gpu_mem_mib, model ? model : "?", most);
+	return false;
+}
+
+/* Where request j of src was written: its own position, else the podSet's. */
+static struct carve_pos req_pos(const struct br_podset *src, size_t j)
+{
+	return src->req_pos && src->req_pos[j].line ? src->req_pos[j] : src->pos;
 }
 
 /*
@@ -143,14 +162,13 @@ static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char 
  * the MIG table (mig_profiles.c) offers; an unknown one is an error at the
  * request and false: the workload must not be queued.
  */
-static bool mig_known(struct bld *b, const struct carve_podspec *sp, const char *wl,
-		      const char *ps)
+static bool mig_known(struct bld *b, const char *what, const struct br_podset *src)
 {
 	bool ok = true;
 	size_t j;
 
-	for (j = 0; j < sp->requests.n; j++) {
-		const struct carve_resq *r = &sp->requests.v[j];
+	for (j = 0; j < src->nreqs; j++) {
+		const struct carve_req *r = &src->reqs[j];
 		const char *prof;
 		int k;
 
@@ -162,8 +180,9 @@ static bool mig_known(struct bld *b, const struct carve_podspec *sp, const char 
 				break;
 		if (k < carve_mig_model_count())
 			continue;
-		carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: no GPU "
-				 "model offers MIG profile '%s'; not admitted", wl, ps, r->name, prof);
+		carve_diag_error(&b->m->diags, req_pos(src, j), "%s podSet %s: resource %s: no GPU "
+				 "model offers MIG profile '%s'; not admitted", what, src->name,
+				 r->name, prof);
 		ok = false;
 	}
 	return ok;
@@ -224,35 +243,58 @@ static bool cq_has_level(struct bld *b, const char *cqname, const char *level, c
 /*
  * Kueue TAS annotations: "kueue.x-k8s.io/podset-required-topology" (wins
  * when both are set) or "-preferred-topology", naming the node label of a
- * topology level of the queue's flavors (a Kueue Topology's levels, or the
- * default ones).  Another label is an error at the annotation; false then:
- * the workload must not be queued.
+ * topology level.  Both are read into src (the level check against the
+ * queue's flavors is topology_ok()).
  */
-static bool podset_topology(struct bld *b, const struct carve_podspec *sp, const char *wl,
-			    const char *ps, const char *cq, struct carve_podset_spec *v)
+static void podset_topology(const struct carve_podspec *sp, struct br_podset *src)
 {
 	static const char *const keys[2] = {"kueue.x-k8s.io/podset-required-topology",
 					    "kueue.x-k8s.io/podset-preferred-topology"};
-	bool ok = true;
+	static const char *const whats[2] = {
+		"annotation kueue.x-k8s.io/podset-required-topology",
+		"annotation kueue.x-k8s.io/podset-preferred-topology"};
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		const struct carve_kv *t = annotation(sp, keys[i]);
-		char levels[512];
 
 		if (!t || !t->value)
 			continue;
-		if (!cq_has_level(b, cq, t->value, levels, sizeof(levels))) {
-			carve_diag_error(&b->m->diags, t->pos, "Workload %s podSet %s: annotation %s "
-					 "'%s' is not a topology level of ClusterQueue %s's flavors "
-					 "(%s); not admitted", wl, ps, keys[i], t->value,
-					 cq ? cq : "?", levels);
+		src->topo[i].level = t->value;
+		src->topo[i].what = whats[i];
+		src->topo[i].pos = t->pos;
+	}
+}
+
+/*
+ * Each topology level src names must be a level of ClusterQueue cq's
+ * flavors (a Kueue Topology's levels, or the default ones); another label
+ * is an error at the annotation (or field).  The required one wins when
+ * both are set.  False when the workload must not be queued.
+ */
+static bool topology_ok(struct bld *b, const char *what, const struct br_podset *src,
+			const char *cq, struct carve_podset_spec *v)
+{
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct br_topo *t = &src->topo[i];
+		char levels[512];
+
+		if (!t->level)
+			continue;
+		if (!cq_has_level(b, cq, t->level, levels, sizeof(levels))) {
+			carve_diag_error(&b->m->diags, t->pos.line ? t->pos : src->pos,
+					 "%s podSet %s: %s '%s' is not a topology level of "
+					 "ClusterQueue %s's flavors (%s); not admitted", what,
+					 src->name, t->what, t->level, cq ? cq : "?", levels);
 			ok = false;
 			continue;
 		}
 		if (v->topology_level)
 			continue; /* required already set */
-		v->topology_level = t->value;
+		v->topology_level = t->level;
 		v->topology_required = i == 0;
 	}
 	return ok;
@@ -420,34 +462,36 @@ static bool cq_slices(const struct bld *b, const struct carve_mf_cq *cq, const c
  * nothing is added); false in *ok when a profile's slices cannot be told
  * (reported at the request).
  */
-static struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
-					const struct carve_podspec *sp, const char *wl,
-					const char *ps, struct carve_req *v, size_t *n, bool *ok)
+static const struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
+					      const char *what, const struct br_podset *src,
+					      size_t *n, bool *ok)
 {
 	const struct carve_mf_cq *cq = cqname ? carve_mf_find_cq(b->m, cqname) : NULL;
+	const struct carve_req *v = src->reqs;
 	int64_t mem = 0, cmp = 0;
 	struct carve_req *out;
 	bool want_mem, want_cmp;
 	size_t j, k;
 
+	*n = src->nreqs;
 	if (!cq)
 		return v;
 	want_mem = cq_covers(cq, MIG_MEM_SLICES);
 	want_cmp = cq_covers(cq, MIG_COMPUTE_SLICES);
 	if (!want_mem && !want_cmp)
 		return v;
-	for (j = 0; j < sp->requests.n; j++) {
-		const struct carve_resq *r = &sp->requests.v[j];
+	for (j = 0; j < src->nreqs; j++) {
+		const struct carve_req *r = &src->reqs[j];
 		struct slices sl;
 		char why[256];
 
 		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
 			continue;
 		if (!cq_slices(b, cq, r->name, r->name + 15, &sl, why, sizeof(why))) {
-			carve_diag_error(&b->m->diags, r->pos, "Workload %s podSet %s: resource %s: "
-					 "ClusterQueue %s charges MIG slices, but %s (set "
+			carve_diag_error(&b->m->diags, req_pos(src, j), "%s podSet %s: resource "
+					 "%s: ClusterQueue %s charges MIG slices, but %s (set "
 					 "nvidia.com/gpu.product in the flavor's nodeLabels); "
-					 "not admitted", wl, ps, r->name, cq->meta.name, why);
+					 "not admitted", what, src->name, r->name, cq->meta.name, why);
 			*ok = false;
 			continue;
 		}
@@ -473,44 +517,119 @@ static struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
 	return out;
 }
 
+/* GPU model label keys a trace job's models are matched against: openb's
+ * and GPU Feature Discovery's (docs/trace-format.md). */
+static const char *const model_keys[2] = {"alibabacloud.com/gpu-card-model",
+					  "nvidia.com/gpu.product"};
+
+/*
+ * The required node affinity of src: its own terms, each ANDed with "the
+ * GPU model is one of src->models" under either model label key (terms
+ * are ORed, so every term is written once per key).  src's own terms when
+ * it names no models.
+ */
+static bool model_terms(struct bld *b, const struct br_podset *src, struct carve_podset_spec *v)
+{
+	size_t nt = src->nterms ? src->nterms : 1, t, k, i = 0;
+	struct carve_match_term *terms;
+
+	v->nterms = src->nterms;
+	v->terms = src->terms;
+	if (!src->nmodels)
+		return true;
+	terms = br_scratch(b, nt * 2, sizeof(*terms));
+	if (!terms)
+		return false;
+	for (t = 0; t < nt; t++)
+		for (k = 0; k < 2; k++) {
+			size_t own = src->nterms ? src->terms[t].n : 0;
+			struct carve_match_expr *e = br_scratch(b, own + 1, sizeof(*e));
+
+			if (!e)
+				return false;
+			if (own)
+				memcpy(e, src->terms[t].exprs, own * sizeof(*e));
+			e[own].key = model_keys[k];
+			e[own].op = "In";
+			e[own].nvalues = src->nmodels;
+			e[own].values = src->models;
+			terms[i].n = own + 1;
+			terms[i++].exprs = e;
+		}
+	v->nterms = i;
+	v->terms = terms;
+	return true;
+}
+
+bool br_podset_spec(struct bld *b, const char *what, const char *cq, const struct br_podset *src,
+		    struct carve_podset_spec *v)
+{
+	bool ok = mig_known(b, what, src);
+
+	memset(v, 0, sizeof(*v));
+	v->name = src->name;
+	v->count = src->count;
+	v->min_count = src->min_count ? src->min_count : src->count;
+	v->nreqs = src->nreqs;
+	v->reqs = src->reqs;
+	if (ok)
+		v->reqs = mig_slice_reqs(b, cq, what, src, &v->nreqs, &ok);
+	v->nselector = src->nselector;
+	v->selector = src->selector;
+	v->ntolerations = src->ntolerations;
+	v->tolerations = src->tolerations;
+	v->gpu_milli = src->gpu_milli;
+	v->gpu_mem_mib = src->gpu_mem_mib;
+	if (!share_fits(b, what, src))
+		ok = false;
+	if (!model_terms(b, src, v))
+		ok = false;
+	if (!topology_ok(b, what, src, cq, v))
+		ok = false;
+	return ok;
+}
+
 /* The podSets of w for the engine; *bad is set when one of them asks for
  * something no GPU can give (reported; the workload must be skipped). */
 static const struct carve_podset_spec *conv_podsets(struct bld *b,
 						    const struct carve_mf_workload *w,
 						    const char *cq, bool *bad)
 {
-	const char *key = br_obj_name(b, &w->meta);
+	const char *what = br_fmt(b, "Workload %s", br_obj_name(b, &w->meta));
 	struct carve_podset_spec *v = br_scratch(b, w->npodsets, sizeof(*v));
 	size_t i, j;
 
-	for (i = 0; v && i < w->npodsets; i++) {
+	for (i = 0; v && what && i < w->npodsets; i++) {
 		const struct carve_mf_podset *ps = &w->podsets[i];
 		const struct carve_podspec *sp = &ps->spec;
 		struct carve_req *reqs = br_scratch(b, sp->requests.n, sizeof(*reqs));
-		bool ok = mig_known(b, sp, key, ps->name);
+		struct carve_pos *pos = br_scratch(b, sp->requests.n, sizeof(*pos));
+		struct br_podset src;
 
-		for (j = 0; reqs && j < sp->requests.n; j++) {
+		memset(&src, 0, sizeof(src));
+		for (j = 0; reqs && pos && j < sp->requests.n; j++) {
 			reqs[j].name = sp->requests.v[j].name;
 			reqs[j].milli = sp->requests.v[j].milli;
+			pos[j] = sp->requests.v[j].pos;
 		}
-		v[i].name = ps->name;
-		v[i].count = ps->count;
-		v[i].min_count = ps->has_min_count ? ps->min_count : ps->count;
-		v[i].nreqs = sp->requests.n;
-		v[i].reqs = reqs;
-		if (reqs && ok)
-			v[i].reqs = mig_slice_reqs(b, cq, sp, key, ps->name, reqs, &v[i].nreqs, &ok);
-		v[i].nselector = sp->node_selector.n;
-		v[i].selector = br_conv_kv(b, &sp->node_selector);
-		v[i].nterms = sp->nterms;
-		v[i].terms = conv_terms(b, sp->nterms, sp->terms);
-		v[i].ntolerations = sp->ntolerations;
-		v[i].tolerations = br_conv_tols(b, sp->ntolerations, sp->tolerations);
-		if (!gpu_share(b, sp, key, ps->name, &v[i]))
-			ok = false;
-		if (!ok)
+		src.name = ps->name;
+		src.pos = ps->pos.line ? ps->pos : br_meta_pos(&w->meta);
+		src.count = ps->count;
+		src.min_count = ps->has_min_count ? ps->min_count : ps->count;
+		src.nreqs = reqs && pos ? sp->requests.n : 0;
+		src.reqs = reqs;
+		src.req_pos = pos;
+		src.nselector = sp->node_selector.n;
+		src.selector = br_conv_kv(b, &sp->node_selector);
+		src.nterms = sp->nterms;
+		src.terms = conv_terms(b, sp->nterms, sp->terms);
+		src.ntolerations = sp->ntolerations;
+		src.tolerations = br_conv_tols(b, sp->ntolerations, sp->tolerations);
+		src.mem_what = "annotation gpu-memory";
+		podset_topology(sp, &src);
+		if (!gpu_share(b, sp, what, ps->name, &src))
 			*bad = true;
-		if (!podset_topology(b, sp, key, ps->name, cq, &v[i]))
+		if (!br_podset_spec(b, what, cq, &src, &v[i]))
 			*bad = true;
 	}
 	return v;
