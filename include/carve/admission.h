@@ -25,8 +25,13 @@
 struct carve_inventory;
 struct carve_placer;
 
+struct carve_job;
+struct carve_arena;
+
 struct carve_admission {
 	struct carve_adm *adm;        /* the engine, owned */
+	struct carve_manifests *m;    /* the set it was built from, borrowed */
+	struct carve_arena *jobs;     /* owned: what carve_admission_job() made */
 	bool finalized;               /* false: the quota tree failed (reported); no workloads */
 	int64_t now;                  /* cycle time: the latest timestamp in the input, or 0 */
 	size_t nwl;                   /* engine workload ids 0 .. nwl-1 are mapped */
@@ -90,6 +95,23 @@ struct carve_admission *carve_admission_build(struct carve_manifests *m);
 struct carve_admission *carve_admission_build_opts(struct carve_manifests *m,
 						   const struct carve_admission_opts *o);
 void carve_admission_destroy(struct carve_admission *ad);
+
+/*
+ * The engine workload for trace job j (carve/jobs.h), made by the same
+ * conversion as a Workload's: ClusterQueue from j->queue (a LocalQueue in
+ * j->ns) or, when the job names none, the only ClusterQueue; priority
+ * j->priority; created at j->created when j->has_created, else at
+ * j->arrival; each podSet checked and converted exactly like a Workload
+ * podSet (MIG profiles, MIG slice charges, a fraction's GPU memory,
+ * topology levels of the queue's flavors; GPU models become node
+ * affinity).  Fills *out (key "ns/name"; every array it points to is
+ * owned by ad and valid until carve_admission_destroy()); the workload is
+ * not added to the engine.  Returns 0; CARVE_EINVAL when the job cannot be
+ * queued, with the first reason in err and every problem also added to d
+ * (at its field, else at j->pos) when d is not NULL; CARVE_ENOMEM.
+ */
+int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
+			struct carve_wl_spec *out, struct carve_diags *d, struct carve_error *err);
 
 /* The manifest workload behind engine id wl, or NULL. */
 const struct carve_mf_workload *carve_admission_workload(const struct carve_admission *ad,

@@ -45,6 +45,10 @@ struct carve_job_podset {
 	const struct carve_label *selector; /* nodeSelector */
 	const char *topology_level;     /* Kueue TAS level label key; NULL none */
 	bool topology_required;
+	size_t nterms;
+	const struct carve_match_term *terms; /* required node affinity (OR of ANDs) */
+	size_t ntolerations;
+	const struct carve_toleration_spec *tolerations;
 };
 
 struct carve_job {
@@ -53,6 +57,12 @@ struct carve_job {
 	const char *queue;              /* LocalQueue name in ns; NULL: the trace gives none */
 	int32_t priority;
 	int64_t arrival;                /* seconds from the start of the trace */
+	/* Queue-order time (the engine's creation time): created when
+	 * has_created (a workload that existed before it arrived), else the
+	 * arrival; created_unknown: none at all, older than any that has one
+	 * (a Workload without creationTimestamp). */
+	int64_t created;
+	bool has_created, created_unknown;
 	int64_t duration;               /* seconds of running once every pod has a place */
 	double demand;                  /* GPU work actually done, as a fraction of the
 					 * devices allocated (0, 1]; 1 when not given */

@@ -60,6 +60,20 @@ struct carve_pod_req {
 	const struct carve_toleration_spec *tolerations;
 };
 
+/*
+ * The placement request of one pod of podSet ps: cpu and memory, the one
+ * GPU device kind it asks for (nvidia.com/gpu, nvidia.com/gpu.shared,
+ * nvidia.com/mig-<profile>, or a fraction), its nodeSelector, required
+ * node affinity and tolerations, all borrowed from ps (models stay 0:
+ * they are affinity terms in a spec).  Resources the placer does not
+ * know are quota only.  Returns 0, or CARVE_EINVAL (err says why) when a
+ * pod asks for more than one kind of GPU device, a device count that is
+ * not whole or above CARVE_POD_MAX_GPUS, or a fraction outside (0, 1);
+ * *r is filled as far as it could be either way.
+ */
+int carve_pod_req_of(const struct carve_podset_spec *ps, struct carve_pod_req *r,
+		     struct carve_error *err);
+
 /* One device a pod got. */
 struct carve_dev {
 	uint32_t gpu;      /* cluster-wide GPU id (carve_cluster_gpu) */

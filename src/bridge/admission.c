@@ -72,9 +72,9 @@ void br_refused(struct bld *b, const struct carve_meta *meta, struct carve_pos p
 		return;
 	}
 	if (strstr(why, name))
-		carve_diag_error(&b->m->diags, pos, "%s", why);
+		carve_diag_error(b->diags, pos, "%s", why);
 	else
-		carve_diag_error(&b->m->diags, pos, "%s %s: %s", meta->kind, name, why);
+		carve_diag_error(b->diags, pos, "%s %s: %s", meta->kind, name, why);
 }
 
 const char *br_fmt(struct bld *b, const char *fmt, ...)
@@ -246,7 +246,7 @@ static void build(struct bld *b)
 	if (rc < 0) {
 		struct carve_pos none = {NULL, 0, 0};
 
-		carve_diag_error(&b->m->diags, none, "the quota tree cannot be built: %s",
+		carve_diag_error(b->diags, none, "the quota tree cannot be built: %s",
 				 err.code && err.text[0] ? err.text : carve_strerror(rc));
 		return;
 	}
@@ -275,13 +275,19 @@ struct carve_admission *carve_admission_build_opts(struct carve_manifests *m,
 
 	memset(&b, 0, sizeof(b));
 	b.m = m;
+	b.diags = &m->diags;
 	b.opts = o;
 	carve_arena_init(&b.a);
 	b.ad = carve_calloc(1, sizeof(*b.ad));
-	if (b.ad)
+	if (b.ad) {
+		b.ad->m = m;
 		b.ad->adm = carve_adm_create();
+		b.ad->jobs = carve_calloc(1, sizeof(*b.ad->jobs));
+		if (b.ad->jobs)
+			carve_arena_init(b.ad->jobs);
+	}
 	b.flavor_ok = m->nflavors ? carve_calloc(m->nflavors, sizeof(*b.flavor_ok)) : NULL;
-	if (!b.ad || !b.ad->adm || (m->nflavors && !b.flavor_ok))
+	if (!b.ad || !b.ad->adm || !b.ad->jobs || (m->nflavors && !b.flavor_ok))
 		b.nomem = true;
 	else
 		build(&b);
@@ -305,6 +311,9 @@ void carve_admission_destroy(struct carve_admission *ad)
 	carve_inventory_destroy(ad->inv);
 	carve_free(ad->wl);
 	carve_free(ad->pg);
+	if (ad->jobs)
+		carve_arena_cleanup(ad->jobs);
+	carve_free(ad->jobs);
 	carve_free(ad);
 }
 

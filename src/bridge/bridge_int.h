@@ -67,6 +67,7 @@ struct bld {
 	bool *flavor_ok;        /* per m->flavors[i]: the engine accepted it */
 	struct family vc, kai;  /* Volcano's and KAI's queues, translated */
 	const struct carve_admission_opts *opts;
+	struct carve_diags *diags; /* where problems go: &m->diags, or a job's own list */
 	bool nomem;
 };
 

@@ -40,7 +40,7 @@ void br_add_flavors(struct bld *b)
 				carve_mf_find_topology(b->m, f->topology_name);
 
 			if (!t) {
-				carve_diag_error(&b->m->diags, f->topology_pos,
+				carve_diag_error(b->diags, f->topology_pos,
 						 "ResourceFlavor %s: topologyName '%s' names no "
 						 "Topology", f->meta.name, f->topology_name);
 			} else {
@@ -88,7 +88,7 @@ static void conv_group(struct bld *b, const struct carve_meta *owner,
 		const struct carve_mf_flavorquotas *fq = &g->flavors[f];
 
 		if (!br_flavor_known(b, fq->flavor)) {
-			carve_diag_error(&b->m->diags, fq->pos,
+			carve_diag_error(b->diags, fq->pos,
 					 "%s %s: ResourceFlavor '%s' is not defined", owner->kind,
 					 owner->name, fq->flavor);
 			continue;
@@ -155,7 +155,7 @@ static void cut_cycles(struct bld *b, bool *cut)
 			if (!p)
 				break;
 			if (p == c) {
-				carve_diag_error(&b->m->diags, c->parent_pos,
+				carve_diag_error(b->diags, c->parent_pos,
 						 "Cohort %s: parent '%s' makes a cycle of cohorts",
 						 c->meta.name, c->parent);
 				cut[i] = true;
@@ -363,7 +363,7 @@ static void kai_fill(struct bld *b)
 				r->has_cap = ok;
 			}
 			if (!ok) {
-				carve_diag_error(&b->m->diags, kr[k]->pos,
+				carve_diag_error(b->diags, kr[k]->pos,
 						 "Queue %s: %s quota or limit is too large", v->meta.name,
 						 names[k]);
 				q->skip = true;
@@ -402,7 +402,7 @@ static void fam_link(struct bld *b, struct family *f)
 		else if (f == &b->kai && br_fam_find(&b->vc, name) >= 0)
 			clash = "Volcano Queue";
 		if (clash) {
-			carve_diag_error(&b->m->diags, br_meta_pos(q->meta),
+			carve_diag_error(b->diags, br_meta_pos(q->meta),
 					 "%s %s: a %s of the same name is already defined; this "
 					 "queue is not used", f->what, name, clash);
 			q->skip = true;
@@ -417,7 +417,7 @@ static void fam_link(struct bld *b, struct family *f)
 			continue;
 		up = br_fam_find(f, q->parent);
 		if (up < 0) {
-			carve_diag_warn(&b->m->diags, q->parent_pos,
+			carve_diag_warn(b->diags, q->parent_pos,
 					"%s %s: parent queue '%s' is not defined; the queue is "
 					"placed under the root cohort %s", f->what, q->meta->name,
 					q->parent, f->root);
@@ -431,7 +431,7 @@ static void fam_link(struct bld *b, struct family *f)
 
 		for (steps = 0; j >= 0 && steps <= f->n; steps++) {
 			if (j == (int)i) {
-				carve_diag_error(&b->m->diags, f->q[i].parent_pos,
+				carve_diag_error(b->diags, f->q[i].parent_pos,
 						 "%s %s: parent '%s' makes a cycle of queues", f->what,
 						 f->q[i].meta->name, f->q[i].parent);
 				f->q[i].up = -1;
@@ -582,7 +582,7 @@ static void fam_add_cqs(struct bld *b, struct family *f)
 		if (q->skip || q->is_parent)
 			continue;
 		if (q->res_full) {
-			carve_diag_error(&b->m->diags, br_meta_pos(q->meta),
+			carve_diag_error(b->diags, br_meta_pos(q->meta),
 					 "%s %s: more than %d distinct resources", f->what,
 					 q->meta->name, CARVE_RES_MAX);
 			continue;

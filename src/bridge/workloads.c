@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bridge_int.h"
+#include "carve/jobs.h"
 
 /* ---- workloads ---- */
 
@@ -106,7 +107,7 @@ static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char 
 		long milli = x > 0 && x < 1 ? (long)(x * 1000.0 + 0.5) : 0;
 
 		if (end == f->value || *end || !(x > 0 && x < 1) || milli < 1 || milli > 999) {
-			carve_diag_error(&b->m->diags, f->pos, "%s podSet %s: annotation "
+			carve_diag_error(b->diags, f->pos, "%s podSet %s: annotation "
 					 "gpu-fraction '%s' is not a number above 0 and below 1 "
 					 "(whole GPUs are requested as nvidia.com/gpu); not admitted",
 					 wl, ps, f->value);
@@ -120,7 +121,7 @@ static bool gpu_share(struct bld *b, const struct carve_podspec *sp, const char 
 		unsigned long long x = strtoull(mem->value, &end, 10);
 
 		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX) {
-			carve_diag_error(&b->m->diags, mem->pos, "%s podSet %s: annotation "
+			carve_diag_error(b->diags, mem->pos, "%s podSet %s: annotation "
 					 "gpu-memory '%s' is not a whole number of MiB; not admitted",
 					 wl, ps, mem->value);
 			ok = false;
@@ -144,7 +145,7 @@ static bool share_fits(struct bld *b, const char *what, const struct br_podset *
 	most = largest_gpu_mib(b, &model);
 	if (!most || src->gpu_mem_mib <= most)
 		return true;
-	carve_diag_error(&b->m->diags, src->mem_pos.line ? src->mem_pos : src->pos,
+	carve_diag_error(b->diags, src->mem_pos.line ? src->mem_pos : src->pos,
 			 "%s podSet %s: %s %u MiB is more than any GPU has (largest: %s, %u MiB); "
 			 "not admitted", what, src->name, src->mem_what ? src->mem_what : "gpu-memory",
 			 src->gpu_mem_mib, model ? model : "?", most);
@@ -180,7 +181,7 @@ static bool mig_known(struct bld *b, const char *what, const struct br_podset *s
 				break;
 		if (k < carve_mig_model_count())
 			continue;
-		carve_diag_error(&b->m->diags, req_pos(src, j), "%s podSet %s: resource %s: no GPU "
+		carve_diag_error(b->diags, req_pos(src, j), "%s podSet %s: resource %s: no GPU "
 				 "model offers MIG profile '%s'; not admitted", what, src->name,
 				 r->name, prof);
 		ok = false;
@@ -285,7 +286,7 @@ static bool topology_ok(struct bld *b, const char *what, const struct br_podset 
 		if (!t->level)
 			continue;
 		if (!cq_has_level(b, cq, t->level, levels, sizeof(levels))) {
-			carve_diag_error(&b->m->diags, t->pos.line ? t->pos : src->pos,
+			carve_diag_error(b->diags, t->pos.line ? t->pos : src->pos,
 					 "%s podSet %s: %s '%s' is not a topology level of "
 					 "ClusterQueue %s's flavors (%s); not admitted", what,
 					 src->name, t->what, t->level, cq ? cq : "?", levels);
@@ -488,7 +489,7 @@ static const struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
 		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
 			continue;
 		if (!cq_slices(b, cq, r->name, r->name + 15, &sl, why, sizeof(why))) {
-			carve_diag_error(&b->m->diags, req_pos(src, j), "%s podSet %s: resource "
+			carve_diag_error(b->diags, req_pos(src, j), "%s podSet %s: resource "
 					 "%s: ClusterQueue %s charges MIG slices, but %s (set "
 					 "nvidia.com/gpu.product in the flavor's nodeLabels); "
 					 "not admitted", what, src->name, r->name, cq->meta.name, why);
@@ -694,13 +695,13 @@ static const char *resolve_cq(struct bld *b, const struct carve_mf_workload *w,
 	if (!w->active)
 		return NULL; /* deactivated: Kueue does not queue it */
 	if (!w->queue_name) {
-		carve_diag_warn(&b->m->diags, br_meta_pos(&w->meta),
+		carve_diag_warn(b->diags, br_meta_pos(&w->meta),
 				"Workload %s has no spec.queueName; it is not queued", key);
 		return NULL;
 	}
 	*lq = carve_mf_find_lq(b->m, w->meta.ns, w->queue_name);
 	if (!*lq) {
-		carve_diag_error(&b->m->diags, w->queue_pos,
+		carve_diag_error(b->diags, w->queue_pos,
 				 "Workload %s: LocalQueue '%s' does not exist in namespace %s", key,
 				 w->queue_name, w->meta.ns);
 		return NULL;
@@ -725,7 +726,7 @@ void br_add_workload(struct bld *b, const struct carve_mf_workload *w)
 	if (w->has_priority) {
 		s.priority = w->priority;
 	} else if (w->priority_class && !priority_value(b->m, w->priority_class, &s.priority)) {
-		carve_diag_warn(&b->m->diags, br_meta_pos(&w->meta),
+		carve_diag_warn(b->diags, br_meta_pos(&w->meta),
 				"Workload %s: priority class '%s' is not defined; using priority 0",
 				s.key, w->priority_class);
 	}
@@ -753,11 +754,11 @@ void br_add_workload(struct bld *b, const struct carve_mf_workload *w)
 	if (!qpos.line)
 		qpos = br_meta_pos(&w->meta);
 	if (rc == CARVE_ENOTFOUND && lq)
-		carve_diag_error(&b->m->diags, qpos,
+		carve_diag_error(b->diags, qpos,
 				 "Workload %s: ClusterQueue '%s' (of LocalQueue %s/%s) is not defined",
 				 s.key, s.cq, lq->meta.ns, lq->meta.name);
 	else if (rc == CARVE_ENOTFOUND)
-		carve_diag_error(&b->m->diags, qpos,
+		carve_diag_error(b->diags, qpos,
 				 "Workload %s: admitted to ClusterQueue '%s', which is not defined",
 				 s.key, s.cq);
 	else
@@ -789,13 +790,13 @@ static const struct xq *pg_queue(struct bld *b, const struct carve_mf_podgroup *
 	const struct xq *q = qi >= 0 ? &b->vc.q[qi] : NULL;
 
 	if (!q) {
-		carve_diag_warn(&b->m->diags, pg->queue_pos,
+		carve_diag_warn(b->diags, pg->queue_pos,
 				"PodGroup %s: Volcano Queue '%s' is not defined; it is not queued", key,
 				pg->queue);
 		return NULL;
 	}
 	if (q->is_parent && !q->skip) {
-		carve_diag_warn(&b->m->diags, pg->queue_pos,
+		carve_diag_warn(b->diags, pg->queue_pos,
 				"PodGroup %s: Queue '%s' is a parent queue (Volcano runs PodGroups "
 				"in leaf queues only); it is not queued", key, pg->queue);
 		return NULL;
@@ -836,7 +837,7 @@ void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 	int rc;
 
 	if (!br_is_volcano_pg(pg)) {
-		carve_diag_warn(&b->m->diags, br_meta_pos(&pg->meta),
+		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
 				"PodGroup %s: KAI PodGroups carry no resource requests; it is not "
 				"queued", key);
 		return;
@@ -846,7 +847,7 @@ void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 	if (!pg_queue(b, pg, key))
 		return;
 	if (!n) {
-		carve_diag_warn(&b->m->diags, br_meta_pos(&pg->meta),
+		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
 				"PodGroup %s has no minResources, so carve cannot tell what it "
 				"requests; it is not queued", key);
 		return;
@@ -870,7 +871,7 @@ void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 	s.key = key;
 	s.cq = pg->queue;
 	if (pg->priority_class && !pc_value(b->m, pg->priority_class, &s.priority))
-		carve_diag_warn(&b->m->diags, br_meta_pos(&pg->meta),
+		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
 				"PodGroup %s: PriorityClass '%s' is not defined; using priority 0",
 				key, pg->priority_class);
 	s.created = pg->meta.created;
@@ -894,3 +895,120 @@ void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 }
 
 
+
+/* ---- trace jobs ---- */
+
+/* The ClusterQueue of job j, or NULL with the reason in err. */
+static const char *job_cq(const struct carve_manifests *m, const struct carve_job *j,
+			  struct carve_error *err)
+{
+	const struct carve_mf_localqueue *lq;
+
+	if (!j->queue) {
+		if (m->ncqs == 1)
+			return m->cqs[0].meta.name;
+		carve_errorf(err, CARVE_EINVAL, "job %s names no queue and the manifests have %zu "
+			     "ClusterQueues (a job without a queue needs exactly one)", j->name,
+			     m->ncqs);
+		return NULL;
+	}
+	lq = carve_mf_find_lq(m, j->ns, j->queue);
+	if (!lq) {
+		carve_errorf(err, CARVE_EINVAL, "job %s: no LocalQueue %s/%s", j->name, j->ns,
+			     j->queue);
+		return NULL;
+	}
+	if (!carve_mf_find_cq(m, lq->cluster_queue)) {
+		carve_errorf(err, CARVE_EINVAL, "job %s: LocalQueue %s/%s names unknown "
+			     "ClusterQueue %s", j->name, j->ns, j->queue, lq->cluster_queue);
+		return NULL;
+	}
+	return lq->cluster_queue;
+}
+
+/* A trace job's podSet as the one conversion's input. */
+static void job_podset(const struct carve_job *j, const struct carve_job_podset *q,
+		       struct br_podset *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->name = q->name;
+	src->pos = j->pos;
+	src->count = q->count;
+	src->min_count = q->min_count;
+	src->nreqs = q->nreqs;
+	src->reqs = q->reqs;
+	src->nselector = q->nselector;
+	src->selector = q->selector;
+	src->nterms = q->nterms;
+	src->terms = q->terms;
+	src->ntolerations = q->ntolerations;
+	src->tolerations = q->tolerations;
+	src->gpu_milli = q->gpu_milli;
+	src->gpu_mem_mib = q->gpu_mem_mib;
+	src->mem_what = "gpu_memory";
+	src->nmodels = q->nmodels;
+	src->models = q->models;
+	if (q->topology_level) {
+		src->topo[q->topology_required ? 0 : 1].level = q->topology_level;
+		src->topo[q->topology_required ? 0 : 1].what = q->topology_required
+			? "required topology level" : "preferred topology level";
+	}
+}
+
+int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
+			struct carve_wl_spec *out, struct carve_diags *d, struct carve_error *err)
+{
+	struct carve_diags own;
+	struct carve_podset_spec *v;
+	const char *what;
+	struct bld b;
+	size_t p, i;
+	bool ok = true;
+
+	memset(out, 0, sizeof(*out));
+	out->cq = job_cq(ad->m, j, err);
+	if (!out->cq) {
+		if (d)
+			carve_diag_error(d, j->pos, "%s", err->text);
+		return CARVE_EINVAL;
+	}
+	carve_diags_init(&own);
+	memset(&b, 0, sizeof(b));
+	b.m = ad->m;
+	b.ad = ad;
+	b.diags = &own;
+	b.a = *ad->jobs; /* allocate from ad's job arena; given back below */
+	out->key = br_fmt(&b, "%s/%s", j->ns, j->name);
+	what = br_fmt(&b, "job %s", j->name);
+	v = br_scratch(&b, j->npodsets, sizeof(*v));
+	for (p = 0; v && what && p < j->npodsets; p++) {
+		struct br_podset src;
+
+		job_podset(j, &j->podsets[p], &src);
+		if (!br_podset_spec(&b, what, out->cq, &src, &v[p]))
+			ok = false;
+	}
+	*ad->jobs = b.a;
+	out->priority = j->priority;
+	out->created = j->has_created ? j->created : j->arrival;
+	out->has_created = j->has_created || !j->created_unknown;
+	out->npodsets = j->npodsets;
+	out->podsets = v;
+	if (b.nomem || own.dropped) {
+		carve_diags_cleanup(&own);
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	if (!ok || own.nerrors) {
+		for (i = 0; i < own.n && own.v[i].sev != CARVE_SEV_ERROR; i++)
+			;
+		carve_errorf(err, CARVE_EINVAL, "%s", i < own.n ? own.v[i].msg : "not queued");
+		for (i = 0; d && i < own.n; i++)
+			carve_diag(d, own.v[i].sev, own.v[i].pos, "%s", own.v[i].msg);
+		carve_diags_cleanup(&own);
+		return CARVE_EINVAL;
+	}
+	for (i = 0; d && i < own.n; i++)
+		carve_diag(d, own.v[i].sev, own.v[i].pos, "%s", own.v[i].msg);
+	carve_diags_cleanup(&own);
+	return 0;
+}

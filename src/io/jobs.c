@@ -193,6 +193,47 @@ static int check(const struct carve_job *j, struct carve_error *err)
 	return 0;
 }
 
+/* Deep copy of n node-affinity terms into a. */
+static const struct carve_match_term *dup_terms(struct carve_arena *a,
+						const struct carve_match_term *t, size_t n, bool *oom)
+{
+	struct carve_match_term *v = dup_mem(a, t, n, sizeof(*v), oom);
+	size_t i, k, x;
+
+	for (i = 0; v && i < n; i++) {
+		struct carve_match_expr *e = dup_mem(a, t[i].exprs, t[i].n, sizeof(*e), oom);
+
+		for (k = 0; e && k < t[i].n; k++) {
+			const char **vals = dup_mem(a, e[k].values, e[k].nvalues, sizeof(*vals), oom);
+
+			e[k].key = dup(a, e[k].key, oom);
+			e[k].op = dup(a, e[k].op, oom);
+			for (x = 0; vals && x < e[k].nvalues; x++)
+				vals[x] = dup(a, e[k].values[x], oom);
+			e[k].values = vals;
+		}
+		v[i].exprs = e;
+	}
+	return v;
+}
+
+/* Deep copy of n tolerations into a. */
+static const struct carve_toleration_spec *dup_tols(struct carve_arena *a,
+						    const struct carve_toleration_spec *t,
+						    size_t n, bool *oom)
+{
+	struct carve_toleration_spec *v = dup_mem(a, t, n, sizeof(*v), oom);
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		v[i].key = dup(a, t[i].key, oom);
+		v[i].op = dup(a, t[i].op, oom);
+		v[i].value = dup(a, t[i].value, oom);
+		v[i].effect = dup(a, t[i].effect, oom);
+	}
+	return v;
+}
+
 int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carve_error *err)
 {
 	struct carve_jobs_int *p = js->priv;
@@ -263,6 +304,8 @@ int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carv
 			models[k] = dup(a, s->models[k], &oom);
 		ps[i].models = models;
 		ps[i].topology_level = dup(a, s->topology_level, &oom);
+		ps[i].terms = dup_terms(a, s->terms, s->nterms, &oom);
+		ps[i].tolerations = dup_tols(a, s->tolerations, s->ntolerations, &oom);
 	}
 	if (oom)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");

@@ -150,11 +150,12 @@ void sim_base_free(struct carve_sim *s)
 
 /* ---- requests ---------------------------------------------------------------------- */
 
-void sim_base_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
-			 struct carve_match_term *terms, struct carve_match_expr *exprs,
-			 struct carve_label *sel, char *key, size_t keylen)
+void sim_base_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r,
+		      struct carve_label *sel, char *key, size_t keylen)
 {
-	sim_pod_req(ps, r, terms, exprs);
+	const struct carve_podset_spec *ps = &jb->spec.podsets[p];
+
+	sim_pod_req(jb, p, r);
 	if (r->gpu == CARVE_GREQ_NONE)
 		return;
 	switch (r->gpu) {
@@ -311,8 +312,6 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 	for (p = 0; p < jb->j->npodsets; p++) {
 		const struct carve_job_podset *ps = &jb->j->podsets[p];
 		struct carve_label *sel = carve_calloc(ps->nselector + 2, sizeof(*sel));
-		struct carve_match_term terms[2];
-		struct carve_match_expr exprs[2];
 		struct carve_pod_req r;
 		struct carve_pod_group g;
 		char key[128];
@@ -320,7 +319,7 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 
 		if (!sel)
 			return CARVE_ENOMEM;
-		sim_base_pod_req(ps, &r, terms, exprs, sel, key, sizeof(key));
+		sim_base_pod_req(jb, p, &r, sel, key, sizeof(key));
 		r.ntolerations = s->qtol_off[jb->q + 1] - s->qtol_off[jb->q];
 		r.tolerations = s->qtol + s->qtol_off[jb->q];
 		g.req = &r;

@@ -164,8 +164,6 @@ void sim_measure_frag(struct carve_sim *s)
 			continue;
 		for (p = 0; p < jb->j->npodsets; p++) {
 			const struct carve_job_podset *ps = &jb->j->podsets[p];
-			struct carve_match_term terms[2];
-			struct carve_match_expr exprs[2];
 			struct carve_pod_req r;
 
 			for (k = 0; k < n &&
@@ -179,7 +177,7 @@ void sim_measure_frag(struct carve_sim *s)
 			if (n == MIX_MAX)
 				continue; /* types beyond MIX_MAX are left out of the mix */
 			total += ps->count;
-			sim_pod_req(ps, &r, terms, exprs);
+			sim_pod_req(jb, p, &r);
 			r.nmodels = ps->nmodels;
 			r.models = ps->models;
 			mix[n].ps = ps;
@@ -189,7 +187,7 @@ void sim_measure_frag(struct carve_sim *s)
 				mix[n].sel = carve_calloc(ps->nselector + 2, sizeof(*mix[n].sel));
 				if (!mix[n].sel)
 					goto out;
-				sim_base_pod_req(ps, &mix[n].r, terms, exprs, mix[n].sel,
+				sim_base_pod_req(jb, p, &mix[n].r, mix[n].sel,
 						 mix[n].key, sizeof(mix[n].key));
 				mix[n].r.nmodels = ps->nmodels;
 				mix[n].r.models = ps->models;

@@ -69,55 +69,12 @@ static struct event pop(struct carve_sim *s)
 
 /* ---- requests and GPU-equivalents ---------------------------------------------- */
 
-static const char *const model_keys[2] = {"alibabacloud.com/gpu-card-model",
-					  "nvidia.com/gpu.product"};
-
-void sim_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
-		 struct carve_match_term *terms, struct carve_match_expr *exprs)
+void sim_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r)
 {
-	size_t k;
+	struct carve_error err;
 
-	memset(r, 0, sizeof(*r));
-	for (k = 0; k < ps->nreqs; k++) {
-		const char *n = ps->reqs[k].name;
-		int64_t m = ps->reqs[k].milli;
-
-		if (!strcmp(n, "cpu")) {
-			r->cpu_milli = m;
-		} else if (!strcmp(n, "memory")) {
-			r->memory_milli = m;
-		} else if (!strcmp(n, "nvidia.com/gpu")) {
-			r->gpu = CARVE_GREQ_GPU;
-			r->count = (int)(m / 1000);
-		} else if (!strcmp(n, "nvidia.com/gpu.shared")) {
-			r->gpu = CARVE_GREQ_REPLICA;
-			r->count = (int)(m / 1000);
-		} else if (!strncmp(n, "nvidia.com/mig-", 15)) {
-			r->gpu = CARVE_GREQ_MIG;
-			r->mig_profile = n + 15;
-			r->count = (int)(m / 1000);
-		}
-	}
-	if (ps->gpu_milli || ps->gpu_mem_mib) {
-		r->gpu = CARVE_GREQ_FRACTION;
-		r->milli = ps->gpu_milli;
-		r->mem_mib = ps->gpu_mem_mib;
-		r->count = 0;
-	}
-	r->nselector = ps->nselector;
-	r->selector = ps->selector;
-	if (ps->nmodels) {
-		for (k = 0; k < 2; k++) {
-			exprs[k].key = model_keys[k];
-			exprs[k].op = "In";
-			exprs[k].nvalues = ps->nmodels;
-			exprs[k].values = ps->models;
-			terms[k].n = 1;
-			terms[k].exprs = &exprs[k];
-		}
-		r->nterms = 2;
-		r->terms = terms;
-	}
+	/* A podSet the mapping refuses was refused when the job was checked. */
+	carve_pod_req_of(&jb->spec.podsets[p], r, &err);
 }
 
 bool sim_is_gpu_res(const char *name)
@@ -359,10 +316,9 @@ static const struct carve_toleration_spec tolerate_all = {NULL, "Exists", NULL, 
 /* Whether one pod of ps fits some node of the empty cluster (placed on a
  * scratch placer and given back), taints aside. */
 static bool pod_fits(struct carve_placer *scratch, struct probe_cache *pc,
-		     const struct carve_job_podset *ps)
+		     const struct sjob *jb, size_t p)
 {
-	struct carve_match_term terms[2];
-	struct carve_match_expr exprs[2];
+	const struct carve_job_podset *ps = &jb->j->podsets[p];
 	struct carve_pod_req r;
 	struct carve_pod_group g;
 	struct carve_pod_place pl;
@@ -372,7 +328,7 @@ static bool pod_fits(struct carve_placer *scratch, struct probe_cache *pc,
 	for (i = 0; i < pc->n; i++)
 		if (sim_same_pod(pc->ps[i], ps))
 			return pc->fits[i];
-	sim_pod_req(ps, &r, terms, exprs);
+	sim_pod_req(jb, p, &r);
 	/* Taints are left out: the queue's flavors bring the tolerations (a
 	 * tainted pool is meant for the queues whose flavor tolerates it),
 	 * and this check is about resources, not about which queue may go
@@ -393,12 +349,13 @@ static bool pod_fits(struct carve_placer *scratch, struct probe_cache *pc,
 
 /* Checks one pod of every podSet of job against the empty cluster. */
 static bool fits_somewhere(struct carve_placer *scratch, struct probe_cache *pc,
-			   const struct carve_job *j, const char **why)
+			   const struct sjob *jb, const char **why)
 {
+	const struct carve_job *j = jb->j;
 	size_t p;
 
 	for (p = 0; p < j->npodsets; p++)
-		if (!pod_fits(scratch, pc, &j->podsets[p])) {
+		if (!pod_fits(scratch, pc, jb, p)) {
 			*why = j->podsets[p].name;
 			return false;
 		}
@@ -470,6 +427,19 @@ static int build_classes(struct carve_sim *s)
 	return 0;
 }
 
+/* Every podSet of jb maps to one placement request (one GPU device kind). */
+static int pods_ok(const struct sjob *jb, struct carve_error *err)
+{
+	struct carve_pod_req r;
+	size_t p;
+
+	for (p = 0; p < jb->spec.npodsets; p++)
+		if (carve_pod_req_of(&jb->spec.podsets[p], &r, err))
+			return carve_errorf(err, CARVE_EINVAL, "job %s: %s", jb->j->name,
+					    err->text);
+	return 0;
+}
+
 /* Resolves every job's queue and checks that it can ever fit. */
 static int check_jobs(struct carve_sim *s)
 {
@@ -477,6 +447,7 @@ static int check_jobs(struct carve_sim *s)
 	struct carve_placer *scratch;
 	struct probe_cache *pc = carve_calloc(1, sizeof(*pc));
 	size_t i, p, bad = 0;
+	int rc = 0;
 
 	scratch = carve_placer_create(s->c, "binpack", 1, &err);
 	if (!scratch || !pc) {
@@ -492,29 +463,18 @@ static int check_jobs(struct carve_sim *s)
 
 		jb->wl = -1;
 		jb->partial_since = -1;
-		if (j->queue) {
-			const struct carve_mf_localqueue *lq = carve_mf_find_lq(s->m, j->ns, j->queue);
-
-			if (!lq)
-				snprintf(msg, sizeof(msg), "job %s: no LocalQueue %s/%s", j->name,
-					 j->ns, j->queue);
-			else if (find_queue(s, lq->cluster_queue) < 0)
-				snprintf(msg, sizeof(msg), "job %s: LocalQueue %s/%s names unknown "
-					 "ClusterQueue %s", j->name, j->ns, j->queue,
-					 lq->cluster_queue);
-			else
-				cq = lq->cluster_queue;
-		} else if (s->nqueues == 1) {
-			cq = s->queues[0].name;
-		} else {
-			snprintf(msg, sizeof(msg), "job %s names no queue and the manifests have "
-				 "%zu ClusterQueues (a job without a queue needs exactly one)",
-				 j->name, s->nqueues);
-		}
-		if (cq && !fits_somewhere(scratch, pc, j, &why)) {
+		rc = carve_admission_job(s->ad, j, &jb->spec, NULL, &err);
+		if (rc == CARVE_ENOMEM)
+			break;
+		if (!rc)
+			rc = pods_ok(jb, &err);
+		if (rc) {
+			snprintf(msg, sizeof(msg), "%s", err.text);
+		} else if (!fits_somewhere(scratch, pc, jb, &why)) {
 			snprintf(msg, sizeof(msg), "job %s: a pod of podSet %s fits no node of the "
 				 "cluster, even empty", j->name, why);
-			cq = NULL;
+		} else {
+			cq = jb->spec.cq;
 		}
 		if (!cq) {
 			jb->st = SJ_SKIPPED;
@@ -529,11 +489,9 @@ static int check_jobs(struct carve_sim *s)
 		jb->q = find_queue(s, cq);
 		s->queues[jb->q].jobs++;
 		for (p = 0; p < j->npodsets; p++) {
-			struct carve_match_term terms[2];
-			struct carve_match_expr exprs[2];
 			struct carve_pod_req r;
 
-			sim_pod_req(&j->podsets[p], &r, terms, exprs);
+			sim_pod_req(jb, p, &r);
 			jb->gpu_job |= r.gpu != CARVE_GREQ_NONE;
 			jb->npods += j->podsets[p].count;
 		}
@@ -542,6 +500,8 @@ static int check_jobs(struct carve_sim *s)
 	}
 	carve_placer_destroy(scratch);
 	carve_free(pc);
+	if (rc == CARVE_ENOMEM)
+		return rc;
 	return bad ? CARVE_EINVAL : 0;
 }
 
@@ -694,57 +654,8 @@ static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *e
 {
 	struct sjob *jb = &s->jobs[job];
 	const struct carve_job *j = jb->j;
-	struct carve_podset_spec *psv;
-	struct carve_match_term *terms;
-	struct carve_match_expr *exprs;
-	struct carve_wl_spec w;
-	char key[512];
-	size_t p;
-	int id;
+	int id = carve_adm_add_workload(s->ad->adm, &jb->spec, err);
 
-	psv = carve_calloc(j->npodsets, sizeof(*psv));
-	terms = carve_calloc(2 * j->npodsets, sizeof(*terms));
-	exprs = carve_calloc(2 * j->npodsets, sizeof(*exprs));
-	if (!psv || !terms || !exprs) {
-		id = CARVE_ENOMEM;
-		goto out;
-	}
-	for (p = 0; p < j->npodsets; p++) {
-		const struct carve_job_podset *q = &j->podsets[p];
-
-		psv[p].name = q->name;
-		psv[p].count = q->count;
-		psv[p].min_count = q->min_count;
-		psv[p].nreqs = q->nreqs;
-		psv[p].reqs = q->reqs;
-		psv[p].nselector = q->nselector;
-		psv[p].selector = q->selector;
-		psv[p].gpu_milli = q->gpu_milli;
-		psv[p].gpu_mem_mib = q->gpu_mem_mib;
-		psv[p].topology_level = q->topology_level;
-		psv[p].topology_required = q->topology_required;
-		if (q->nmodels) {
-			struct carve_pod_req r;
-
-			sim_pod_req(q, &r, &terms[2 * p], &exprs[2 * p]);
-			psv[p].nterms = 2;
-			psv[p].terms = &terms[2 * p];
-		}
-	}
-	snprintf(key, sizeof(key), "%s/%s", j->ns, j->name);
-	memset(&w, 0, sizeof(w));
-	w.key = key;
-	w.cq = jb->cq;
-	w.priority = j->priority;
-	w.created = j->arrival;
-	w.has_created = true;
-	w.npodsets = j->npodsets;
-	w.podsets = psv;
-	id = carve_adm_add_workload(s->ad->adm, &w, err);
-out:
-	carve_free(psv);
-	carve_free(terms);
-	carve_free(exprs);
 	if (id == CARVE_ENOMEM)
 		return id;
 	if (id < 0) {

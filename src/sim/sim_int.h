@@ -24,6 +24,10 @@ struct sjob {
 	int q;                    /* index into sim->queues */
 	int cls;                  /* index into sim->classes; -1 when the job has none */
 	const char *cq;           /* ClusterQueue name */
+	/* The engine workload the bridge made of the job (carve_admission_job;
+	 * arrays owned by the admission object): what carve mode adds and
+	 * what both modes place. */
+	struct carve_wl_spec spec;
 	int wl;                   /* carve mode: engine id, -1 before arrival */
 	enum sjob_state st;
 	int64_t start;            /* time the current run started */
@@ -132,10 +136,9 @@ struct carve_sim {
 
 /* ---- replay.c ---- */
 int sim_push(struct carve_sim *s, int64_t t, int kind, uint32_t job);
-/* Pod request of podSet ps of a job as the engine's placer builds it
- * (terms: room for 2 terms and 2 expressions, for the models). */
-void sim_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
-		 struct carve_match_term *terms, struct carve_match_expr *exprs);
+/* Pod request of podSet p of job jb as the engine's placer builds it,
+ * from the job's bridged spec (borrows from it). */
+void sim_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r);
 /* GPU-equivalents of one device of placement on the placer's GPUs. */
 double sim_dev_ge(const struct carve_sim *s, const struct carve_placer *p,
 		  const struct carve_dev *d);
@@ -163,10 +166,9 @@ void sim_measure_frag(struct carve_sim *s);
 /* ---- baseline.c ---- */
 int sim_base_init(struct carve_sim *s, struct carve_error *err);
 /* The baseline request of one pod of ps: whole GPUs on a node of the
- * matching kind.  sel has room for ps->nselector + 1 labels; key (keylen
+ * matching kind.  sel has room for the podSet's nselector + 1 labels; key (keylen
  * bytes) holds the kind label's key. */
-void sim_base_pod_req(const struct carve_job_podset *ps, struct carve_pod_req *r,
-		      struct carve_match_term *terms, struct carve_match_expr *exprs,
+void sim_base_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r,
 		      struct carve_label *sel, char *key, size_t keylen);
 void sim_base_free(struct carve_sim *s);
 int sim_base_arrive(struct carve_sim *s, uint32_t job);
