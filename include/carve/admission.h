@@ -32,6 +32,8 @@ struct carve_admission {
 	struct carve_adm *adm;        /* the engine, owned */
 	struct carve_manifests *m;    /* the set it was built from, borrowed */
 	struct carve_arena *jobs;     /* owned: what carve_admission_job() made */
+	bool *pg_queued;              /* owned, per m->podgroups[i]: Volcano queues it
+				       * (its queue is a known leaf, it has requests) */
 	bool finalized;               /* false: the quota tree failed (reported); no workloads */
 	int64_t now;                  /* cycle time: the latest timestamp in the input, or 0 */
 	size_t nwl;                   /* engine workload ids 0 .. nwl-1 are mapped */
@@ -59,6 +61,10 @@ struct carve_admission_opts {
 				       * only: the manifests' Workloads and
 				       * PodGroups are not added (the simulator,
 				       * whose jobs come from a trace) */
+	bool admitted_only;           /* add only the Workloads and PodGroups that
+				       * are already admitted (a simulation that
+				       * starts from the manifests' state; the
+				       * pending ones become its jobs) */
 };
 
 /*
@@ -112,6 +118,37 @@ void carve_admission_destroy(struct carve_admission *ad);
  */
 int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 			struct carve_wl_spec *out, struct carve_diags *d, struct carve_error *err);
+
+/*
+ * Kueue Workload w of ad's manifests as a trace job (the reverse of what
+ * carve_admission_job() reads): name and namespace, queue
+ * (spec.queueName), priority (spec.priority, else its (Workload)
+ * PriorityClass's value, else 0), creation time (created_unknown without
+ * a creationTimestamp), each podSet's count, minCount, requests,
+ * nodeSelector, required node affinity, tolerations, KAI fraction
+ * annotations and Kueue topology annotations; arrival, duration, demand
+ * are left 0 for the caller.  Strings are borrowed from the manifests,
+ * arrays owned by ad (valid until carve_admission_destroy()).  Returns 0;
+ * CARVE_ENOTFOUND when Kueue would not queue it (deactivated, or no
+ * spec.queueName); CARVE_EINVAL for a malformed annotation (err says
+ * which; also added to d when not NULL); CARVE_ENOMEM.
+ */
+int carve_admission_workload_job(struct carve_admission *ad, const struct carve_mf_workload *w,
+				 struct carve_job *out, struct carve_diags *d,
+				 struct carve_error *err);
+
+/*
+ * Volcano PodGroup pg of ad's manifests as a trace job, as the build turns
+ * it into a workload: one podSet "pods" of max(minMember, 1) pods each
+ * asking minResources / count rounded up, its Volcano queue as
+ * cluster_queue, its PriorityClass's value, its creation time.  Returns 0;
+ * CARVE_ENOTFOUND when the build did not queue it (KAI, Completed, an
+ * unknown or parent queue, no minResources: warned there); CARVE_ENOMEM.
+ * Ownership as carve_admission_workload_job().
+ */
+int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_mf_podgroup *pg,
+				 struct carve_job *out, struct carve_diags *d,
+				 struct carve_error *err);
 
 /* The manifest workload behind engine id wl, or NULL. */
 const struct carve_mf_workload *carve_admission_workload(const struct carve_admission *ad,

@@ -15,7 +15,8 @@
  * appends, so several files may feed one list; jobs keep the order they
  * were added in (the simulator sorts by arrival, ties by that order).
  *
- * Invariants of every job in a list: name non-empty and unique in the list;
+ * Invariants of every job in a list: name non-empty and unique in its
+ * namespace (as Kubernetes names objects);
  * job_class NULL or 1-63 letters, digits, '-', '_' or '.'; arrival >= 0; duration > 0; 0 < demand <= 1; npodsets >= 1; each podSet
  * has count >= 1 and 1 <= min_count <= count; requests are per pod, in
  * milli-units (carve/quantity.h), non-negative, resource names as
@@ -52,9 +53,11 @@ struct carve_job_podset {
 };
 
 struct carve_job {
-	const char *name;               /* unique in the list */
+	const char *name;               /* unique in its namespace */
 	const char *ns;                 /* namespace; "default" when not given */
 	const char *queue;              /* LocalQueue name in ns; NULL: the trace gives none */
+	const char *cluster_queue;      /* the queue itself, cluster-wide (a Volcano or KAI
+					 * queue as its PodGroup names it); wins over queue */
 	int32_t priority;
 	int64_t arrival;                /* seconds from the start of the trace */
 	/* Queue-order time (the engine's creation time): created when

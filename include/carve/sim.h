@@ -40,14 +40,24 @@ struct carve_sim_opts {
 	bool mig_dynamic;             /* --mig dynamic (carve mode) */
 	int64_t gang_timeout;         /* baseline gang timeout, seconds; 0: 1800 */
 	bool skip_invalid;            /* skip invalid jobs (counted) instead of failing */
+	bool workloads;               /* start from the manifests' Kueue Workloads: the
+				       * admitted ones hold their quota and devices
+				       * from the start and never finish; each
+				       * pending one joins the trace as a job that
+				       * arrives at 0 (carve_admission_workload_job) */
+	int64_t workload_duration;    /* run time of a pending Workload's job; 0: 3600 */
+	int cycles;                   /* carve mode: engine cycles per scheduling step;
+				       * 0: until a cycle decides nothing */
 };
 
 struct carve_sim;
 
 /*
  * Prepares a replay of js over the cluster and queues of m (ResourceFlavors,
- * Cohorts, ClusterQueues, LocalQueues and nodes; Workloads in m take part as
- * workloads already present and never finish).  Each job is checked: its
+ * Cohorts, ClusterQueues, LocalQueues and nodes; the Workloads and
+ * PodGroups of m only with o->workloads, see there).  Every job becomes an
+ * engine workload through the bridge (carve_admission_job), as `carve
+ * admit` turns a Workload into one.  Each job is checked: its
  * queue must resolve (namespace/queue -> LocalQueue -> ClusterQueue; a job
  * without a queue goes to the only ClusterQueue when there is exactly one)
  * and each of its pods must fit some node of the empty cluster.  A job that
@@ -63,6 +73,10 @@ void carve_sim_destroy(struct carve_sim *s);
 
 /* Jobs skipped as invalid (skip_invalid). */
 size_t carve_sim_skipped(const struct carve_sim *s);
+/* The admission engine, inventory and placer carve mode drives (owned by
+ * s); carve_admission_result_json() of it is the engine's decisions so far
+ * in `carve admit`'s JSON. */
+const struct carve_admission *carve_sim_admission(const struct carve_sim *s);
 
 /*
  * Runs events in time order until none is left, the next one is later

@@ -255,7 +255,13 @@ static void build(struct bld *b)
 	if (b->opts && b->opts->no_workloads)
 		return;
 	for (i = 0; i < b->m->nworkloads && !b->nomem; i++)
-		br_add_workload(b, &b->m->workloads[i]);
+		if (!b->opts || !b->opts->admitted_only || b->m->workloads[i].admitted_cq)
+			br_add_workload(b, &b->m->workloads[i]);
+	if (b->m->npodgroups) {
+		b->ad->pg_queued = carve_calloc(b->m->npodgroups, sizeof(*b->ad->pg_queued));
+		if (!b->ad->pg_queued)
+			b->nomem = true;
+	}
 	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)
 		br_add_podgroup(b, &b->m->podgroups[i]);
 	if (b->ad->placer && b->ad->mig_dynamic && !b->nomem)
@@ -311,6 +317,7 @@ void carve_admission_destroy(struct carve_admission *ad)
 	carve_inventory_destroy(ad->inv);
 	carve_free(ad->wl);
 	carve_free(ad->pg);
+	carve_free(ad->pg_queued);
 	if (ad->jobs)
 		carve_arena_cleanup(ad->jobs);
 	carve_free(ad->jobs);

@@ -818,6 +818,44 @@ static int64_t per_pod(const char *res, int64_t total, int32_t count)
 	return each > INT64_MAX / unit ? INT64_MAX : each * unit;
 }
 
+/* Whether pg is queued as a workload at all (a warning when it is not and
+ * that is its own business); its queue then. */
+static const struct xq *pg_queued(struct bld *b, const struct carve_mf_podgroup *pg,
+				  const char *key)
+{
+	if (!br_is_volcano_pg(pg)) {
+		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
+				"PodGroup %s: KAI PodGroups carry no resource requests; it is not "
+				"queued", key);
+		return NULL;
+	}
+	if (pg->phase && !strcmp(pg->phase, "Completed"))
+		return NULL;
+	if (!pg_queue(b, pg, key))
+		return NULL;
+	if (!pg->min_resources.n) {
+		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
+				"PodGroup %s has no minResources, so carve cannot tell what it "
+				"requests; it is not queued", key);
+		return NULL;
+	}
+	return pg_queue(b, pg, key);
+}
+
+/* One pod's requests of pg: minResources / count, rounded up (scratch). */
+static struct carve_req *pg_reqs(struct bld *b, const struct carve_mf_podgroup *pg,
+				 int32_t count)
+{
+	struct carve_req *reqs = br_scratch(b, pg->min_resources.n, sizeof(*reqs));
+	size_t k;
+
+	for (k = 0; reqs && k < pg->min_resources.n; k++) {
+		reqs[k].name = pg->min_resources.v[k].name;
+		reqs[k].milli = per_pod(reqs[k].name, pg->min_resources.v[k].milli, count);
+	}
+	return reqs;
+}
+
 /*
  * A Volcano PodGroup as a workload: one podSet "pods" of max(minMember, 1)
  * pods, each asking minResources / count rounded up; status.phase Running
@@ -836,29 +874,17 @@ void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 	int32_t count = pg->min_member > 0 ? pg->min_member : 1;
 	int rc;
 
-	if (!br_is_volcano_pg(pg)) {
-		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
-				"PodGroup %s: KAI PodGroups carry no resource requests; it is not "
-				"queued", key);
+	if (!pg_queued(b, pg, key))
 		return;
-	}
-	if (pg->phase && !strcmp(pg->phase, "Completed"))
-		return;
-	if (!pg_queue(b, pg, key))
-		return;
-	if (!n) {
-		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
-				"PodGroup %s has no minResources, so carve cannot tell what it "
-				"requests; it is not queued", key);
-		return;
-	}
-	reqs = br_scratch(b, n, sizeof(*reqs));
+	if (b->ad->pg_queued)
+		b->ad->pg_queued[pg - b->m->podgroups] = true;
+	if (b->opts && b->opts->admitted_only && !(pg->phase && !strcmp(pg->phase, "Running")))
+		return; /* the caller's to add (carve_admission_podgroup_job) */
+	reqs = pg_reqs(b, pg, count);
 	fl = br_scratch(b, n, sizeof(*fl));
 	if (b->nomem)
 		return;
 	for (k = 0; k < n; k++) {
-		reqs[k].name = pg->min_resources.v[k].name;
-		reqs[k].milli = per_pod(reqs[k].name, pg->min_resources.v[k].milli, count);
 		fl[k].key = reqs[k].name;
 		fl[k].value = b->vc.flavor;
 	}
@@ -898,12 +924,31 @@ void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 
 /* ---- trace jobs ---- */
 
+/* Diagnostics of own into d (when not NULL); the first error into err.
+ * Returns 0 when own has no error, else CARVE_EINVAL. */
+static int own_diags(struct carve_diags *own, struct carve_diags *d, struct carve_error *err)
+{
+	size_t i, first = own->n;
+
+	for (i = 0; i < own->n; i++) {
+		if (own->v[i].sev == CARVE_SEV_ERROR && first == own->n)
+			first = i;
+		if (d)
+			carve_diag(d, own->v[i].sev, own->v[i].pos, "%s", own->v[i].msg);
+	}
+	if (first == own->n)
+		return 0;
+	return carve_errorf(err, CARVE_EINVAL, "%s", own->v[first].msg);
+}
+
 /* The ClusterQueue of job j, or NULL with the reason in err. */
 static const char *job_cq(const struct carve_manifests *m, const struct carve_job *j,
 			  struct carve_error *err)
 {
 	const struct carve_mf_localqueue *lq;
 
+	if (j->cluster_queue)
+		return j->cluster_queue; /* the engine refuses an unknown one */
 	if (!j->queue) {
 		if (m->ncqs == 1)
 			return m->cqs[0].meta.name;
@@ -962,8 +1007,9 @@ int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 	struct carve_podset_spec *v;
 	const char *what;
 	struct bld b;
-	size_t p, i;
+	size_t p;
 	bool ok = true;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->cq = job_cq(ad->m, j, err);
@@ -998,17 +1044,130 @@ int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 		carve_diags_cleanup(&own);
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
-	if (!ok || own.nerrors) {
-		for (i = 0; i < own.n && own.v[i].sev != CARVE_SEV_ERROR; i++)
-			;
-		carve_errorf(err, CARVE_EINVAL, "%s", i < own.n ? own.v[i].msg : "not queued");
-		for (i = 0; d && i < own.n; i++)
-			carve_diag(d, own.v[i].sev, own.v[i].pos, "%s", own.v[i].msg);
-		carve_diags_cleanup(&own);
-		return CARVE_EINVAL;
-	}
-	for (i = 0; d && i < own.n; i++)
-		carve_diag(d, own.v[i].sev, own.v[i].pos, "%s", own.v[i].msg);
+	rc = own_diags(&own, d, err);
 	carve_diags_cleanup(&own);
-	return 0;
+	if (!rc && !ok)
+		rc = carve_errorf(err, CARVE_EINVAL, "job %s is not queued", j->name);
+	return rc;
+}
+
+int carve_admission_workload_job(struct carve_admission *ad, const struct carve_mf_workload *w,
+				 struct carve_job *out, struct carve_diags *d,
+				 struct carve_error *err)
+{
+	struct carve_job_podset *v;
+	struct carve_diags own;
+	const char *what;
+	struct bld b;
+	size_t i, j;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!w->active || !w->queue_name)
+		return carve_errorf(err, CARVE_ENOTFOUND, "Workload %s is not queued",
+				    w->meta.name);
+	carve_diags_init(&own);
+	memset(&b, 0, sizeof(b));
+	b.m = ad->m;
+	b.ad = ad;
+	b.diags = &own;
+	b.a = *ad->jobs;
+	what = br_fmt(&b, "Workload %s", br_obj_name(&b, &w->meta));
+	v = br_scratch(&b, w->npodsets, sizeof(*v));
+	for (i = 0; v && what && i < w->npodsets; i++) {
+		const struct carve_mf_podset *ps = &w->podsets[i];
+		const struct carve_podspec *sp = &ps->spec;
+		struct carve_req *reqs = br_scratch(&b, sp->requests.n, sizeof(*reqs));
+		struct br_podset src;
+
+		memset(&src, 0, sizeof(src));
+		for (j = 0; reqs && j < sp->requests.n; j++) {
+			reqs[j].name = sp->requests.v[j].name;
+			reqs[j].milli = sp->requests.v[j].milli;
+		}
+		podset_topology(sp, &src);
+		gpu_share(&b, sp, what, ps->name, &src);
+		v[i].name = ps->name;
+		v[i].count = ps->count;
+		v[i].min_count = ps->has_min_count ? ps->min_count : ps->count;
+		v[i].nreqs = reqs ? sp->requests.n : 0;
+		v[i].reqs = reqs;
+		v[i].gpu_milli = src.gpu_milli;
+		v[i].gpu_mem_mib = src.gpu_mem_mib;
+		v[i].nselector = sp->node_selector.n;
+		v[i].selector = br_conv_kv(&b, &sp->node_selector);
+		v[i].nterms = sp->nterms;
+		v[i].terms = conv_terms(&b, sp->nterms, sp->terms);
+		v[i].ntolerations = sp->ntolerations;
+		v[i].tolerations = br_conv_tols(&b, sp->ntolerations, sp->tolerations);
+		v[i].topology_level = src.topo[0].level ? src.topo[0].level : src.topo[1].level;
+		v[i].topology_required = src.topo[0].level != NULL;
+	}
+	*ad->jobs = b.a;
+	out->name = w->meta.name;
+	out->ns = w->meta.ns;
+	out->queue = w->queue_name;
+	if (w->has_priority)
+		out->priority = w->priority;
+	else if (w->priority_class)
+		priority_value(ad->m, w->priority_class, &out->priority);
+	out->has_created = w->meta.has_created;
+	out->created = w->meta.created;
+	out->created_unknown = !w->meta.has_created;
+	out->npodsets = w->npodsets;
+	out->podsets = v;
+	out->pos = br_meta_pos(&w->meta);
+	if (b.nomem || !v || !what) {
+		carve_diags_cleanup(&own);
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	rc = own_diags(&own, d, err);
+	carve_diags_cleanup(&own);
+	return rc;
+}
+
+int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_mf_podgroup *pg,
+				 struct carve_job *out, struct carve_diags *d,
+				 struct carve_error *err)
+{
+	int32_t count = pg->min_member > 0 ? pg->min_member : 1;
+	struct carve_job_podset *ps;
+	struct carve_diags own;
+	struct bld b;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	carve_diags_init(&own);
+	memset(&b, 0, sizeof(b));
+	b.m = ad->m;
+	b.ad = ad;
+	b.diags = &own;
+	b.a = *ad->jobs;
+	if (!ad->pg_queued || pg < ad->m->podgroups ||
+	    pg >= ad->m->podgroups + ad->m->npodgroups || !ad->pg_queued[pg - ad->m->podgroups])
+		return carve_errorf(err, CARVE_ENOTFOUND, "PodGroup %s is not queued",
+				    pg->meta.name);
+	ps = br_scratch(&b, 1, sizeof(*ps));
+	if (ps) {
+		ps->name = "pods";
+		ps->count = ps->min_count = count;
+		ps->nreqs = pg->min_resources.n;
+		ps->reqs = pg_reqs(&b, pg, count);
+	}
+	*ad->jobs = b.a;
+	out->name = pg->meta.name;
+	out->ns = pg->meta.ns;
+	out->cluster_queue = pg->queue;
+	if (pg->priority_class)
+		pc_value(ad->m, pg->priority_class, &out->priority);
+	out->has_created = pg->meta.has_created;
+	out->created = pg->meta.created;
+	out->created_unknown = !pg->meta.has_created;
+	out->npodsets = 1;
+	out->podsets = ps;
+	out->pos = br_meta_pos(&pg->meta);
+	rc = b.nomem || !ps || !ps->reqs ? carve_errorf(err, CARVE_ENOMEM, "out of memory")
+					 : own_diags(&own, d, err);
+	carve_diags_cleanup(&own);
+	return rc;
 }

@@ -68,17 +68,32 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* Index of the job named name, or -1. */
-static long find(const struct carve_jobs *js, const char *name)
+/* A job's identity, as Kubernetes names objects: its name within its
+ * namespace (NULL or empty: "default"). */
+static const char *ns_of(const char *ns)
+{
+	return ns && *ns ? ns : "default";
+}
+
+static uint64_t hash_job(const char *ns, const char *name)
+{
+	return hash_str(name) ^ (hash_str(ns_of(ns)) * 31);
+}
+
+/* Index of the job named name in namespace ns, or -1. */
+static long find(const struct carve_jobs *js, const char *ns, const char *name)
 {
 	const struct carve_jobs_int *p = js->priv;
 	size_t i;
 
 	if (!p->hcap)
 		return -1;
-	for (i = hash_str(name) & (p->hcap - 1); p->hash[i]; i = (i + 1) & (p->hcap - 1))
-		if (!strcmp(js->jobs[p->hash[i] - 1].name, name))
+	for (i = hash_job(ns, name) & (p->hcap - 1); p->hash[i]; i = (i + 1) & (p->hcap - 1)) {
+		const struct carve_job *j = &js->jobs[p->hash[i] - 1];
+
+		if (!strcmp(j->name, name) && !strcmp(j->ns, ns_of(ns)))
 			return (long)p->hash[i] - 1;
+	}
 	return -1;
 }
 
@@ -92,7 +107,7 @@ static int rehash(struct carve_jobs *js, size_t hcap)
 		return CARVE_ENOMEM;
 	memset(h, 0, hcap * sizeof(*h));
 	for (k = 0; k < js->n; k++) {
-		size_t i = hash_str(js->jobs[k].name) & (hcap - 1);
+		size_t i = hash_job(js->jobs[k].ns, js->jobs[k].name) & (hcap - 1);
 
 		while (h[i])
 			i = (i + 1) & (hcap - 1);
@@ -246,7 +261,7 @@ int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carv
 
 	if ((rc = check(j, err)))
 		return rc;
-	if (find(js, j->name) >= 0)
+	if (find(js, j->ns, j->name) >= 0)
 		return carve_errorf(err, CARVE_EEXISTS, "name: job \"%s\" is already in the trace",
 				    j->name);
 	if (js->n >= UINT32_MAX - 1)
@@ -268,6 +283,7 @@ int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carv
 	c->name = dup(a, j->name, &oom);
 	c->ns = dup(a, j->ns && *j->ns ? j->ns : "default", &oom);
 	c->queue = dup(a, j->queue, &oom);
+	c->cluster_queue = dup(a, j->cluster_queue, &oom);
 	c->job_class = dup(a, j->job_class, &oom);
 	if (c->demand == 0.0)
 		c->demand = 1.0;
@@ -312,7 +328,7 @@ int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carv
 
 	/* Only now is the job visible. */
 	{
-		size_t h = hash_str(c->name) & (p->hcap - 1);
+		size_t h = hash_job(c->ns, c->name) & (p->hcap - 1);
 
 		while (p->hash[h])
 			h = (h + 1) & (p->hcap - 1);

@@ -155,8 +155,10 @@ void sim_measure_frag(struct carve_sim *s)
 	size_t nlist = base ? s->nwaiting : s->nactive;
 
 	s->frag_now = 0;
-	if (!mix)
+	if (!mix || !pl) { /* no mix, or quota only: nothing to place */
+		carve_free(mix);
 		return;
+	}
 	for (i = 0; i < nlist; i++) {
 		const struct sjob *jb = &s->jobs[list[i]];
 

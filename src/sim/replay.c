@@ -195,7 +195,9 @@ static int build_queues(struct carve_sim *s)
 	const struct carve_manifests *m = s->m;
 	size_t i, g, f, k;
 
-	s->queues = carve_calloc(m->ncqs + 1, sizeof(*s->queues));
+	/* Room for a queue per job as well: jobs naming a Volcano or KAI queue
+	 * (cluster_queue) add theirs when they are checked (metrics only). */
+	s->queues = carve_calloc(m->ncqs + s->njobs + 1, sizeof(*s->queues));
 	if (!s->queues)
 		return CARVE_ENOMEM;
 	for (i = 0; i < m->ncqs; i++) {
@@ -249,7 +251,7 @@ static int build_pools(struct carve_sim *s)
 	s->pool_work = carve_calloc(nn + 1, sizeof(double));
 	if (!s->pool_names || !s->node_pool || !s->pool_cap || !s->pool_alloc || !s->pool_work)
 		return CARVE_ENOMEM;
-	for (i = 0; i < inv->npools; i++) {
+	for (i = 0; inv && i < inv->npools; i++) {
 		const struct carve_inv_pool *pl = &inv->pools[i];
 
 		for (j = 0; j < pl->nnodes; j++) {
@@ -369,7 +371,8 @@ int sim_queue_tolerations(struct carve_sim *s)
 	const struct carve_manifests *m = s->m;
 	size_t q, g, f, t, n = 0;
 
-	s->qtol_off = carve_calloc(s->nqueues + 1, sizeof(*s->qtol_off));
+	/* Queues added later (Volcano, KAI: check_jobs) bring no tolerations. */
+	s->qtol_off = carve_calloc(s->nqueues + s->njobs + 1, sizeof(*s->qtol_off));
 	if (!s->qtol_off)
 		return CARVE_ENOMEM;
 	for (q = 0; q < s->nqueues; q++)
@@ -400,7 +403,8 @@ int sim_queue_tolerations(struct carve_sim *s)
 				}
 			}
 	}
-	s->qtol_off[s->nqueues] = n;
+	for (q = s->nqueues; q <= s->nqueues + s->njobs; q++)
+		s->qtol_off[q] = n;
 	return 0;
 }
 
@@ -449,8 +453,8 @@ static int check_jobs(struct carve_sim *s)
 	size_t i, p, bad = 0;
 	int rc = 0;
 
-	scratch = carve_placer_create(s->c, "binpack", 1, &err);
-	if (!scratch || !pc) {
+	scratch = s->p ? carve_placer_create(s->c, "binpack", 1, &err) : NULL;
+	if ((s->p && !scratch) || !pc) {
 		carve_placer_destroy(scratch);
 		carve_free(pc);
 		return CARVE_ENOMEM;
@@ -470,7 +474,7 @@ static int check_jobs(struct carve_sim *s)
 			rc = pods_ok(jb, &err);
 		if (rc) {
 			snprintf(msg, sizeof(msg), "%s", err.text);
-		} else if (!fits_somewhere(scratch, pc, jb, &why)) {
+		} else if (scratch && !fits_somewhere(scratch, pc, jb, &why)) {
 			snprintf(msg, sizeof(msg), "job %s: a pod of podSet %s fits no node of the "
 				 "cluster, even empty", j->name, why);
 		} else {
@@ -487,6 +491,10 @@ static int check_jobs(struct carve_sim *s)
 		}
 		jb->cq = cq;
 		jb->q = find_queue(s, cq);
+		if (jb->q < 0) { /* a Volcano or KAI queue: the engine knows it */
+			jb->q = (int)s->nqueues;
+			s->queues[s->nqueues++].name = cq;
+		}
 		s->queues[jb->q].jobs++;
 		for (p = 0; p < j->npodsets; p++) {
 			struct carve_pod_req r;
@@ -503,6 +511,67 @@ static int check_jobs(struct carve_sim *s)
 	if (rc == CARVE_ENOMEM)
 		return rc;
 	return bad ? CARVE_EINVAL : 0;
+}
+
+/* With o.workloads: s->own holds the trace's jobs and one job per pending
+ * Workload of the manifests, arriving at 0; s->js points at it. */
+static int own_jobs(struct carve_sim *s, struct carve_error *err)
+{
+	const struct carve_manifests *m = s->m;
+	int64_t dur = s->o.workload_duration > 0 ? s->o.workload_duration : 3600;
+	size_t i;
+	int rc;
+
+	s->own = carve_jobs_create();
+	if (!s->own)
+		return CARVE_ENOMEM;
+	for (i = 0; i < s->js->n; i++) {
+		rc = carve_jobs_add(s->own, &s->js->jobs[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	for (i = 0; i < m->nworkloads; i++) {
+		const struct carve_mf_workload *w = &m->workloads[i];
+		struct carve_job j;
+
+		if (w->admitted_cq)
+			continue; /* in the engine already */
+		rc = carve_admission_workload_job(s->ad, w, &j, &s->m->diags, err);
+		if (rc == CARVE_ENOTFOUND)
+			continue; /* Kueue would not queue it either */
+		if (rc)
+			return rc;
+		j.duration = dur;
+		rc = carve_jobs_add(s->own, &j, err);
+		if (rc == CARVE_EEXISTS)
+			return carve_errorf(err, rc, "Workload %s/%s: the trace has a job of that "
+					    "name", j.ns, j.name);
+		if (rc < 0)
+			return rc;
+	}
+	for (i = 0; i < m->npodgroups; i++) {
+		const struct carve_mf_podgroup *pg = &m->podgroups[i];
+		struct carve_job j;
+
+		if (pg->phase && !strcmp(pg->phase, "Running"))
+			continue; /* in the engine already */
+		rc = carve_admission_podgroup_job(s->ad, pg, &j, &s->m->diags, err);
+		if (rc == CARVE_ENOTFOUND)
+			continue;
+		if (rc)
+			return rc;
+		j.duration = dur;
+		rc = carve_jobs_add(s->own, &j, err);
+		if (rc < 0)
+			return rc;
+	}
+	s->js = s->own;
+	return 0;
+}
+
+const struct carve_admission *carve_sim_admission(const struct carve_sim *s)
+{
+	return s->ad;
 }
 
 struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve_jobs *js,
@@ -530,24 +599,43 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 	ao.seed = s->seed;
 	ao.has_seed = true;
 	ao.mig_dynamic = s->o.mig_dynamic && s->o.sched == CARVE_SIM_CARVE;
-	ao.no_workloads = true; /* the trace is the workload (docs/simulator.md) */
+	/* The trace is the workload (docs/simulator.md); with o.workloads the
+	 * admitted Workloads are the starting state. */
+	ao.no_workloads = !s->o.workloads;
+	ao.admitted_only = s->o.workloads;
 	s->ad = carve_admission_build_opts(m, &ao);
 	if (!s->ad)
 		goto out_nomem;
+	if (s->o.workloads && !m->diags.nerrors) {
+		rc = own_jobs(s, err);
+		if (rc == CARVE_ENOMEM)
+			goto out_nomem;
+		if (rc)
+			goto out;
+		js = s->js;
+	}
 	if (m->diags.nerrors) {
 		carve_errorf(err, CARVE_EINVAL, "%zu error%s in the manifests", m->diags.nerrors,
 			     m->diags.nerrors == 1 ? "" : "s");
 		goto out;
 	}
 	if (!s->ad->inv || !s->ad->placer || !carve_cluster_node_count(s->ad->inv->cluster)) {
-		carve_errorf(err, CARVE_EINVAL, "the manifests describe no nodes to simulate on");
-		goto out;
+		/* No nodes: carve mode admits by quota alone (as `carve admit`
+		 * does); the baseline places pods, so it needs them. */
+		if (s->o.sched != CARVE_SIM_CARVE || s->ad->inv) {
+			carve_errorf(err, CARVE_EINVAL, "the manifests describe no nodes to "
+				     "simulate on");
+			goto out;
+		}
+		s->empty = carve_cluster_create();
+		if (!s->empty)
+			goto out_nomem;
 	}
-	if (!m->ncqs) {
+	if (!m->ncqs && !m->nvcqueues && !m->nkaiqueues) {
 		carve_errorf(err, CARVE_EINVAL, "the manifests have no ClusterQueue");
 		goto out;
 	}
-	s->c = s->ad->inv->cluster;
+	s->c = s->ad->inv ? s->ad->inv->cluster : s->empty;
 	s->p = s->ad->placer;
 	s->njobs = js->n;
 	s->jobs = carve_calloc(s->njobs + 1, sizeof(*s->jobs));
@@ -610,6 +698,8 @@ void carve_sim_destroy(struct carve_sim *s)
 	carve_free(s->waiting);
 	carve_free(s->snaps);
 	carve_admission_destroy(s->ad);
+	carve_jobs_destroy(s->own);
+	carve_cluster_destroy(s->empty);
 	carve_free(s);
 }
 
@@ -761,6 +851,15 @@ static int carve_schedule(struct carve_sim *s)
 {
 	int rc, round;
 
+	if (s->o.cycles > 0) {
+		for (round = 0; round < s->o.cycles; round++) {
+			if (round && carve_adm_evict_marked(s->ad->adm) < 0)
+				return CARVE_ENOMEM;
+			if (carve_adm_cycle(s->ad->adm, s->now) < 0)
+				return CARVE_ENOMEM;
+		}
+		return carve_scan(s);
+	}
 	for (round = 0; round < 100; round++) {
 		rc = carve_adm_run(s->ad->adm, s->now, 1000);
 		if (rc < 0)

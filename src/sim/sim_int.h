@@ -82,6 +82,9 @@ struct event {
 };
 
 struct carve_sim {
+	struct carve_cluster *empty; /* quota only (no nodes): the empty cluster s->c */
+	struct carve_jobs *own;   /* with o.workloads: the trace's jobs and the
+				   * pending Workloads' (s->js points here) */
 	struct carve_manifests *m;
 	const struct carve_jobs *js;
 	struct carve_sim_opts o;

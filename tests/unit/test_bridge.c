@@ -1,0 +1,305 @@
+/*
+ * test_bridge.c - the bridge is the one path from objects to the engine:
+ * `carve admit` (Workloads added at build time) and the simulator's first
+ * cycle (the same Workloads turned into trace jobs, carve_admission_job)
+ * decide the same on every example and every Kueue conformance case, and
+ * the MIG-slice quota case gives the same answer in both.
+ */
+#include <dirent.h>
+#include <jansson.h>
+
+#include "testutil.h"
+
+#include "carve/admission.h"
+#include "carve/jobs.h"
+#include "carve/sim.h"
+
+/* The decisions of one engine cycle on path through `carve admit`'s path. */
+static json_t *admit_once(const char *path)
+{
+	struct carve_manifests *m = carve_manifests_create();
+	struct carve_admission *ad;
+	json_t *j = NULL;
+
+	assert_non_null(m);
+	carve_manifests_load_path(m, path);
+	ad = m->diags.nerrors ? NULL : carve_admission_build(m);
+	if (ad && !m->diags.nerrors && carve_adm_cycle(ad->adm, ad->now) >= 0)
+		j = carve_admission_result_json(ad);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+	return j;
+}
+
+/* The same input through the simulator: the admitted Workloads are its
+ * starting state, the pending ones trace jobs arriving at 0; one cycle. */
+static json_t *simulate_once(const char *path)
+{
+	struct carve_manifests *m = carve_manifests_create();
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_sim_opts o;
+	struct carve_error err = {0};
+	struct carve_sim *s = NULL;
+	json_t *j = NULL;
+
+	assert_non_null(m);
+	assert_non_null(js);
+	carve_manifests_load_path(m, path);
+	memset(&o, 0, sizeof(o));
+	o.workloads = true;
+	o.cycles = 1;
+	if (!m->diags.nerrors)
+		s = carve_sim_create(m, js, &o, &err);
+	if (!s) {
+		printf("  %s: simulate: %s\n", path, err.text);
+		carve_diags_print(&m->diags, stdout);
+	} else if (carve_sim_run_events(s, 0, SIZE_MAX, NULL, &err) >= 0) {
+		j = carve_admission_result_json(carve_sim_admission(s));
+	}
+	carve_sim_destroy(s);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+	return j;
+}
+
+/* Both paths on path; true when they agree (the difference printed). */
+static bool same_decisions(const char *path)
+{
+	json_t *a = admit_once(path), *b = simulate_once(path);
+	bool ok = a && b && json_equal(a, b);
+
+	if (!ok) {
+		char *x = a ? json_dumps(a, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+		char *y = b ? json_dumps(b, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+
+		printf("DIFFER %s\n--- admit\n%s\n--- simulate\n%s\n", path, x ? x : "(none)",
+		       y ? y : "(none)");
+		free(x);
+		free(y);
+	}
+	json_decref(a);
+	json_decref(b);
+	return ok;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Runs same_decisions on every entry of dir that want() accepts (name
+ * order); returns how many there were, asserting all agree. */
+static size_t each(const char *dir, bool (*want)(const char *dir, const struct dirent *de))
+{
+	char *names[512];
+	char path[4096];
+	size_t n = 0, i, bad = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < 512)
+		if (de->d_name[0] != '.' && want(dir, de))
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), str_cmp);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (!same_decisions(path))
+			bad++;
+		free(names[i]);
+	}
+	printf("%s: %zu/%zu agree\n", dir, n - bad, n);
+	assert_int_equal(bad, 0);
+	return n;
+}
+
+static bool is_dir(const char *dir, const struct dirent *de)
+{
+	char path[4096];
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+	d = opendir(path);
+	if (d)
+		closedir(d);
+	return d != NULL;
+}
+
+static bool is_case(const char *dir, const struct dirent *de)
+{
+	size_t n = strlen(de->d_name);
+
+	(void)dir;
+	return n > 5 && !strcmp(de->d_name + n - 5, ".yaml");
+}
+
+static void test_examples_agree(void **state)
+{
+	const char *src = getenv("CARVE_SOURCE_DIR");
+	char dir[4096];
+
+	(void)state;
+	assert_non_null(src);
+	snprintf(dir, sizeof(dir), "%s/examples", src);
+	assert_true(each(dir, is_dir) >= 2);
+}
+
+static void test_conformance_agrees(void **state)
+{
+	const char *src = getenv("CARVE_SOURCE_DIR");
+	char dir[4096];
+
+	(void)state;
+	assert_non_null(src);
+	snprintf(dir, sizeof(dir), "%s/tests/conformance/kueue", src);
+	assert_true(each(dir, is_case) >= 30);
+}
+
+/*
+ * A ClusterQueue charging carve.dev/mig-memory-slices with nominal 8 (one
+ * A100-80GB's worth) gets a 7g.80gb job and an 8 x 1g.10gb job: the first
+ * takes all 8 slices, so the second must wait, in admit and in simulate.
+ */
+static const char mig_slices[] =
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: ResourceFlavor\n"
+	"metadata: {name: a100}\n"
+	"spec:\n"
+	"  nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: ClusterQueue\n"
+	"metadata: {name: cq}\n"
+	"spec:\n"
+	"  resourceGroups:\n"
+	"  - coveredResources: [nvidia.com/mig-7g.80gb, nvidia.com/mig-1g.10gb,\n"
+	"                       carve.dev/mig-memory-slices]\n"
+	"    flavors:\n"
+	"    - name: a100\n"
+	"      resources:\n"
+	"      - {name: nvidia.com/mig-7g.80gb, nominalQuota: 8}\n"
+	"      - {name: nvidia.com/mig-1g.10gb, nominalQuota: 8}\n"
+	"      - {name: carve.dev/mig-memory-slices, nominalQuota: 8}\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: LocalQueue\n"
+	"metadata: {name: lq, namespace: t}\n"
+	"spec: {clusterQueue: cq}\n";
+
+static const char mig_workloads[] =
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: Workload\n"
+	"metadata: {name: big, namespace: t, creationTimestamp: \"2026-01-01T00:00:00Z\"}\n"
+	"spec:\n"
+	"  queueName: lq\n"
+	"  podSets:\n"
+	"  - name: main\n"
+	"    count: 1\n"
+	"    template:\n"
+	"      spec:\n"
+	"        containers:\n"
+	"        - name: c\n"
+	"          resources: {requests: {nvidia.com/mig-7g.80gb: 1}, limits: {nvidia.com/mig-7g.80gb: 1}}\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: Workload\n"
+	"metadata: {name: small, namespace: t, creationTimestamp: \"2026-01-01T00:00:01Z\"}\n"
+	"spec:\n"
+	"  queueName: lq\n"
+	"  podSets:\n"
+	"  - name: main\n"
+	"    count: 8\n"
+	"    template:\n"
+	"      spec:\n"
+	"        containers:\n"
+	"        - name: c\n"
+	"          resources: {requests: {nvidia.com/mig-1g.10gb: 1}, limits: {nvidia.com/mig-1g.10gb: 1}}\n";
+
+static const char mig_trace[] =
+	"name,arrival,duration,namespace,queue,count,gpu,gpu_resource\n"
+	"big,0,100,t,lq,1,1,nvidia.com/mig-7g.80gb\n"
+	"small,1,100,t,lq,8,1,nvidia.com/mig-1g.10gb\n";
+
+/* The decision for workload key in a result JSON: "admitted", "pending"... */
+static const char *decision_of(json_t *res, const char *key)
+{
+	static const char *const lists[] = {"admitted", "preempted", "pending", "running"};
+	size_t l, i;
+
+	for (l = 0; l < 4; l++) {
+		json_t *arr = json_object_get(res, lists[l]);
+
+		for (i = 0; i < json_array_size(arr); i++)
+			if (!strcmp(json_string_value(json_object_get(json_array_get(arr, i),
+								      "workload")), key))
+				return lists[l];
+	}
+	return "absent";
+}
+
+static void test_mig_slices_same_answer(void **state)
+{
+	size_t len = strlen(mig_slices) + strlen(mig_workloads) + 1;
+	char *both = malloc(len);
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	struct carve_jobs *js;
+	struct carve_sim *s;
+	struct carve_sim_opts o;
+	struct carve_error err = {0};
+	json_t *res;
+
+	(void)state;
+	assert_non_null(both);
+	snprintf(both, len, "%s%s", mig_slices, mig_workloads);
+	/* carve admit, until nothing changes */
+	m = tu_load(both);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	tu_assert_clean(m);
+	assert_true(carve_adm_run(ad->adm, ad->now, 10) >= 0);
+	res = carve_admission_result_json(ad);
+	assert_string_equal(decision_of(res, "t/big"), "admitted");
+	assert_string_equal(decision_of(res, "t/small"), "pending");
+	json_decref(res);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+	free(both);
+
+	/* carve simulate with a trace of the same two jobs: small waits for
+	 * big to finish (t = 100), so it cannot have run at t = 50 */
+	m = tu_load(mig_slices);
+	js = carve_jobs_create();
+	assert_non_null(js);
+	assert_int_equal(carve_jobs_load_csv_buf(js, "t.trace.csv", mig_trace, strlen(mig_trace),
+						 &m->diags, NULL), 0);
+	memset(&o, 0, sizeof(o));
+	s = carve_sim_create(m, js, &o, &err);
+	assert_non_null(s);
+	assert_true(carve_sim_run_events(s, 50, SIZE_MAX, NULL, &err) >= 0);
+	res = carve_admission_result_json(carve_sim_admission(s));
+	assert_string_equal(decision_of(res, "t/big"), "admitted");
+	assert_string_equal(decision_of(res, "t/small"), "pending");
+	json_decref(res);
+	assert_true(carve_sim_run_events(s, 150, SIZE_MAX, NULL, &err) >= 0);
+	res = carve_admission_result_json(carve_sim_admission(s));
+	assert_string_equal(decision_of(res, "t/small"), "admitted");
+	json_decref(res);
+	carve_sim_destroy(s);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_examples_agree),
+		cmocka_unit_test(test_conformance_agrees),
+		cmocka_unit_test(test_mig_slices_same_answer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
