@@ -4,7 +4,7 @@
  * and GPU choice (section 4) against handmade cases and a brute-force
  * search, the openb pod CSV loader's diagnostics, the fill experiment
  * (section 6) on a tiny trace, and a reduced fill on the real openb
- * default trace that must keep the paper's order at 100 % arrived:
+ * default trace (data/openb) that must keep the paper's order at 100 % arrived:
  * fgd < bestfit < random in unallocated GPU % (median over seeds).
  */
 #include <math.h>
@@ -22,6 +22,7 @@
 #include "carve/place.h"
 #include "carve/trace.h"
 #include "place_int.h"
+#include "testutil.h"
 
 /* ---- builders ---- */
 
@@ -662,7 +663,6 @@ static double median3(double a, double b, double c)
 
 static void openb_fill_order(void **state)
 {
-	const char *shared = getenv("CARVE_SHARED");
 	static const char *const pols[] = {"fgd", "bestfit", "random"};
 	char path[4096];
 	struct carve_manifests *m = NULL;
@@ -680,20 +680,13 @@ static void openb_fill_order(void **state)
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	carve_diags_init(&d);
-	snprintf(path, sizeof(path), "%s/data/openb/openb_pod_list_default.csv",
-		 shared ? shared : "../shared");
+	tu_source_path(path, sizeof(path), "data/openb/openb_pod_list_default.csv");
 	t = carve_trace_create();
 	assert_non_null(t);
-	if (carve_trace_load_openb(t, path, &d) == CARVE_EIO) {
-		print_message("openb trace not found at %s: skipping the reduced fill\n", path);
-		carve_trace_destroy(t);
-		carve_diags_cleanup(&d);
-		skip();
-	}
+	assert_int_equal(carve_trace_load_openb(t, path, &d), 0);
 	assert_int_equal(d.nerrors, 0);
 	assert_int_equal(t->n, 8152);
-	snprintf(path, sizeof(path), "%s/data/openb/openb_node_list_gpu_node.csv",
-		 shared ? shared : "../shared");
+	tu_source_path(path, sizeof(path), "data/openb/openb_node_list_gpu_node.csv");
 	m = carve_manifests_create();
 	assert_int_equal(carve_manifests_load_path(m, path), 0);
 	assert_int_equal(m->diags.nerrors, 0);
