@@ -450,6 +450,37 @@ static void test_openb(void **state)
 	carve_trace_destroy(t);
 }
 
+/* A five-column openb list (no times): every job arrives at 0 and runs the
+ * minimum of 1 s; gpu_spec absent means any model. */
+static void test_openb_five_columns(void **state)
+{
+	static const char csv[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+				  "m1,8000,30000,8,1000\n"
+				  "m2,4000,1024,1,250\n";
+	struct carve_trace *t = carve_trace_create();
+	const struct carve_job *j;
+	struct fx f;
+
+	(void)state;
+	fx_init(&f);
+	assert_non_null(t);
+	assert_int_equal(carve_trace_load_openb_buf(t, "five.csv", csv, sizeof(csv) - 1, &f.d), 0);
+	assert_clean(&f.d);
+	assert_int_equal(carve_jobs_from_openb(f.js, t, &f.d, &f.skipped), 0);
+	assert_clean(&f.d);
+	assert_int_equal(f.js->n, 2);
+	j = job(f.js, "m1");
+	assert_int_equal(j->arrival, 0);
+	assert_int_equal(j->duration, 1);
+	assert_int_equal(req(&j->podsets[0], "nvidia.com/gpu"), 8000);
+	assert_int_equal(j->podsets[0].nmodels, 0);
+	j = job(f.js, "m2");
+	assert_int_equal(j->arrival, 0);
+	assert_int_equal(j->podsets[0].gpu_milli, 250);
+	fx_cleanup(&f);
+	carve_trace_destroy(t);
+}
+
 /* ---- writers ---- */
 
 static void test_roundtrip(void **state)
@@ -901,6 +932,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_good),
 		cmocka_unit_test(test_yaml_bad),
 		cmocka_unit_test(test_openb),
+		cmocka_unit_test(test_openb_five_columns),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_write_csv_multi_podset),
 		cmocka_unit_test(test_gen_deterministic),
