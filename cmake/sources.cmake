@@ -3,6 +3,7 @@ set(CARVE_CORE_SOURCES
   src/core/util.c
   src/core/arena.c
   src/core/quantity.c
+  src/core/rng.c
   src/core/resource.c
   src/core/mig.c
   src/core/mig_profiles.c

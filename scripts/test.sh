@@ -22,7 +22,7 @@ cmake --build build-asan -j"$JOBS"
 
 if command -v valgrind >/dev/null 2>&1; then
 	echo "== valgrind on the core unit tests (Release build)"
-	for t in quantity resource mig cluster ytree; do
+	for t in quantity rng resource mig cluster ytree; do
 		[ -x "build/tests/test_$t" ] || continue
 		CARVE_SOURCE_DIR="$(pwd)" valgrind -q --error-exitcode=99 \
 			--leak-check=full --errors-for-leak-kinds=definite \
