@@ -28,6 +28,7 @@ set(CARVE_IO_SOURCES
   src/io/manifest.c
   src/io/csvsplit.c
   src/io/readfile.c
+  src/io/walk.c
   src/io/csv.c
   src/io/load_node.c
   src/io/load_kueue.c
