@@ -35,6 +35,7 @@
 #include "carve/fill.h"
 #include "carve/gpumodel.h"
 #include "carve/place.h"
+#include "carve/quantity.h"
 #include "carve/rng.h"
 #include "place_int.h"
 
@@ -75,7 +76,7 @@ static size_t below(uint64_t *x, size_t n)
 /* MiB as milli-bytes, saturating (the loaders keep it in range anyway). */
 static int64_t mib_milli(int64_t mib)
 {
-	return mib > INT64_MAX / MIB_MILLI ? INT64_MAX : mib * MIB_MILLI;
+	return carve_qty_sat_mul(mib, MIB_MILLI);
 }
 
 /* ---- the cluster ---------------------------------------------------------------- */
