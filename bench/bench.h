@@ -10,7 +10,8 @@
  *
  * Every figure fills some of the 12 result keys (NAN: not measured in this
  * run) and prints its own table.  Generators are deterministic (seeded
- * splitmix64), so two runs build the same clusters and workloads.
+ * splitmix64 of include/carve/rng.h), so two runs build the same clusters
+ * and workloads.
  * Ownership: generated clusters and engines belong to the caller, who
  * destroys them with the carve_*_destroy of their type.
  */
@@ -25,6 +26,7 @@
 #include "carve/admit.h"
 #include "carve/cluster.h"
 #include "carve/place.h"
+#include "carve/rng.h"
 
 /* ---- the result keys (issue 6), in the order written ---- */
 
@@ -73,12 +75,6 @@ double bench_quantile(uint64_t *v, size_t n, double q);
 void bench_alloc_install(void);
 /* Bytes currently held through carve_malloc (requested sizes). */
 int64_t bench_alloc_live(void);
-
-/* ---- deterministic random numbers ---- */
-
-uint64_t bench_rand(uint64_t *state);
-/* Uniform in [0, n), n > 0. */
-uint64_t bench_below(uint64_t *state, uint64_t n);
 
 /* ---- generators (gen.c) ---- */
 

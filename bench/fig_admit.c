@@ -48,10 +48,12 @@ static int add_all(const struct bench_opts *o, struct carve_adm *a, size_t ncqs,
 				return -1;
 		}
 	}
+	/* Priorities 0..3: a splitmix64 draw modulo 4 (a power of two, so
+	 * unbiased; the same stream as every earlier run of this figure). */
 	for (i = 0; i < ncqs * per_cq; i++) {
 		size_t q = i % ncqs;
 		struct admq_wl w = {key, cq, ADMQ_RESOURCE, ADMQ_FLAVOR, 1000, 1,
-				    (int32_t)bench_below(&rng, 4), (int64_t)(1000 + i), false};
+				    (int32_t)(carve_splitmix64(&rng) % 4), (int64_t)(1000 + i), false};
 
 		snprintf(key, sizeof(key), "team-%04zu/job-%06zu", q, i);
 		snprintf(cq, sizeof(cq), "cq-%04zu", q);

@@ -44,7 +44,7 @@ const double bench_pod_prob[BENCH_NPODTYPES] = {
 
 int bench_pod_type(uint64_t *state)
 {
-	double u = (double)(bench_rand(state) >> 11) / 9007199254740992.0, acc = 0;
+	double u = carve_splitmix64_double(state), acc = 0;
 	int i;
 
 	for (i = 0; i < BENCH_NPODTYPES - 1; i++) {

@@ -18,7 +18,7 @@
 #include "bench.h"
 
 #ifndef CARVE_BENCH_OPENB
-#define CARVE_BENCH_OPENB "../shared/data/openb"
+#define CARVE_BENCH_OPENB "data/openb"
 #endif
 
 static const struct {

@@ -1,6 +1,6 @@
 /*
- * util.c - clocks, quantiles, the counting allocator, random numbers and
- * table printing for carve-bench.
+ * util.c - clocks, quantiles, the counting allocator and table printing
+ * for carve-bench (random numbers come from include/carve/rng.h).
  *
  * The counting allocator puts a 16-byte header (the requested size) in
  * front of every block, so free() knows what it gives back; the live total
@@ -114,22 +114,6 @@ void bench_alloc_install(void)
 int64_t bench_alloc_live(void)
 {
 	return live;
-}
-
-/* ---- random numbers: splitmix64 ---- */
-
-uint64_t bench_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-uint64_t bench_below(uint64_t *state, uint64_t n)
-{
-	return bench_rand(state) % n;
 }
 
 /* ---- tables ---- */

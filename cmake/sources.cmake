@@ -3,6 +3,7 @@ set(CARVE_CORE_SOURCES
   src/core/util.c
   src/core/arena.c
   src/core/quantity.c
+  src/core/rng.c
   src/core/resource.c
   src/core/mig.c
   src/core/mig_profiles.c
@@ -28,6 +29,7 @@ set(CARVE_IO_SOURCES
   src/io/manifest.c
   src/io/csvsplit.c
   src/io/readfile.c
+  src/io/walk.c
   src/io/csv.c
   src/io/load_node.c
   src/io/load_kueue.c

@@ -18,7 +18,11 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	exit 2
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
-conf="${CARVE_CONFORMANCE:-$here/../shared/conformance/kueue}"
+conf="${CARVE_CONFORMANCE:-$here/tests/conformance/kueue}"
+if [ ! -d "$conf" ]; then
+	echo "$0: no conformance cases at $conf" >&2
+	exit 2
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -29,11 +33,9 @@ inputs() {
 	for f in "$here"/examples/*/*.yaml; do
 		echo "$f"
 	done
-	if [ -d "$conf" ]; then
-		for f in "$conf"/*.yaml; do
-			echo "$f"
-		done
-	fi
+	for f in "$conf"/*.yaml; do
+		echo "$f"
+	done
 }
 
 # run BIN OUT: every input under every option set, into one file.

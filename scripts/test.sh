@@ -22,9 +22,9 @@ cmake --build build-asan -j"$JOBS"
 
 if command -v valgrind >/dev/null 2>&1; then
 	echo "== valgrind on the core unit tests (Release build)"
-	for t in quantity resource mig cluster ytree; do
+	for t in quantity rng resource mig cluster ytree; do
 		[ -x "build/tests/test_$t" ] || continue
-		CARVE_SHARED="$(pwd)/../shared" valgrind -q --error-exitcode=99 \
+		CARVE_SOURCE_DIR="$(pwd)" valgrind -q --error-exitcode=99 \
 			--leak-check=full --errors-for-leak-kinds=definite \
 			"build/tests/test_$t" >/dev/null
 		echo "valgrind: test_$t clean"

@@ -132,9 +132,25 @@ int carve_jobs_load_yaml_buf(struct carve_jobs *js, const char *name, const char
 			     size_t len, struct carve_diags *d, size_t *skipped);
 
 /*
+ * True when the name (or path) is a carve trace file's: it ends in
+ * ".trace.csv", ".trace.yaml" or ".trace.yml" (the one list of trace
+ * extensions).  These are the files carve_jobs_load_path reads from a
+ * directory and the manifest walk (carve/manifest.h) leaves out.
+ */
+bool carve_jobs_is_trace_name(const char *path);
+
+/*
+ * True when directory dir directly holds a file whose name
+ * carve_jobs_is_trace_name accepts (hidden names excepted, as
+ * carve_jobs_load_path skips them); false when it holds none or cannot be
+ * read.  Allocates only temporarily.
+ */
+bool carve_jobs_dir_has_trace(const char *dir);
+
+/*
  * A file by its extension (.csv: CSV; .yaml, .yml: YAML; anything else is
  * reported in d and returns CARVE_EIO), or a directory: every "*.trace.csv",
- * "*.trace.yaml" and "*.trace.yml" directly in it, in name order
+ * "*.trace.yaml" and "*.trace.yml" directly in it (not hidden), in name order
  * (subdirectories are not entered; the manifest walk of carve/manifest.h
  * skips exactly these files).  Returns as the loaders do, the first error
  * of the files when several fail; the first CARVE_ENOMEM stops.

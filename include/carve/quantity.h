@@ -63,8 +63,13 @@ int carve_qty_format_bytes(int64_t milli, char *buf, size_t size);
  * carve_qty_value(-1500) == -1. */
 int64_t carve_qty_value(int64_t milli);
 
-/* Saturating arithmetic for sums and products of quantities: a result
- * beyond the int64 range is clamped to INT64_MAX (or INT64_MIN). */
+/*
+ * Saturating arithmetic for sums and products of quantities, the one home
+ * of it in carve: the exact a + b (a * b) when it fits in int64; otherwise
+ * INT64_MAX when the true result is above the range and INT64_MIN when
+ * below (a * b by sign: INT64_MIN * -1 is INT64_MAX).  Never fails, no
+ * undefined behaviour for any operands; commutative.
+ */
 int64_t carve_qty_sat_add(int64_t a, int64_t b);
 int64_t carve_qty_sat_mul(int64_t a, int64_t b);
 

@@ -6,11 +6,18 @@
  * borrow: keep the trace alive while the diagnostics are printed.  Loading
  * appends, so several files may feed one trace.
  *
- * The openb pod list (Alibaba cluster-trace-gpu-v2023, format in
- * ../shared/data/openb/FORMAT.md):
- *   name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
- *   creation_time,deletion_time,scheduled_time
- * one task a row, no quoting, LF or CRLF.  A bad header skips the file; a
+ * The openb pod list (Alibaba cluster-trace-gpu-v2023, the files and their
+ * source in data/openb/README.md):
+ *   name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,qos,pod_phase,
+ *   creation_time,deletion_time,scheduled_time]
+ * one task a row, no quoting, LF or CRLF.  The first five columns are
+ * required in that order; the others are optional, in any order, and a
+ * column the header lacks reads as empty in every row (gpu_spec: any
+ * model; qos, pod_phase: ""; times: -1), so the five-column multi-GPU lists
+ * published with the FGD simulator load too.  Every row has as many fields
+ * as the header.  A bad header (a required column missing or out of place,
+ * an unknown or repeated column) is reported at its column and skips the
+ * file; a
  * bad row is reported gcc-style at the line and column of the bad field
  * ("file:line:col: error: num_gpu: ...") and skipped, and the other rows
  * are kept.

@@ -18,7 +18,6 @@
  * simulated); progress goes to stderr once a run takes longer than a
  * second.  Only this file reads a clock, for that progress.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -677,29 +676,6 @@ static void print_replay_table(json_t *const *runs, const char *const *names, si
 	}
 }
 
-/* True when directory dir holds a trace file (*.trace.csv, *.trace.yaml,
- * *.trace.yml). */
-static bool dir_has_trace(const char *dir)
-{
-	static const char *const ext[] = {".trace.csv", ".trace.yaml", ".trace.yml"};
-	struct dirent **ents = NULL;
-	bool found = false;
-	int ne = scandir(dir, &ents, NULL, alphasort), k;
-	size_t e;
-
-	for (k = 0; k < ne; k++) {
-		size_t len = strlen(ents[k]->d_name);
-
-		for (e = 0; e < sizeof(ext) / sizeof(ext[0]); e++)
-			if (len > strlen(ext[e]) &&
-			    !strcmp(ents[k]->d_name + len - strlen(ext[e]), ext[e]))
-				found = true;
-		free(ents[k]);
-	}
-	free(ents);
-	return found;
-}
-
 /* Manifests from each path (the manifest walk leaves trace files out); a
  * directory that holds trace files is the trace too when --trace is not
  * given (the first such directory). */
@@ -713,7 +689,7 @@ static int load_inputs(struct carve_manifests *m, char *const *paths, size_t n,
 		struct stat st;
 
 		if (!*trace && !stat(paths[i], &st) && S_ISDIR(st.st_mode) &&
-		    dir_has_trace(paths[i]))
+		    carve_jobs_dir_has_trace(paths[i]))
 			*trace = paths[i];
 		rc = carve_manifests_load_path(m, paths[i]);
 		if (rc == CARVE_ENOMEM)

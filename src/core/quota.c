@@ -17,16 +17,16 @@
 #include <string.h>
 
 #include "admit_int.h"
+#include "carve/quantity.h"
 
+/* carve_qty_sat_add with an unlimited operand absorbing: QTY_INF (=
+ * INT64_MAX, what the saturating add clamps to) plus anything, even a
+ * negative, stays unlimited. */
 int64_t sat_add(int64_t x, int64_t y)
 {
 	if (x == QTY_INF || y == QTY_INF)
 		return QTY_INF;
-	if (y > 0 && x > INT64_MAX - y)
-		return QTY_INF;
-	if (y < 0 && x < INT64_MIN - y)
-		return INT64_MIN;
-	return x + y;
+	return carve_qty_sat_add(x, y);
 }
 
 static int64_t max64(int64_t x, int64_t y)

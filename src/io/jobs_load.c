@@ -11,7 +11,6 @@
  * Ownership: file names that positions borrow are copied into the list's
  * arena (carve__jobs_arena), so they live as long as the jobs.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "decode.h"
 #include "jobs_int.h"
 #include "readfile.h"
+#include "walk.h"
 #include "ytree.h"
 
 #define MAX_FILE_BYTES (1024u << 20)
@@ -1018,24 +1018,40 @@ int carve_jobs_load_yaml(struct carve_jobs *js, const char *path, struct carve_d
 	return load_file(js, path, d, skipped, carve_jobs_load_yaml_buf);
 }
 
-static bool has_ext(const char *p, const char *ext)
-{
-	size_t lp = strlen(p), le = strlen(ext);
+/* The one list of carve's trace file extensions. */
+static const char *const trace_exts[] = {".trace.csv", ".trace.yaml", ".trace.yml"};
 
-	return lp > le && !strcmp(p + lp - le, ext);
+bool carve_jobs_is_trace_name(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(trace_exts) / sizeof(trace_exts[0]); i++)
+		if (carve__has_ext(path, trace_exts[i]))
+			return true;
+	return false;
 }
 
-static int cmp_str(const void *a, const void *b)
+bool carve_jobs_dir_has_trace(const char *dir)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct carve_diags d;
+	char **names;
+	size_t n = 0;
+	bool found;
+
+	carve_diags_init(&d);
+	found = !carve__walk_dir(&d, dir, carve_jobs_is_trace_name, &names, &n) && n > 0;
+	if (found)
+		carve__walk_free(names, n);
+	carve_diags_cleanup(&d);
+	return found;
 }
 
 static int load_one(struct carve_jobs *js, const char *path, struct carve_diags *d,
 		    size_t *skipped)
 {
-	if (has_ext(path, ".csv"))
+	if (carve__has_ext(path, ".csv"))
 		return carve_jobs_load_csv(js, path, d, skipped);
-	if (has_ext(path, ".yaml") || has_ext(path, ".yml"))
+	if (carve__has_ext(path, ".yaml") || carve__has_ext(path, ".yml"))
 		return carve_jobs_load_yaml(js, path, d, skipped);
 	carve_diag_error(d, (struct carve_pos){keep_name(js, path), 0, 0},
 			 "not a trace file: expected a .csv, .yaml or .yml name");
@@ -1045,12 +1061,10 @@ static int load_one(struct carve_jobs *js, const char *path, struct carve_diags 
 int carve_jobs_load_path(struct carve_jobs *js, const char *path, struct carve_diags *d,
 			 size_t *skipped)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0, i;
-	struct dirent *e;
+	char **names;
+	size_t n, i;
 	struct stat st;
-	DIR *dir;
-	int rc = 0;
+	int rc;
 
 	if (!js || !path || !d)
 		return CARVE_EINVAL;
@@ -1061,49 +1075,16 @@ int carve_jobs_load_path(struct carve_jobs *js, const char *path, struct carve_d
 	}
 	if (!S_ISDIR(st.st_mode))
 		return load_one(js, path, d, skipped);
-	dir = opendir(path);
-	if (!dir) {
-		carve_diag_error(d, (struct carve_pos){0}, "cannot open directory %s: %s", path,
-				 strerror(errno));
-		return CARVE_EIO;
-	}
-	while ((e = readdir(dir))) {
-		if (e->d_name[0] == '.' ||
-		    !(has_ext(e->d_name, ".trace.csv") || has_ext(e->d_name, ".trace.yaml") ||
-		      has_ext(e->d_name, ".trace.yml")))
-			continue;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 8;
-			char **nn = carve_realloc(names, c * sizeof(*nn));
-
-			if (!nn) {
-				rc = CARVE_ENOMEM;
-				goto out;
-			}
-			names = nn;
-			cap = c;
-		}
-		names[n] = carve_malloc(strlen(path) + strlen(e->d_name) + 2);
-		if (!names[n]) {
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-		sprintf(names[n], "%s%s%s", path, has_ext(path, "/") ? "" : "/", e->d_name);
-		n++;
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
+	rc = carve__walk_dir(d, path, carve_jobs_is_trace_name, &names, &n);
+	if (rc)
+		return rc;
 	for (i = 0; i < n && rc != CARVE_ENOMEM; i++) {
 		int r = load_one(js, names[i], d, skipped);
 
 		if (r && !rc)
 			rc = r;
 	}
-out:
-	for (i = 0; i < n; i++)
-		carve_free(names[i]);
-	carve_free(names);
-	closedir(dir);
+	carve__walk_free(names, n);
 	return rc;
 }
 

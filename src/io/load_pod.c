@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "carve/quantity.h"
 #include "loaders.h"
 
 /* ---- resource list arithmetic ---- */
@@ -28,15 +29,6 @@ static struct carve_resq *rl_find(const struct carve_reslist *l, const char *nam
 		if (!strcmp(l->v[i].name, name))
 			return &l->v[i];
 	return NULL;
-}
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < INT64_MIN - b)
-		return INT64_MIN;
-	return a + b;
 }
 
 static struct carve_resq *rlb_slot(struct ld *ld, struct rlb *b, const struct carve_resq *q)
@@ -61,7 +53,7 @@ static void rlb_add_list(struct ld *ld, struct rlb *b, const struct carve_reslis
 		struct carve_resq *e = rlb_slot(ld, b, &l->v[i]);
 
 		if (e)
-			e->milli = sat_add(e->milli, l->v[i].milli);
+			e->milli = carve_qty_sat_add(e->milli, l->v[i].milli);
 	}
 }
 
@@ -638,11 +630,11 @@ void ld_podspec(struct ld *ld, const struct ynode *spec, struct carve_podspec *o
 		struct carve_resq *e = rlb_slot(ld, &b, &p.overhead.v[i]);
 
 		if (e)
-			e->milli = sat_add(e->milli, p.overhead.v[i].milli);
+			e->milli = carve_qty_sat_add(e->milli, p.overhead.v[i].milli);
 		out->requests = b.l;
 		e = rl_find(&out->limits, p.overhead.v[i].name);
 		if (e)
-			e->milli = sat_add(e->milli, p.overhead.v[i].milli);
+			e->milli = carve_qty_sat_add(e->milli, p.overhead.v[i].milli);
 	}
 }
 

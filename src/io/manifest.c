@@ -8,16 +8,17 @@
  * whose kind or apiVersion is wrong is reported and skipped whole; the
  * documents around it still load.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "carve/jobs.h"
 #include "loaders.h"
 #include "manifest_int.h"
 #include "readfile.h"
+#include "walk.h"
 
 #define MAX_FILE_BYTES (256u * 1024u * 1024u)
 
@@ -249,19 +250,6 @@ int carve_manifests_load_yaml(struct carve_manifests *m, const char *name,
 	return 0;
 }
 
-static bool has_ext(const char *p, const char *ext)
-{
-	size_t lp = strlen(p), le = strlen(ext);
-
-	return lp > le && !strcmp(p + lp - le, ext);
-}
-
-/* carve's trace files, which a directory walk leaves out. */
-static bool is_trace(const char *p)
-{
-	return has_ext(p, ".trace.csv") || has_ext(p, ".trace.yaml") || has_ext(p, ".trace.yml");
-}
-
 static int load_file(struct carve_manifests *m, const char *path)
 {
 	char *buf;
@@ -270,17 +258,12 @@ static int load_file(struct carve_manifests *m, const char *path)
 
 	if (rc)
 		return rc;
-	if (has_ext(path, ".csv"))
+	if (carve__has_ext(path, ".csv"))
 		rc = carve_manifests_load_csv(m, path, buf, len);
 	else
 		rc = carve_manifests_load_yaml(m, path, buf, len);
 	carve_free(buf);
 	return rc;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Directories entered during one load_path, by (device, inode), so a
@@ -328,44 +311,15 @@ static struct carve_pos file_pos(struct carve_manifests *m, const char *s)
 static int load_dir(struct carve_manifests *m, const char *path, int depth,
 		    struct visited *vs)
 {
-	DIR *dir;
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, cap = 0, i;
-	int rc = 0;
+	char **names;
+	size_t n, i;
+	int rc;
 
 	if (depth > 16)
 		return 0;
-	dir = opendir(path);
-	if (!dir) {
-		carve_diag_error(&m->diags, (struct carve_pos){0}, "cannot open directory %s: %s",
-				 path, strerror(errno));
-		return CARVE_EIO;
-	}
-	while ((e = readdir(dir))) {
-		if (e->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 32;
-			char **nn = carve_realloc(names, c * sizeof(*nn));
-
-			if (!nn) {
-				rc = CARVE_ENOMEM;
-				goto out;
-			}
-			names = nn;
-			cap = c;
-		}
-		names[n] = carve_malloc(strlen(path) + strlen(e->d_name) + 2);
-		if (!names[n]) {
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-		sprintf(names[n], "%s%s%s", path, has_ext(path, "/") ? "" : "/", e->d_name);
-		n++;
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
+	rc = carve__walk_dir(&m->diags, path, NULL, &names, &n);
+	if (rc)
+		return rc;
 	for (i = 0; i < n && rc != CARVE_ENOMEM; i++) {
 		struct stat st;
 		bool oom = false;
@@ -380,12 +334,12 @@ static int load_dir(struct carve_manifests *m, const char *path, int depth,
 			else
 				carve_diag_warn(&m->diags, file_pos(m, names[i]),
 						"skipping directory already read via another path");
-		} else if (is_trace(names[i])) {
+		} else if (carve_jobs_is_trace_name(names[i])) {
 			/* Workload traces (carve trace check, docs/trace-format.md)
 			 * sit beside a scenario's manifests but are not manifests. */
 			continue;
-		} else if (has_ext(names[i], ".yaml") || has_ext(names[i], ".yml") ||
-			   has_ext(names[i], ".csv")) {
+		} else if (carve__has_ext(names[i], ".yaml") || carve__has_ext(names[i], ".yml") ||
+			   carve__has_ext(names[i], ".csv")) {
 			/* A FIFO or device would block or never end: regular files only. */
 			if (S_ISREG(st.st_mode))
 				rc = load_file(m, names[i]);
@@ -394,11 +348,7 @@ static int load_dir(struct carve_manifests *m, const char *path, int depth,
 						"not a regular file; skipped");
 		}
 	}
-out:
-	for (i = 0; i < n; i++)
-		carve_free(names[i]);
-	carve_free(names);
-	closedir(dir);
+	carve__walk_free(names, n);
 	return rc;
 }
 

@@ -5,6 +5,12 @@
  * Ownership: every string a task points to, its models array and the file
  * names its positions use live in the trace's arena; the task array itself
  * is one carve_realloc'd block.  Both go with carve_trace_destroy().
+ * Columns: the first five (name .. gpu_milli) are required, in that order;
+ * the six after them are optional, in any order, each at most once (the
+ * multi-GPU lists published with the FGD simulator have only the five).  A
+ * column the header lacks reads as an empty value in every row: any GPU
+ * model, empty qos and phase, no times.
+ *
  * Invariant: a row lands in the trace only when every field parsed; a bad
  * field is reported at its column and the row is skipped, so a kept task
  * always has 0 <= num_gpu <= CARVE_TASK_MAX_GPUS, gpu_milli in 1..1000 when
@@ -22,6 +28,7 @@
 #include "readfile.h"
 
 #define NCOLS 11
+#define NREQ 5           /* name .. gpu_milli; the rest are optional */
 #define MAXF (NCOLS + 1) /* one more, to see a long row */
 #define MAX_FILE_BYTES (1024u << 20)
 /* Largest memory_mib whose milli-byte count (MiB * 2^20 * 1000) fits int64. */
@@ -36,8 +43,8 @@ static const char *const columns[NCOLS] = {
 	"qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time",
 };
 
-#define HEADER "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase," \
-	       "creation_time,deletion_time,scheduled_time"
+#define HEADER "name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,qos,pod_phase," \
+	       "creation_time,deletion_time,scheduled_time]"
 
 struct carve_trace_int {
 	struct carve_arena arena;
@@ -49,6 +56,8 @@ struct rd {
 	struct carve_trace *t;
 	struct carve_diags *d;
 	const char *file;
+	size_t nfields;          /* columns in the header: NREQ..NCOLS */
+	enum col colof[NCOLS];   /* the column of each header field */
 	bool oom;
 };
 
@@ -88,33 +97,52 @@ static struct carve_pos at(const struct rd *r, uint32_t line, uint32_t col)
 	return (struct carve_pos){r->file, line, col};
 }
 
+static bool field_is(const struct csv_field *f, const char *name)
+{
+	return f->len == strlen(name) && !memcmp(f->s, name, f->len);
+}
+
+/*
+ * The header: the NREQ required columns in order, then optional columns in
+ * any order, each at most once.  Fills r->nfields and r->colof; false (with
+ * the error at the offending column) when the file cannot be read.
+ */
 static bool check_header(struct rd *r, const char *s, const char *end)
 {
 	struct csv_field f[MAXF];
-	size_t n = csv_split(s, end, f, MAXF), i;
+	size_t n = csv_split(s, end, f, MAXF), i, k;
+	bool seen[NCOLS] = {false};
 
-	for (i = 0; i < NCOLS; i++) {
+	for (i = 0; i < NREQ; i++) {
 		if (i >= n) {
 			carve_diag_error(r->d, at(r, 1, (uint32_t)(end - s) + 1),
 					 "header: missing column '%s' (the header must be " HEADER ")",
 					 columns[i]);
 			return false;
 		}
-		if (f[i].len != strlen(columns[i]) || memcmp(f[i].s, columns[i], f[i].len)) {
+		if (!field_is(&f[i], columns[i])) {
 			carve_diag_error(r->d, at(r, 1, f[i].col),
 					 "header: unexpected column '%.*s' where '%s' belongs (the "
 					 "header must be " HEADER ")",
 					 (int)f[i].len, f[i].s, columns[i]);
 			return false;
 		}
+		r->colof[i] = (enum col)i;
 	}
-	if (n > NCOLS) {
-		carve_diag_error(r->d, at(r, 1, f[NCOLS].col),
-				 "header: unexpected column '%.*s' after 'scheduled_time' (the "
-				 "header must be " HEADER ")",
-				 (int)f[NCOLS].len, f[NCOLS].s);
-		return false;
+	for (i = NREQ; i < n; i++) {
+		for (k = NREQ; k < NCOLS && !field_is(&f[i], columns[k]); k++)
+			;
+		if (i >= NCOLS || k == NCOLS || seen[k]) {
+			carve_diag_error(r->d, at(r, 1, f[i].col),
+					 "header: %s column '%.*s' (the header must be " HEADER ")",
+					 k < NCOLS && seen[k] ? "repeated" : "unexpected",
+					 (int)f[i].len, f[i].s);
+			return false;
+		}
+		seen[k] = true;
+		r->colof[i] = (enum col)k;
 	}
+	r->nfields = n;
 	return true;
 }
 
@@ -229,20 +257,32 @@ static void append(struct rd *r, const struct carve_task *task)
 	t->tasks[t->n++] = *task;
 }
 
+/* The row's fields by column; a column the header lacks is empty. */
+static void by_column(const struct rd *r, const struct csv_field *in, struct csv_field *f)
+{
+	size_t i;
+
+	for (i = 0; i < NCOLS; i++)
+		f[i] = (struct csv_field){"", 0, 1};
+	for (i = 0; i < r->nfields; i++)
+		f[r->colof[i]] = in[i];
+}
+
 static void load_row(struct rd *r, uint32_t line, const char *s, const char *end)
 {
-	struct csv_field f[MAXF];
-	size_t n = csv_split(s, end, f, MAXF);
+	struct csv_field in[MAXF], f[NCOLS];
+	size_t n = csv_split(s, end, in, MAXF);
 	struct carve_task task;
 	int64_t ngpu = 0, gmilli = 0;
 	bool ok = true;
 
-	if (n != NCOLS) {
-		carve_diag_error(r->d, at(r, line, n < NCOLS ? 1 : f[NCOLS].col),
-				 "row has %zu field%s, expected %d (" HEADER "); row skipped", n,
-				 n == 1 ? "" : "s", NCOLS);
+	if (n != r->nfields) {
+		carve_diag_error(r->d, at(r, line, n < r->nfields ? 1 : in[r->nfields].col),
+				 "row has %zu field%s, expected %zu (as the header); row skipped",
+				 n, n == 1 ? "" : "s", r->nfields);
 		return;
 	}
+	by_column(r, in, f);
 	memset(&task, 0, sizeof(task));
 	if (!f[C_NAME].len) {
 		carve_diag_error(r->d, at(r, line, 1), "name: empty task name");

@@ -20,8 +20,9 @@
  *      what the placer has free) and the cluster fragmentation F, binned by
  *      arrived % of capacity.
  *
- * The random generator is splitmix64 (Go's math/rand sequence is not
- * reproduced: compare distributions over seeds, fgd.md section 8).
+ * The random generator is splitmix64 (carve_splitmix64; Go's math/rand
+ * sequence is not reproduced: compare distributions over seeds, fgd.md
+ * section 8).
  *
  * Ownership: the fill borrows cluster and tasks; it owns the mapped
  * requests, the mix and per-run scratch (the tuned order grows to the
@@ -34,6 +35,8 @@
 #include "carve/fill.h"
 #include "carve/gpumodel.h"
 #include "carve/place.h"
+#include "carve/quantity.h"
+#include "carve/rng.h"
 #include "place_int.h"
 
 #define DEF_RATIO 1.3
@@ -62,32 +65,18 @@ struct carve_fill {
 	double *fnode;                /* per node: F_n */
 };
 
-/* ---- generator ---------------------------------------------------------------- */
-
-static uint64_t next(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+/* ---- generator: splitmix64 (include/carve/rng.h) ---------------------------------- */
 
 /* Uniform in [0, n), n > 0. */
 static size_t below(uint64_t *x, size_t n)
 {
-	uint64_t lim = UINT64_MAX - UINT64_MAX % n, r;
-
-	do
-		r = next(x);
-	while (r >= lim);
-	return (size_t)(r % n);
+	return (size_t)carve_splitmix64_below(x, n);
 }
 
 /* MiB as milli-bytes, saturating (the loaders keep it in range anyway). */
 static int64_t mib_milli(int64_t mib)
 {
-	return mib > INT64_MAX / MIB_MILLI ? INT64_MAX : mib * MIB_MILLI;
+	return carve_qty_sat_mul(mib, MIB_MILLI);
 }
 
 /* ---- the cluster ---------------------------------------------------------------- */
@@ -513,7 +502,7 @@ int carve_fill_run(struct carve_fill *f, const char *policy, uint64_t seed,
 	total = make_order(f, &rng);
 	if (total < 0)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	p = carve_placer_create(f->c, policy, next(&rng), err);
+	p = carve_placer_create(f->c, policy, carve_splitmix64(&rng), err);
 	if (!p)
 		return err ? err->code : CARVE_EINVAL;
 	rc = carve_placer_set_mix(p, f->types, f->prob, f->ntypes);

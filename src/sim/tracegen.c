@@ -7,9 +7,9 @@
  * weekday vs weekend, sampled by thinning; serving is a fleet of services
  * within a slice budget, each a chain of releases.  Each process draws
  * from its own PRNG stream (xoshiro256**, seeded by splitmix64 from the
- * seed and the process number), so tuning one process leaves the others'
- * draws unchanged.  Jobs
- * are collected, sorted by (arrival, name) and then added to the list.
+ * seed and the process number: carve_rng_seed_stream), so tuning one
+ * process leaves the others' draws unchanged.  Jobs are collected, sorted
+ * by (arrival, name) and then added to the list.
  * Nothing here reads a clock or calls rand().
  */
 #include <math.h>
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/rng.h"
 #include "carve/tracegen.h"
 
 #define HOUR 3600.0
@@ -25,67 +26,27 @@
 
 const char *const carve_tracegen_scenarios[] = {"seed", NULL};
 
-/* ---- PRNG ---- */
-
-struct rng {
-	uint64_t s[4];
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
-{
-	uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull);
-	int i;
-
-	for (i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
+/* ---- PRNG (include/carve/rng.h) ---- */
 
 /* Uniform in [0, 1). */
-static double unif(struct rng *r)
+static double unif(struct carve_rng *r)
 {
-	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+	return carve_rng_double(r);
 }
 
-static double unif_ab(struct rng *r, double a, double b)
+static double unif_ab(struct carve_rng *r, double a, double b)
 {
 	return a + (b - a) * unif(r);
 }
 
 /* Exponential with the given mean. */
-static double expo(struct rng *r, double mean)
+static double expo(struct carve_rng *r, double mean)
 {
 	return -mean * log(1.0 - unif(r));
 }
 
 /* Standard normal (Box-Muller, one value per call). */
-static double normal(struct rng *r)
+static double normal(struct carve_rng *r)
 {
 	double u = 1.0 - unif(r), v = unif(r);
 
@@ -93,7 +54,7 @@ static double normal(struct rng *r)
 }
 
 /* Lognormal with the given median and sigma of the log, clamped. */
-static double lognorm(struct rng *r, double median, double sigma, double lo, double hi)
+static double lognorm(struct carve_rng *r, double median, double sigma, double lo, double hi)
 {
 	double x = median * exp(sigma * normal(r));
 
@@ -101,7 +62,7 @@ static double lognorm(struct rng *r, double median, double sigma, double lo, dou
 }
 
 /* Index drawn with the given weights (summing to about 1). */
-static int pick(struct rng *r, const double *w, int n)
+static int pick(struct carve_rng *r, const double *w, int n)
 {
 	double u = unif(r);
 	int i;
@@ -166,7 +127,7 @@ static double rate_notebook(double t)
 }
 
 /* Next arrival after t with rate fn bounded by max per hour; < 0 at end. */
-static double next_arrival(struct rng *r, rate_fn fn, double max, double t, double end)
+static double next_arrival(struct carve_rng *r, rate_fn fn, double max, double t, double end)
 {
 	for (;;) {
 		t += expo(r, HOUR / max);
@@ -236,11 +197,11 @@ enum stream { S_TRAIN = 1, S_EVAL, S_FLEET, S_SERVE, S_FINETUNE, S_NOTEBOOK };
 static void gen_train(struct gen *g, uint64_t seed, double end)
 {
 	static const double wpods[] = {0.45, 0.35, 0.12, 0.08};
-	struct rng r;
+	struct carve_rng r;
 	double t = 0.0;
 	int k = 0;
 
-	rng_seed(&r, seed, S_TRAIN);
+	carve_rng_seed_stream(&r, seed, S_TRAIN);
 	while ((t = next_arrival(&r, rate_train, 0.8, t, end)) >= 0) {
 		struct gjob *j = gen_add(g);
 
@@ -270,11 +231,11 @@ static void gen_eval(struct gen *g, uint64_t seed, double end)
 {
 	static const double wpods[] = {0.7, 0.3};
 	static const int pods[] = {1, 2};
-	struct rng r;
+	struct carve_rng r;
 	double t = 0.0;
 	int k = 0;
 
-	rng_seed(&r, seed, S_EVAL);
+	carve_rng_seed_stream(&r, seed, S_EVAL);
 	while ((t = next_arrival(&r, rate_eval, 0.3, t, end)) >= 0) {
 		struct gjob *j = gen_add(g);
 
@@ -317,7 +278,7 @@ struct service {
 
 /* t itself when it falls in weekday working hours, else a uniform time in
  * the next weekday's 9-17 h. */
-static double next_work(struct rng *r, double t)
+static double next_work(struct carve_rng *r, double t)
 {
 	double h = hour_of(t), day = floor(t / DAY);
 
@@ -330,7 +291,7 @@ static double next_work(struct rng *r, double t)
 	return day * DAY + 9 * HOUR + unif_ab(r, 0, 8 * HOUR);
 }
 
-static void serve_release(struct gen *g, const struct service *sv, struct rng *r, double t,
+static void serve_release(struct gen *g, const struct service *sv, struct carve_rng *r, double t,
 			  double until, int *k)
 {
 	struct gjob *j = gen_add(g);
@@ -358,10 +319,10 @@ static void gen_serve(struct gen *g, uint64_t seed, double end, int *k)
 	static const double w3g[] = {0.4, 0.3, 0.15, 0.15};
 	struct service fleet[SERVE_DRAWS];
 	int i, n = 0, used3 = 0, used1 = 0;
-	struct rng r;
+	struct carve_rng r;
 
 	/* The fleet's shapes; a draw that would overrun the budget is skipped. */
-	rng_seed(&r, seed, S_FLEET);
+	carve_rng_seed_stream(&r, seed, S_FLEET);
 	for (i = 0; i < SERVE_DRAWS; i++) {
 		struct service sv;
 
@@ -385,7 +346,7 @@ static void gen_serve(struct gen *g, uint64_t seed, double end, int *k)
 		fleet[n++] = sv;
 	}
 	/* Their releases: the first in the first half hour. */
-	rng_seed(&r, seed, S_SERVE);
+	carve_rng_seed_stream(&r, seed, S_SERVE);
 	for (i = 0; i < n; i++) {
 		double t = unif_ab(&r, 0, 1800), next;
 
@@ -405,11 +366,11 @@ static void gen_serve(struct gen *g, uint64_t seed, double end, int *k)
 static void gen_finetune(struct gen *g, uint64_t seed, double end)
 {
 	static const double wpods[] = {0.3, 0.35, 0.1, 0.25};
-	struct rng r;
+	struct carve_rng r;
 	double t = 0.0;
 	int k = 0;
 
-	rng_seed(&r, seed, S_FINETUNE);
+	carve_rng_seed_stream(&r, seed, S_FINETUNE);
 	while ((t = next_arrival(&r, rate_finetune, 0.8, t, end)) >= 0) {
 		struct gjob *j = gen_add(g);
 
@@ -435,11 +396,11 @@ static void gen_finetune(struct gen *g, uint64_t seed, double end)
 /* dev: interactive notebooks on time-sliced L40S replicas. */
 static void gen_notebook(struct gen *g, uint64_t seed, double end)
 {
-	struct rng r;
+	struct carve_rng r;
 	double t = 0.0;
 	int k = 0;
 
-	rng_seed(&r, seed, S_NOTEBOOK);
+	carve_rng_seed_stream(&r, seed, S_NOTEBOOK);
 	while ((t = next_arrival(&r, rate_notebook, 36.0, t, end)) >= 0) {
 		struct gjob *j = gen_add(g);
 

@@ -4,7 +4,8 @@
 # JSON and table, --compare kube-default's shape, determinism, --until,
 # a DIR argument, invalid jobs (a pod no node fits; jobs without a queue
 # and two ClusterQueues) as file:line errors or, with --skip-invalid, a
-# count, usage errors, and that --mode fill still runs.
+# count, usage errors, that --mode fill still runs, and openb lists with
+# only the five required columns (and one missing a required column).
 # Usage: simulate.sh CARVE_BINARY SOURCE_DIR
 set -u
 carve=$1
@@ -163,6 +164,42 @@ printf 'sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,4,V100M16\nn1,32000,2
 check "fill exits 0" $?
 grep -q '"unallocated_gpu_pct"' "$tmp/fill"
 check "fill JSON" $?
+
+# openb pod lists with only the five required columns (the multi-GPU lists
+# published with the FGD simulator): fill and replay read them, the missing
+# columns as empty.
+{
+	echo "name,cpu_milli,memory_mib,num_gpu,gpu_milli"
+	echo "f0,1000,1024,2,1000"
+	echo "f1,1000,1024,1,1000"
+	echo "f2,1000,1024,0,0"
+} >"$tmp/five.csv"
+"$carve" simulate --mode fill --nodes "$tmp/nodes.csv" --trace "$tmp/five.csv" --policy fgd,binpack \
+	--seeds 1-2 -o json >"$tmp/fill5" 2>"$tmp/err"
+check "fill on a five-column list exits 0" $?
+grep -q '"unallocated_gpu_pct"' "$tmp/fill5" && ! grep -q error "$tmp/err"
+check "fill on a five-column list: JSON, no error" $?
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/five.csv" -o json >"$tmp/replay5" 2>"$tmp/err"
+check "replay on a five-column list exits 0" $?
+grep -q '"mode": "replay"' "$tmp/replay5" && ! grep -q error "$tmp/err"
+check "replay on a five-column list: JSON, no error" $?
+# A required column missing is still an error at file:line:col naming it.
+printf 'name,cpu_milli,memory_mib,num_gpu\nf0,1000,1024,1\n' >"$tmp/four.csv"
+"$carve" simulate --mode fill --nodes "$tmp/nodes.csv" --trace "$tmp/four.csv" -o json \
+	>/dev/null 2>"$tmp/err"
+check "fill on a list without gpu_milli exits 1" $(($? != 1))
+grep -q "four.csv:1:34: error: header: missing column 'gpu_milli'" "$tmp/err"
+check "missing gpu_milli reported at file:1:34" $?
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/four.csv" -o json >/dev/null 2>"$tmp/err"
+check "replay on a list without gpu_milli exits 1" $(($? != 1))
+grep -q "four.csv:1:34: error: header: missing column 'gpu_milli'" "$tmp/err"
+check "replay: missing gpu_milli reported at file:1:34" $?
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\nf0,1000,1024,1,500,T4\n' >"$tmp/long.csv"
+"$carve" simulate --mode fill --nodes "$tmp/nodes.csv" --trace "$tmp/long.csv" -o json \
+	>/dev/null 2>"$tmp/err"
+check "a row longer than the header exits 1" $(($? != 1))
+grep -q "long.csv:2:20: error: row has 6 fields, expected 5" "$tmp/err"
+check "a row longer than the header reported at file:2:20" $?
 
 echo "simulate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

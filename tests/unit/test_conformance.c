@@ -1,6 +1,6 @@
 /*
- * test_conformance.c - the Kueue conformance cases of ../shared: for every
- * $CARVE_SHARED/conformance/kueue/NNN-name.yaml (read in place), load it,
+ * test_conformance.c - the Kueue conformance cases: for every
+ * tests/conformance/kueue/NNN-name.yaml (read in place), load it,
  * build the engine, run exactly one cycle, and compare the result JSON
  * (built by carve_admission_result_json, as `carve admit` prints it) with
  * NNN-name.expected.json as sets: admitted by workload (clusterQueue and
@@ -14,7 +14,7 @@
 
 #include "carve/admission.h"
 
-#define CASE_DIR "conformance/kueue"
+#define CASE_DIR "tests/conformance/kueue"
 #define MAX_CASES 4096
 
 static const char *const lists[] = {"admitted", "preempted", "pending"};
@@ -217,7 +217,6 @@ out:
 
 static void test_kueue_conformance(void **state)
 {
-	const char *shared = tu_shared_dir();
 	char dir[4096];
 	char *names[MAX_CASES];
 	size_t n = 0, pass = 0, i;
@@ -225,15 +224,10 @@ static void test_kueue_conformance(void **state)
 	DIR *d = NULL;
 
 	(void)state;
-	if (shared) {
-		snprintf(dir, sizeof(dir), "%s/" CASE_DIR, shared);
-		d = opendir(dir);
-	}
-	if (!d) {
-		printf("skipping: ../shared/" CASE_DIR " not found\n");
-		skip();
-		return;
-	}
+	tu_source_path(dir, sizeof(dir), CASE_DIR);
+	d = opendir(dir);
+	if (!d)
+		fail_msg("cannot open %s: the conformance cases ship in the tree", dir);
 	while ((de = readdir(d)) && n < MAX_CASES)
 		if (ends_with(de->d_name, ".yaml") && de->d_name[0] != '.')
 			names[n++] = strdup(de->d_name);

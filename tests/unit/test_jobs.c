@@ -1,14 +1,17 @@
 /*
  * test_jobs.c - carve's trace format (CSV and YAML loaders and writers),
  * openb pod lists as jobs, the seed scenario's trace generator, the
- * shipped week, and manifest directory walks that leave traces out.
+ * shipped week, manifest directory walks that leave traces out, and the
+ * one directory walker (walk.h) with the one list of trace names.
  */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "carve/jobs.h"
 #include "carve/trace.h"
 #include "carve/tracegen.h"
 #include "testutil.h"
+#include "walk.h"
 
 #define GI (1024LL * 1024 * 1024 * 1000)
 
@@ -450,6 +453,37 @@ static void test_openb(void **state)
 	carve_trace_destroy(t);
 }
 
+/* A five-column openb list (no times): every job arrives at 0 and runs the
+ * minimum of 1 s; gpu_spec absent means any model. */
+static void test_openb_five_columns(void **state)
+{
+	static const char csv[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+				  "m1,8000,30000,8,1000\n"
+				  "m2,4000,1024,1,250\n";
+	struct carve_trace *t = carve_trace_create();
+	const struct carve_job *j;
+	struct fx f;
+
+	(void)state;
+	fx_init(&f);
+	assert_non_null(t);
+	assert_int_equal(carve_trace_load_openb_buf(t, "five.csv", csv, sizeof(csv) - 1, &f.d), 0);
+	assert_clean(&f.d);
+	assert_int_equal(carve_jobs_from_openb(f.js, t, &f.d, &f.skipped), 0);
+	assert_clean(&f.d);
+	assert_int_equal(f.js->n, 2);
+	j = job(f.js, "m1");
+	assert_int_equal(j->arrival, 0);
+	assert_int_equal(j->duration, 1);
+	assert_int_equal(req(&j->podsets[0], "nvidia.com/gpu"), 8000);
+	assert_int_equal(j->podsets[0].nmodels, 0);
+	j = job(f.js, "m2");
+	assert_int_equal(j->arrival, 0);
+	assert_int_equal(j->podsets[0].gpu_milli, 250);
+	fx_cleanup(&f);
+	carve_trace_destroy(t);
+}
+
 /* ---- writers ---- */
 
 static void test_roundtrip(void **state)
@@ -792,6 +826,88 @@ static void test_manifest_walk_skips_traces(void **state)
 	rmdir(tmpl);
 }
 
+/* The one directory walker (walk.h) and the one list of trace names. */
+static void touch(const char *dir, const char *name)
+{
+	char p[512];
+	FILE *out;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	out = fopen(p, "w");
+	assert_non_null(out);
+	fclose(out);
+}
+
+static void test_walk_and_trace_names(void **state)
+{
+	static const char *const files[] = {"b.yaml", "a.trace.yml", ".hidden.trace.csv",
+					    "c.trace.csv", "a.csv"};
+	char tmpl[] = "/tmp/carve-walk-XXXXXX", p[512], slash[300];
+	struct carve_diags d;
+	char **names;
+	size_t n, i;
+
+	(void)state;
+	assert_true(carve_jobs_is_trace_name("x.trace.csv"));
+	assert_true(carve_jobs_is_trace_name("dir/x.trace.yaml"));
+	assert_true(carve_jobs_is_trace_name("x.trace.yml"));
+	assert_false(carve_jobs_is_trace_name(".trace.csv"));
+	assert_false(carve_jobs_is_trace_name("x.trace.json"));
+	assert_false(carve_jobs_is_trace_name("trace.csv"));
+	assert_false(carve_jobs_is_trace_name("x.csv"));
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_false(carve_jobs_dir_has_trace(tmpl));
+	touch(tmpl, ".hidden.trace.csv");
+	assert_false(carve_jobs_dir_has_trace(tmpl));
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i][0] != '.')
+			touch(tmpl, files[i]);
+	snprintf(p, sizeof(p), "%s/sub", tmpl);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_true(carve_jobs_dir_has_trace(tmpl));
+	assert_false(carve_jobs_dir_has_trace(p));
+	assert_false(carve_jobs_dir_has_trace("/nonexistent/carve-walk"));
+
+	/* everything not hidden, sorted, subdirectories listed */
+	carve_diags_init(&d);
+	assert_int_equal(carve__walk_dir(&d, tmpl, NULL, &names, &n), 0);
+	assert_int_equal(n, 5);
+	snprintf(p, sizeof(p), "%s/a.csv", tmpl);
+	assert_string_equal(names[0], p);
+	snprintf(p, sizeof(p), "%s/a.trace.yml", tmpl);
+	assert_string_equal(names[1], p);
+	snprintf(p, sizeof(p), "%s/sub", tmpl);
+	assert_string_equal(names[4], p);
+	carve__walk_free(names, n);
+	/* a filter, and a trailing '/' on the directory */
+	snprintf(slash, sizeof(slash), "%s/", tmpl);
+	assert_int_equal(carve__walk_dir(&d, slash, carve_jobs_is_trace_name, &names, &n), 0);
+	assert_int_equal(n, 2);
+	snprintf(p, sizeof(p), "%s/a.trace.yml", tmpl);
+	assert_string_equal(names[0], p);
+	snprintf(p, sizeof(p), "%s/c.trace.csv", tmpl);
+	assert_string_equal(names[1], p);
+	carve__walk_free(names, n);
+	assert_int_equal(d.n, 0);
+	/* a directory that cannot be opened: reported, nothing returned */
+	assert_int_equal(carve__walk_dir(&d, "/nonexistent/carve-walk", NULL, &names, &n),
+			 CARVE_EIO);
+	assert_null(names);
+	assert_int_equal(n, 0);
+	assert_true(carve_diags_find(&d, "cannot open directory /nonexistent/carve-walk: ") >= 0);
+	carve__walk_free(NULL, 0);
+	carve_diags_cleanup(&d);
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmpl, files[i]);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/sub", tmpl);
+	rmdir(p);
+	rmdir(tmpl);
+}
+
 static void test_load_path_errors(void **state)
 {
 	struct fx f;
@@ -901,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_good),
 		cmocka_unit_test(test_yaml_bad),
 		cmocka_unit_test(test_openb),
+		cmocka_unit_test(test_openb_five_columns),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_write_csv_multi_podset),
 		cmocka_unit_test(test_gen_deterministic),
@@ -909,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_gen_diurnal),
 		cmocka_unit_test(test_shipped_week),
 		cmocka_unit_test(test_manifest_walk_skips_traces),
+		cmocka_unit_test(test_walk_and_trace_names),
 		cmocka_unit_test(test_load_path_errors),
 		cmocka_unit_test(test_torture),
 	};

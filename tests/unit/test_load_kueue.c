@@ -73,24 +73,17 @@ static int by_name(const void *a, const void *b)
 
 static void test_conformance_clean(void **state)
 {
-	const char *shared = tu_shared_dir();
-	char dir[1024], path[2048];
+	char dir[4096], path[4400];
 	char *names[512];
 	size_t n = 0, i;
 	struct dirent *de;
 	DIR *d;
 
 	(void)state;
-	if (!shared) {
-		printf("note: CARVE_SHARED is unset; conformance manifests skipped\n");
-		skip();
-	}
-	snprintf(dir, sizeof(dir), "%s/conformance/kueue", shared);
+	tu_source_path(dir, sizeof(dir), "tests/conformance/kueue");
 	d = opendir(dir);
-	if (!d) {
-		printf("note: %s is missing; conformance manifests skipped\n", dir);
-		skip();
-	}
+	if (!d)
+		fail_msg("cannot open %s: the conformance cases ship in the tree", dir);
 	while ((de = readdir(d)) && n < 512) {
 		size_t len = strlen(de->d_name);
 
@@ -127,25 +120,18 @@ static void test_conformance_clean(void **state)
 /* 001-single-cq-full, field by field. */
 static void test_conformance_001_fields(void **state)
 {
-	const char *shared = tu_shared_dir();
 	const struct carve_mf_workload *w;
 	const struct carve_mf_cq *cq;
 	struct carve_manifests *m;
-	char path[1024];
+	char path[4096];
 	size_t len = 0;
 	char *buf;
 
 	(void)state;
-	if (!shared) {
-		printf("note: CARVE_SHARED is unset; skipped\n");
-		skip();
-	}
-	snprintf(path, sizeof(path), "%s/conformance/kueue/001-single-cq-full.yaml", shared);
+	tu_source_path(path, sizeof(path), "tests/conformance/kueue/001-single-cq-full.yaml");
 	buf = tu_read_file(path, &len);
-	if (!buf) {
-		printf("note: %s is missing; skipped\n", path);
-		skip();
-	}
+	if (!buf)
+		fail_msg("cannot read %s", path);
 	m = carve_manifests_create();
 	assert_int_equal(carve_manifests_load_yaml(m, path, buf, len), 0);
 	tu_assert_clean(m);

@@ -1,7 +1,7 @@
 /*
  * test_load_node.c - v1 Node, carve.dev/v1alpha1 NodePool and the openb
- * node CSV: the openb trace files load clean with the right counts (when
- * CARVE_SHARED is set), NodePool good shapes and every local check with its
+ * node CSV: the openb trace files (data/openb) load clean with the right
+ * counts, NodePool good shapes and every local check with its
  * exact line, column and message, CSV header/field/row errors.
  */
 #include "testutil.h"
@@ -17,24 +17,19 @@ static struct carve_manifests *load_csv(const char *text)
 	return m;
 }
 
-/* Loads $CARVE_SHARED/data/openb/<file>; NULL (test skipped) without it. */
+/* Loads data/openb/<file> of the source tree; fails when it cannot. */
 static struct carve_manifests *load_openb(const char *file)
 {
-	const char *dir = tu_shared_dir();
 	struct carve_manifests *m;
-	char path[1024];
+	char rel[256], path[4096];
 
-	if (!dir) {
-		fprintf(stderr, "note: CARVE_SHARED not set; skipping %s\n", file);
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/data/openb/%s", dir, file);
+	snprintf(rel, sizeof(rel), "data/openb/%s", file);
+	tu_source_path(path, sizeof(path), rel);
 	m = carve_manifests_create();
 	assert_non_null(m);
-	if (carve_manifests_load_path(m, path) == CARVE_EIO) {
-		fprintf(stderr, "note: %s not readable; skipping\n", path);
-		carve_manifests_destroy(m);
-		return NULL;
+	if (carve_manifests_load_path(m, path) != 0) {
+		tu_dump(m);
+		fail_msg("cannot load %s", path);
 	}
 	return m;
 }
@@ -71,8 +66,6 @@ static void openb_yaml(void **state)
 	size_t i, gpus = 0;
 
 	(void)state;
-	if (!m)
-		skip();
 	tu_assert_clean(m);
 	assert_int_equal(m->nnodes, 1213);
 	assert_int_equal(m->ndocs, 1213);
@@ -97,8 +90,6 @@ static void openb_csv_gpu(void **state)
 	size_t i, gpus = 0;
 
 	(void)state;
-	if (!m)
-		skip();
 	tu_assert_clean(m);
 	assert_int_equal(m->ncsvnodes, 1213);
 	assert_string_equal(m->csvnodes[0].name, "openb-node-0000");
@@ -120,8 +111,6 @@ static void openb_csv_all(void **state)
 	size_t i, cpu_only = 0, gpus = 0;
 
 	(void)state;
-	if (!m)
-		skip();
 	tu_assert_clean(m);
 	assert_int_equal(m->ncsvnodes, 1523);
 	for (i = 0; i < m->ncsvnodes; i++) {

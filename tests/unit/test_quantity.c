@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,6 +554,49 @@ static void test_saturating(void **state)
 	assert_int_equal(carve_qty_sat_mul(0, INT64_MIN), 0);
 }
 
+/* The edges of the saturating helpers: zero, the int64 bounds, signs. */
+static void test_saturating_edges(void **state)
+{
+	static const struct {
+		int64_t a, b, sum, prod;
+	} cases[] = {
+		{0, 0, 0, 0},
+		{INT64_MAX, 0, INT64_MAX, 0},
+		{INT64_MIN, 0, INT64_MIN, 0},
+		{INT64_MAX, 1, INT64_MAX, INT64_MAX},
+		{INT64_MAX - 1, 1, INT64_MAX, INT64_MAX - 1},
+		{INT64_MAX, -1, INT64_MAX - 1, -INT64_MAX},
+		{INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
+		{INT64_MIN, INT64_MIN, INT64_MIN, INT64_MAX},
+		{INT64_MIN, 1, INT64_MIN + 1, INT64_MIN},
+		{INT64_MIN, -1, INT64_MIN, INT64_MAX},
+		{INT64_MIN, INT64_MAX, -1, INT64_MIN},
+		{INT64_MAX, 2, INT64_MAX, INT64_MAX},
+		{INT64_MIN, 2, INT64_MIN + 2, INT64_MIN},
+		{-INT64_MAX, -2, INT64_MIN, INT64_MAX},
+		{-5, 3, -2, -15},
+		{-3, -4, -7, 12},
+		{3037000499LL, 3037000499LL, 6074000998LL, 9223372030926249001LL},
+		{3037000500LL, 3037000500LL, 6074001000LL, INT64_MAX},
+		{-3037000500LL, 3037000500LL, 0, INT64_MIN},
+		{-3037000500LL, -3037000500LL, -6074001000LL, INT64_MAX},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t a = cases[i].a, b = cases[i].b;
+
+		if (carve_qty_sat_add(a, b) != cases[i].sum || carve_qty_sat_add(b, a) != cases[i].sum)
+			fail_msg("case %zu: sat_add(%" PRId64 ", %" PRId64 ") = %" PRId64 ", want %" PRId64,
+				 i, a, b, carve_qty_sat_add(a, b), cases[i].sum);
+		if (carve_qty_sat_mul(a, b) != cases[i].prod ||
+		    carve_qty_sat_mul(b, a) != cases[i].prod)
+			fail_msg("case %zu: sat_mul(%" PRId64 ", %" PRId64 ") = %" PRId64 ", want %" PRId64,
+				 i, a, b, carve_qty_sat_mul(a, b), cases[i].prod);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_value),
 		cmocka_unit_test(test_saturating),
+		cmocka_unit_test(test_saturating_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

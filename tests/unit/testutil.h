@@ -92,12 +92,21 @@ static inline char *tu_read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* Directory of ../shared (CARVE_SHARED from ctest), or NULL when absent. */
-static inline const char *tu_shared_dir(void)
+/* The path of rel inside the source tree (CARVE_SOURCE_DIR, which ctest
+ * sets) in buf; fails the test when CARVE_SOURCE_DIR is unset or the path
+ * does not fit.  The data the tests read ships in the tree (data/openb,
+ * tests/conformance), so a missing file is a failure, never a skip. */
+static inline const char *tu_source_path(char *buf, size_t size, const char *rel)
 {
-	const char *s = getenv("CARVE_SHARED");
+	const char *src = getenv("CARVE_SOURCE_DIR");
+	int n;
 
-	return s && *s ? s : NULL;
+	if (!src || !*src)
+		fail_msg("CARVE_SOURCE_DIR is not set (run the tests through ctest)");
+	n = snprintf(buf, size, "%s/%s", src, rel);
+	if (n < 0 || (size_t)n >= size)
+		fail_msg("path too long: %s/%s", src, rel);
+	return buf;
 }
 
 #endif
