@@ -720,6 +720,20 @@ int64_t carve__node_cpu_cap(const struct carve_placer *p, uint32_t node)
 	return n->cpu_milli > 0 ? n->cpu_milli : 0;
 }
 
+enum carve_gpu_req carve_res_greq(enum carve_res_kind k)
+{
+	switch (k) {
+	case CARVE_RK_GPU:
+		return CARVE_GREQ_GPU;
+	case CARVE_RK_REPLICA:
+		return CARVE_GREQ_REPLICA;
+	case CARVE_RK_MIG:
+		return CARVE_GREQ_MIG;
+	default:
+		return CARVE_GREQ_NONE;
+	}
+}
+
 int carve__req_class(const struct carve_pod_req *req)
 {
 	switch (req->gpu) {
