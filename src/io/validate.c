@@ -14,6 +14,7 @@
 
 #include "carve/match.h"
 #include "carve/quantity.h"
+#include "carve/resource.h"
 #include "carve/validate.h"
 #include "decode.h"
 
@@ -578,7 +579,7 @@ static bool is_gpu_resource(const char *name)
 
 static bool is_mig_resource(const char *name)
 {
-	return !strncmp(name, "nvidia.com/mig-", 15);
+	return carve_res_is_mig(name, NULL);
 }
 
 static const char *const gpu_label_keys[] = {
