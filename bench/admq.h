@@ -10,7 +10,7 @@
 #include "bench.h"
 
 #define ADMQ_FLAVOR "default-gpu"
-#define ADMQ_RESOURCE "nvidia.com/gpu"
+#define ADMQ_RESOURCE CARVE_RES_NAME_GPU
 
 struct admq_cq {
 	const char *name, *cohort;   /* cohort NULL: standalone */

@@ -9,6 +9,7 @@ set(CARVE_CORE_SOURCES
   src/core/mig_profiles.c
   src/core/gpumodel.c
   src/core/cluster.c
+  src/core/match.c
   src/core/quota.c
   src/core/flavor.c
   src/core/preempt.c

@@ -24,6 +24,7 @@
 
 #include "carve/admit.h"
 #include "carve/cluster.h"
+#include "carve/resource.h"
 
 #define CARVE_POD_MAX_GPUS 16
 
@@ -40,6 +41,18 @@ enum carve_gpu_req {
 			       * allowed model), else whole GPUs (as WHOLE).  Resolved
 			       * per node; the placement records what was taken. */
 };
+
+/*
+ * The GPU request a resource of kind k makes of the placer:
+ * CARVE_RK_GPU -> CARVE_GREQ_GPU (whole GPUs, or replicas on a time-sliced
+ * node, resolved per node), CARVE_RK_REPLICA -> CARVE_GREQ_REPLICA,
+ * CARVE_RK_MIG -> CARVE_GREQ_MIG (the profile from carve_res_kind), every
+ * other kind -> CARVE_GREQ_NONE (quota only).  CARVE_GREQ_WHOLE and
+ * CARVE_GREQ_FRACTION come from no resource name: WHOLE is the baseline's
+ * and the benchmarks' explicit whole GPU, FRACTION a KAI "gpu-fraction" or
+ * "gpu-memory" annotation.
+ */
+enum carve_gpu_req carve_res_greq(enum carve_res_kind k);
 
 /* What one pod needs.  Strings and arrays are borrowed for the call. */
 struct carve_pod_req {

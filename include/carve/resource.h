@@ -15,11 +15,46 @@
 
 #define CARVE_RES_MAX 64
 
+/*
+ * The resource names carve gives a meaning to.  Spell them through these
+ * macros (a MIG resource is CARVE_RES_NAME_MIG_PREFIX followed by the
+ * profile, e.g. CARVE_RES_NAME_MIG_PREFIX "3g.40gb") and ask carve_res_kind()
+ * what a name means; resource.c holds the one table behind both.
+ */
+#define CARVE_RES_NAME_CPU "cpu"
+#define CARVE_RES_NAME_MEMORY "memory"
+#define CARVE_RES_NAME_PODS "pods"
+#define CARVE_RES_NAME_GPU "nvidia.com/gpu"
+#define CARVE_RES_NAME_GPU_SHARED "nvidia.com/gpu.shared"
+#define CARVE_RES_NAME_MIG_PREFIX "nvidia.com/mig-"
+#define CARVE_RES_NAME_MIG_MEMORY_SLICES "carve.dev/mig-memory-slices"
+#define CARVE_RES_NAME_MIG_COMPUTE_SLICES "carve.dev/mig-compute-slices"
+
+/* What a resource name means (carve_res_kind). */
+enum carve_res_kind {
+	CARVE_RK_OTHER = 0,         /* anything else: quota only */
+	CARVE_RK_CPU,               /* cpu */
+	CARVE_RK_MEMORY,            /* memory */
+	CARVE_RK_PODS,              /* pods */
+	CARVE_RK_GPU,               /* nvidia.com/gpu: a whole GPU, or a time-slice
+				     * replica on a node whose device plugin
+				     * time-slices without renaming */
+	CARVE_RK_REPLICA,           /* nvidia.com/gpu.shared: a time-slice replica
+				     * (renameByDefault); a name a device-plugin
+				     * config renames to is one too, but only the
+				     * inventory knows such names */
+	CARVE_RK_MIG,               /* nvidia.com/mig-<profile>: one MIG instance */
+	CARVE_RK_MIG_MEMORY_SLICES, /* carve.dev/mig-memory-slices: carve's quota
+				     * of MIG memory slices */
+	CARVE_RK_MIG_COMPUTE_SLICES /* carve.dev/mig-compute-slices: its quota of
+				     * MIG compute slices */
+};
+
 enum carve_res_wellknown {
-	CARVE_RES_CPU = 0,    /* "cpu" */
-	CARVE_RES_MEMORY = 1, /* "memory" */
-	CARVE_RES_PODS = 2,   /* "pods" */
-	CARVE_RES_GPU = 3,    /* "nvidia.com/gpu" */
+	CARVE_RES_CPU = 0,    /* CARVE_RES_NAME_CPU */
+	CARVE_RES_MEMORY = 1, /* CARVE_RES_NAME_MEMORY */
+	CARVE_RES_PODS = 2,   /* CARVE_RES_NAME_PODS */
+	CARVE_RES_GPU = 3,    /* CARVE_RES_NAME_GPU */
 	CARVE_RES_NWELLKNOWN = 4
 };
 
@@ -46,9 +81,24 @@ const char *carve_resreg_name(const struct carve_resreg *r, int id);
 /* Number of interned names. */
 int carve_resreg_count(const struct carve_resreg *r);
 
+/*
+ * What resource name means.  For CARVE_RK_MIG, *mig_profile (when
+ * mig_profile is not NULL) points at the profile part inside name
+ * ("3g.40gb"); it is left alone otherwise.  "nvidia.com/mig-" alone (no
+ * profile) and NULL are CARVE_RK_OTHER.
+ */
+enum carve_res_kind carve_res_kind(const char *name, const char **mig_profile);
+
 /* True when name is a MIG resource ("nvidia.com/mig-3g.40gb"); *profile then
  * points at the profile part inside name ("3g.40gb"). */
 bool carve_res_is_mig(const char *name, const char **profile);
+
+/* True when name is a GPU device resource: nvidia.com/gpu, nvidia.com/gpu.shared
+ * or nvidia.com/mig-<profile> (CARVE_RK_GPU, _REPLICA, _MIG). */
+bool carve_res_is_gpu_device(const char *name);
+
+/* Short lower-case word for a kind ("gpu", "mig", ...), for messages. */
+const char *carve_res_kind_name(enum carve_res_kind kind);
 
 /* Vector helpers.  add/sub return CARVE_ERANGE on int64 overflow and leave
  * dst unchanged in that case. */

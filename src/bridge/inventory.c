@@ -172,16 +172,16 @@ static void advertise_gpus(struct carve_inventory *inv, struct nb *b, const char
 		switch (g->sharing) {
 		case CARVE_SHARE_EXCLUSIVE:
 		case CARVE_SHARE_FRACTION:
-			add_res(b, "nvidia.com/gpu", 1, 1, g->sharing);
+			add_res(b, CARVE_RES_NAME_GPU, 1, 1, g->sharing);
 			break;
 		case CARVE_SHARE_TIMESLICE:
-			add_res(b, ts_name ? ts_name : "nvidia.com/gpu", g->replicas,
+			add_res(b, ts_name ? ts_name : CARVE_RES_NAME_GPU, g->replicas,
 				fail_gt_one ? 0 : g->replicas, g->sharing);
 			break;
 		case CARVE_SHARE_MIG:
 			for (j = 0; j < g->mig.n; j++) {
 				const char *pn = g->mig_model->profiles[g->mig.inst[j].profile].name;
-				const char *rn = arena_fmt(inv, "nvidia.com/mig-%s%s", pn, "");
+				const char *rn = arena_fmt(inv, CARVE_RES_NAME_MIG_PREFIX "%s%s", pn, "");
 
 				if (rn)
 					add_res(b, rn, 1, 1, CARVE_SHARE_MIG);
@@ -544,7 +544,7 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 		}
 	}
 	if (np->sharing == CARVE_SHARE_TIMESLICE)
-		ts_name = np->timeslice.rename_by_default ? "nvidia.com/gpu.shared" : "nvidia.com/gpu";
+		ts_name = np->timeslice.rename_by_default ? CARVE_RES_NAME_GPU_SHARED : CARVE_RES_NAME_GPU;
 	if (np->gpu_model && np->sharing == CARVE_SHARE_TIMESLICE &&
 	    !np->timeslice.rename_by_default)
 		product = arena_fmt(inv, "%s%s", np->gpu_model, "-SHARED");
@@ -724,7 +724,7 @@ static void apply_dpconfig(struct carve_inventory *inv, struct carve_manifests *
 
 		if (r->replicas < 1)
 			continue;
-		if (!strcmp(r->name, "nvidia.com/gpu")) {
+		if (!strcmp(r->name, CARVE_RES_NAME_GPU)) {
 			for (k = 0; k < b->spec.ngpus; k++) {
 				if (b->gpus[k].sharing != CARVE_SHARE_EXCLUSIVE)
 					continue;
@@ -735,7 +735,7 @@ static void apply_dpconfig(struct carve_inventory *inv, struct carve_manifests *
 			if (r->rename)
 				*ts_name = r->rename;
 			else if (dp->rename_by_default)
-				*ts_name = "nvidia.com/gpu.shared";
+				*ts_name = CARVE_RES_NAME_GPU_SHARED;
 		}
 	}
 	(void)inv;
@@ -982,9 +982,9 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	nb_reset(b);
 	b->spec.name = n->meta.name;
 	b->spec.pos = n->meta.pos;
-	b->spec.cpu_milli = res_get(rl, "cpu", NULL);
-	b->spec.memory_milli = res_get(rl, "memory", NULL);
-	b->spec.pods = carve_qty_value(res_get(rl, "pods", &found));
+	b->spec.cpu_milli = res_get(rl, CARVE_RES_NAME_CPU, NULL);
+	b->spec.memory_milli = res_get(rl, CARVE_RES_NAME_MEMORY, NULL);
+	b->spec.pods = carve_qty_value(res_get(rl, CARVE_RES_NAME_PODS, &found));
 	if (!found)
 		b->spec.pods = 110;
 	for (i = 0; i < n->meta.labels.n; i++) /* unique: duplicate keys are YAML errors */
@@ -1005,14 +1005,14 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	else if (res_get(rl, "alibabacloud.com/gpu-count", &found), found)
 		ngpus = carve_qty_value(res_get(rl, "alibabacloud.com/gpu-count", NULL));
 	else if (!single)
-		ngpus = carve_qty_value(res_get(rl, "nvidia.com/gpu", NULL));
+		ngpus = carve_qty_value(res_get(rl, CARVE_RES_NAME_GPU, NULL));
 	if (!single && label_num(m, who, n, "nvidia.com/gpu.memory", MAX_GPU_MEMORY_MIB,
 				 "the model's memory", &x))
 		mem = (uint32_t)x;
 	if (single && gm && gm->mig) {
 		/* Single strategy: nvidia.com/gpu counts MIG devices of one profile. */
 		int p = carve_mig_profile_find(gm->mig, single);
-		int64_t inst = carve_qty_value(res_get(rl, "nvidia.com/gpu", NULL));
+		int64_t inst = carve_qty_value(res_get(rl, CARVE_RES_NAME_GPU, NULL));
 		struct carve_mig_layout empty = {0};
 		int per = p >= 0 ? carve_mig_fit_count(gm->mig, &empty, p) : 0;
 
@@ -1044,7 +1044,7 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 			/* Single strategy advertises the instances as nvidia.com/gpu. */
 			for (i = 0; i < b->nres; i++)
 				if (b->res[i].sharing == CARVE_SHARE_MIG)
-					b->res[i].name = "nvidia.com/gpu";
+					b->res[i].name = CARVE_RES_NAME_GPU;
 			goto commit;
 		}
 	}

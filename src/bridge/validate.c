@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/match.h"
 #include "carve/quantity.h"
+#include "carve/resource.h"
 #include "carve/validate.h"
 #include "decode.h"
 
@@ -577,7 +579,7 @@ static bool is_gpu_resource(const char *name)
 
 static bool is_mig_resource(const char *name)
 {
-	return !strncmp(name, "nvidia.com/mig-", 15);
+	return carve_res_is_mig(name, NULL);
 }
 
 static const char *const gpu_label_keys[] = {
@@ -898,14 +900,12 @@ static void lint_templates(struct carve_manifests *m, const struct carve_invento
 
 static bool node_has_labels(const struct carve_node *nd, const struct carve_kvlist *sel)
 {
+	struct carve_labels nl = carve_labels_of(nd->labels, nd->nlabels);
 	size_t s;
 
-	for (s = 0; sel && s < sel->n; s++) {
-		const char *v = carve_node_label(nd, sel->v[s].key);
-
-		if (!v || strcmp(v, sel->v[s].value))
+	for (s = 0; sel && s < sel->n; s++)
+		if (!carve_match_label(&nl, sel->v[s].key, sel->v[s].value))
 			return false;
-	}
 	return true;
 }
 

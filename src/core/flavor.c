@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "admit_int.h"
+#include "carve/match.h"
 
 void assignment_free(struct assignment *as)
 {
@@ -54,117 +55,36 @@ int assignment_alloc(struct assignment *as, const struct wl *w)
 
 /* ---- node selection against a flavor's labels ---- */
 
-static const char *flavor_label(const struct flavor *f, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < f->spec.nlabels; i++)
-		if (!strcmp(f->spec.labels[i].key, key))
-			return f->spec.labels[i].value;
-	return NULL;
-}
-
-static bool in_values(const struct carve_match_expr *e, const char *v)
-{
-	size_t i;
-
-	for (i = 0; i < e->nvalues; i++)
-		if (!strcmp(e->values[i], v))
-			return true;
-	return false;
-}
-
-/* One expression against the flavor's labels; keys the flavor does not
- * set are not the flavor's business (Kueue checks only its own keys). */
-static bool expr_ok(const struct flavor *f, const struct carve_match_expr *e)
-{
-	const char *v = flavor_label(f, e->key);
-
-	if (!v && (!e->op || strcmp(e->op, "DoesNotExist")))
-		return true;
-	if (!e->op)
-		return true;
-	if (!strcmp(e->op, "In"))
-		return in_values(e, v);
-	if (!strcmp(e->op, "NotIn"))
-		return !in_values(e, v);
-	if (!strcmp(e->op, "Exists"))
-		return true;
-	if (!strcmp(e->op, "DoesNotExist"))
-		return v == NULL;
-	if ((!strcmp(e->op, "Gt") || !strcmp(e->op, "Lt")) && e->nvalues == 1) {
-		long long x = strtoll(v, NULL, 10), y = strtoll(e->values[0], NULL, 10);
-
-		return e->op[0] == 'G' ? x > y : x < y;
-	}
-	return true;
-}
-
-static bool tolerated(const struct carve_taint_spec *t, const struct carve_toleration_spec *tol,
-		      size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct carve_toleration_spec *x = &tol[i];
-		bool exists = x->op && !strcmp(x->op, "Exists");
-
-		if (x->effect && *x->effect && t->effect && strcmp(x->effect, t->effect))
-			continue;
-		if (!x->key || !*x->key) {
-			if (exists)
-				return true;
-			continue;
-		}
-		if (strcmp(x->key, t->key))
-			continue;
-		if (exists)
-			return true;
-		if ((!x->value && !t->value) ||
-		    (x->value && t->value && !strcmp(x->value, t->value)) ||
-		    (!x->value && t->value && !*t->value) || (x->value && !*x->value && !t->value))
-			return true;
-	}
-	return false;
-}
-
+/*
+ * Kueue's flavor check (match.h): the podSet's nodeSelector and required
+ * affinity against the flavor's nodeLabels on the flavor's own keys only
+ * (CARVE_MATCH_OWN_KEYS), then the flavor's NoSchedule/NoExecute taints
+ * against the podSet's and the flavor's tolerations.
+ */
 bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
 		    char *why, size_t whysize)
 {
 	const struct flavor *f = &a->flavors[flavor];
-	size_t i, t, e;
+	struct carve_labels fl = carve_labels_of(f->spec.labels, f->spec.nlabels);
+	size_t i, bad = 0;
 
-	for (i = 0; i < ps->spec.nselector; i++) {
-		const char *v = flavor_label(f, ps->spec.selector[i].key);
-
-		if (v && strcmp(v, ps->spec.selector[i].value)) {
-			snprintf(why, whysize, "flavor %s doesn't match node selector %s=%s",
-				 f->spec.name, ps->spec.selector[i].key, ps->spec.selector[i].value);
-			return false;
-		}
+	if (!carve_match_selector(&fl, ps->spec.selector, ps->spec.nselector,
+				  CARVE_MATCH_OWN_KEYS, &bad)) {
+		snprintf(why, whysize, "flavor %s doesn't match node selector %s=%s",
+			 f->spec.name, ps->spec.selector[bad].key, ps->spec.selector[bad].value);
+		return false;
 	}
-	if (ps->spec.nterms) {
-		bool any = false;
-
-		for (t = 0; t < ps->spec.nterms && !any; t++) {
-			bool all = true;
-
-			for (e = 0; e < ps->spec.terms[t].n && all; e++)
-				all = expr_ok(f, &ps->spec.terms[t].exprs[e]);
-			any = all;
-		}
-		if (!any) {
-			snprintf(why, whysize, "flavor %s doesn't match node affinity", f->spec.name);
-			return false;
-		}
+	if (ps->spec.nterms &&
+	    !carve_match_terms(&fl, ps->spec.terms, ps->spec.nterms, CARVE_MATCH_OWN_KEYS)) {
+		snprintf(why, whysize, "flavor %s doesn't match node affinity", f->spec.name);
+		return false;
 	}
 	for (i = 0; i < f->spec.ntaints; i++) {
 		const struct carve_taint_spec *tt = &f->spec.taints[i];
 
-		if (tt->effect && strcmp(tt->effect, "NoSchedule") && strcmp(tt->effect, "NoExecute"))
-			continue;
-		if (tolerated(tt, ps->spec.tolerations, ps->spec.ntolerations) ||
-		    tolerated(tt, f->spec.tolerations, f->spec.ntolerations))
+		if (!carve_taint_blocks(tt) ||
+		    carve_tolerations_tolerate(ps->spec.tolerations, ps->spec.ntolerations, tt) ||
+		    carve_tolerations_tolerate(f->spec.tolerations, f->spec.ntolerations, tt))
 			continue;
 		snprintf(why, whysize, "untolerated taint %s in flavor %s", tt->key, f->spec.name);
 		return false;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "carve/gpumodel.h"
+#include "carve/match.h"
 #include "place_int.h"
 
 /* ---- RNG: xoshiro256**, seeded by splitmix64 ----------------------------- */
@@ -719,6 +720,20 @@ int64_t carve__node_cpu_cap(const struct carve_placer *p, uint32_t node)
 	return n->cpu_milli > 0 ? n->cpu_milli : 0;
 }
 
+enum carve_gpu_req carve_res_greq(enum carve_res_kind k)
+{
+	switch (k) {
+	case CARVE_RK_GPU:
+		return CARVE_GREQ_GPU;
+	case CARVE_RK_REPLICA:
+		return CARVE_GREQ_REPLICA;
+	case CARVE_RK_MIG:
+		return CARVE_GREQ_MIG;
+	default:
+		return CARVE_GREQ_NONE;
+	}
+}
+
 int carve__req_class(const struct carve_pod_req *req)
 {
 	switch (req->gpu) {
@@ -732,107 +747,6 @@ int carve__req_class(const struct carve_pod_req *req)
 }
 
 /* ---- static feasibility: labels, affinity, taints, models ------------------------ */
-
-static bool in_values(const struct carve_match_expr *e, const char *v)
-{
-	size_t i;
-
-	for (i = 0; i < e->nvalues; i++)
-		if (e->values[i] && !strcmp(e->values[i], v))
-			return true;
-	return false;
-}
-
-/* A decimal integer, whole string; false when it is not one. */
-static bool parse_int(const char *s, long long *out)
-{
-	char *end;
-
-	if (!s || !*s)
-		return false;
-	*out = strtoll(s, &end, 10);
-	return *end == '\0';
-}
-
-/* One node-affinity expression against a node (Kubernetes semantics; an
- * unknown operator matches nothing). */
-static bool expr_ok(const struct carve_node *n, const struct carve_match_expr *e)
-{
-	const char *v = e->key ? carve_node_label(n, e->key) : NULL;
-	long long x, y;
-
-	if (!e->op)
-		return false;
-	if (!strcmp(e->op, "In"))
-		return v && in_values(e, v);
-	if (!strcmp(e->op, "NotIn"))
-		return !v || !in_values(e, v);
-	if (!strcmp(e->op, "Exists"))
-		return v != NULL;
-	if (!strcmp(e->op, "DoesNotExist"))
-		return v == NULL;
-	if (!strcmp(e->op, "Gt") || !strcmp(e->op, "Lt")) {
-		if (!v || e->nvalues != 1 || !parse_int(v, &x) || !parse_int(e->values[0], &y))
-			return false;
-		return e->op[0] == 'G' ? x > y : x < y;
-	}
-	return false;
-}
-
-static bool affinity_ok(const struct carve_node *n, const struct carve_pod_req *req)
-{
-	size_t t, i;
-
-	if (!req->nterms)
-		return true;
-	for (t = 0; t < req->nterms; t++) {
-		const struct carve_match_term *term = &req->terms[t];
-		bool all = term->n > 0; /* an empty term matches no node */
-
-		for (i = 0; i < term->n && all; i++)
-			all = expr_ok(n, &term->exprs[i]);
-		if (all)
-			return true;
-	}
-	return false;
-}
-
-static bool streq0(const char *a, const char *b)
-{
-	return !strcmp(a ? a : "", b ? b : "");
-}
-
-/* Kubernetes ToleratesTaint: an empty effect matches every effect, an empty
- * key every key (with Exists); Equal (or no operator) compares values. */
-static bool tolerates(const struct carve_toleration_spec *t, const struct carve_taint_spec *taint)
-{
-	if (t->effect && *t->effect && !streq0(t->effect, taint->effect))
-		return false;
-	if (t->key && *t->key && !streq0(t->key, taint->key))
-		return false;
-	if (!t->op || !*t->op || !strcmp(t->op, "Equal"))
-		return streq0(t->value, taint->value);
-	return !strcmp(t->op, "Exists");
-}
-
-static bool taints_ok(const struct carve_node *n, const struct carve_pod_req *req)
-{
-	size_t i, j;
-
-	for (i = 0; i < n->ntaints; i++) {
-		const struct carve_taint_spec *taint = &n->taints[i];
-		bool ok = false;
-
-		/* PreferNoSchedule never blocks; a taint without an effect does. */
-		if (taint->effect && !strcmp(taint->effect, "PreferNoSchedule"))
-			continue;
-		for (j = 0; j < req->ntolerations && !ok; j++)
-			ok = tolerates(&req->tolerations[j], taint);
-		if (!ok)
-			return false;
-	}
-	return true;
-}
 
 bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req)
 {
@@ -874,16 +788,16 @@ static bool node_static_ok(const struct carve_placer *p, uint32_t node,
 			   const struct carve_pod_req *req)
 {
 	const struct carve_node *n = carve__node(p, node);
-	size_t i;
+	struct carve_labels nl = carve_labels_of(n->labels, n->nlabels);
 	uint32_t g;
 
-	for (i = 0; i < req->nselector; i++) {
-		const char *v = carve_node_label(n, req->selector[i].key);
-
-		if (!v || !streq0(v, req->selector[i].value))
-			return false;
-	}
-	if (!affinity_ok(n, req) || !taints_ok(n, req))
+	/* Kubernetes' NodeAffinity and TaintToleration filters (match.h). */
+	if (!carve_match_selector(&nl, req->selector, req->nselector, CARVE_MATCH_ALL_KEYS, NULL))
+		return false;
+	if (req->nterms &&
+	    !carve_match_terms(&nl, req->terms, req->nterms, CARVE_MATCH_ALL_KEYS))
+		return false;
+	if (carve_untolerated_taint(n->taints, n->ntaints, req->tolerations, req->ntolerations))
 		return false;
 	if (req->gpu == CARVE_GREQ_NONE)
 		return true;

@@ -1,5 +1,8 @@
 /*
- * resource.c - the resource-name registry and resource-vector arithmetic.
+ * resource.c - the resource-name registry, the one table of what each
+ * resource name means (carve_res_kind: cpu, memory, pods, whole GPU, time-
+ * slice replica, MIG profile by prefix, carve's MIG slice quotas), and
+ * resource-vector arithmetic.
  *
  * Invariants: a registry holds at most CARVE_RES_MAX distinct names, each an
  * owned copy; ids are the dense indices 0..count-1 in interning order and
@@ -12,19 +15,38 @@
 
 #include "carve/resource.h"
 
-#define MIG_PREFIX "nvidia.com/mig-"
-
 struct carve_resreg {
 	int count;
 	char *names[CARVE_RES_MAX];
 };
 
-static const char *const wellknown[CARVE_RES_NWELLKNOWN] = {
-	[CARVE_RES_CPU] = "cpu",
-	[CARVE_RES_MEMORY] = "memory",
-	[CARVE_RES_PODS] = "pods",
-	[CARVE_RES_GPU] = "nvidia.com/gpu",
+/*
+ * The one table of resource names carve gives a meaning to: a name (or a
+ * prefix, followed by something) and its kind.  The well-known ids are the
+ * first four rows, in enum carve_res_wellknown order.
+ */
+static const struct restab {
+	const char *name;
+	size_t len;
+	bool prefix;
+	enum carve_res_kind kind;
+	const char *word;
+} restab[] = {
+#define ROW(n, p, k, w) {n, sizeof(n) - 1, p, k, w}
+	ROW(CARVE_RES_NAME_CPU, false, CARVE_RK_CPU, "cpu"),
+	ROW(CARVE_RES_NAME_MEMORY, false, CARVE_RK_MEMORY, "memory"),
+	ROW(CARVE_RES_NAME_PODS, false, CARVE_RK_PODS, "pods"),
+	ROW(CARVE_RES_NAME_GPU, false, CARVE_RK_GPU, "gpu"),
+	ROW(CARVE_RES_NAME_GPU_SHARED, false, CARVE_RK_REPLICA, "replica"),
+	ROW(CARVE_RES_NAME_MIG_PREFIX, true, CARVE_RK_MIG, "mig"),
+	ROW(CARVE_RES_NAME_MIG_MEMORY_SLICES, false, CARVE_RK_MIG_MEMORY_SLICES,
+	    "mig-memory-slices"),
+	ROW(CARVE_RES_NAME_MIG_COMPUTE_SLICES, false, CARVE_RK_MIG_COMPUTE_SLICES,
+	    "mig-compute-slices"),
+#undef ROW
 };
+
+#define NRESTAB (sizeof(restab) / sizeof(restab[0]))
 
 struct carve_resreg *carve_resreg_create(void)
 {
@@ -35,7 +57,7 @@ struct carve_resreg *carve_resreg_create(void)
 	if (!r)
 		return NULL;
 	for (i = 0; i < CARVE_RES_NWELLKNOWN; i++) {
-		if (carve_resreg_intern(r, wellknown[i]) != i) {
+		if (carve_resreg_intern(r, restab[i].name) != i) {
 			carve_resreg_destroy(r);
 			return NULL;
 		}
@@ -97,15 +119,45 @@ int carve_resreg_count(const struct carve_resreg *r)
 	return r ? r->count : 0;
 }
 
+enum carve_res_kind carve_res_kind(const char *name, const char **mig_profile)
+{
+	size_t i;
+
+	if (!name)
+		return CARVE_RK_OTHER;
+	for (i = 0; i < NRESTAB; i++) {
+		const struct restab *t = &restab[i];
+
+		if (t->prefix ? strncmp(name, t->name, t->len) || !name[t->len]
+			      : strcmp(name, t->name))
+			continue;
+		if (t->kind == CARVE_RK_MIG && mig_profile)
+			*mig_profile = name + t->len;
+		return t->kind;
+	}
+	return CARVE_RK_OTHER;
+}
+
 bool carve_res_is_mig(const char *name, const char **profile)
 {
-	size_t n = sizeof(MIG_PREFIX) - 1;
+	return carve_res_kind(name, profile) == CARVE_RK_MIG;
+}
 
-	if (!name || strncmp(name, MIG_PREFIX, n) != 0 || name[n] == '\0')
-		return false;
-	if (profile)
-		*profile = name + n;
-	return true;
+bool carve_res_is_gpu_device(const char *name)
+{
+	enum carve_res_kind k = carve_res_kind(name, NULL);
+
+	return k == CARVE_RK_GPU || k == CARVE_RK_REPLICA || k == CARVE_RK_MIG;
+}
+
+const char *carve_res_kind_name(enum carve_res_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < NRESTAB; i++)
+		if (restab[i].kind == kind)
+			return restab[i].word;
+	return "other";
 }
 
 void carve_resvec_zero(struct carve_resvec *v)

@@ -20,6 +20,7 @@
 
 #include "carve/jobs.h"
 #include "carve/quantity.h"
+#include "carve/resource.h"
 #include "csvsplit.h"
 #include "decode.h"
 #include "jobs_int.h"
@@ -460,7 +461,7 @@ static bool csv_requests(struct crd *r, const struct csv_field *f, struct carve_
 		if (!csv_qty(r, f, qcols[i], &v, &given)) {
 			ok = false;
 		} else if (given) {
-			reqs[ps->nreqs].name = qcols[i] == C_GPU ? (*gres ? gres : "nvidia.com/gpu")
+			reqs[ps->nreqs].name = qcols[i] == C_GPU ? (*gres ? gres : CARVE_RES_NAME_GPU)
 								: columns[qcols[i]];
 			reqs[ps->nreqs++].milli = v;
 		} else if (qcols[i] == C_GPU && *gres) {
@@ -1136,11 +1137,11 @@ int carve_jobs_from_openb(struct carve_jobs *js, const struct carve_trace *t,
 		if (j.duration < 1)
 			j.duration = 1;
 		j.pos = k->pos;
-		reqs[0] = (struct carve_req){"cpu", k->cpu_milli};
-		reqs[1] = (struct carve_req){"memory", k->memory_mib * MIB_MILLI};
+		reqs[0] = (struct carve_req){CARVE_RES_NAME_CPU, k->cpu_milli};
+		reqs[1] = (struct carve_req){CARVE_RES_NAME_MEMORY, k->memory_mib * MIB_MILLI};
 		ps.nreqs = 2;
 		if (k->num_gpu > 0 && k->gpu_milli >= 1000)
-			reqs[ps.nreqs++] = (struct carve_req){"nvidia.com/gpu",
+			reqs[ps.nreqs++] = (struct carve_req){CARVE_RES_NAME_GPU,
 							      (int64_t)k->num_gpu * 1000};
 		else if (k->num_gpu > 0)
 			ps.gpu_milli = k->gpu_milli;

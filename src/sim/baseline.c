@@ -371,10 +371,8 @@ static double pod_work_ge(const struct carve_sim *s, const struct carve_job_pods
 	if (ps->gpu_mem_mib)
 		return pl->ndevs;
 	for (k = 0; k < ps->nreqs; k++)
-		if (!strncmp(ps->reqs[k].name, "nvidia.com/mig-", 15)) {
+		if (carve_res_is_mig(ps->reqs[k].name, &mig))
 			mig_res = ps->reqs[k].name;
-			mig = mig_res + 15;
-		}
 	for (d = 0; d < pl->ndevs; d++) {
 		const struct carve_gpu *g = carve_cluster_gpu(s->c, pl->devs[d].gpu);
 		int p = mig && g->mig_model ? carve_mig_profile_find(g->mig_model, mig) : -1;

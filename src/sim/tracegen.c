@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/resource.h"
 #include "carve/rng.h"
 #include "carve/tracegen.h"
 
@@ -219,7 +220,7 @@ static void gen_train(struct gen *g, uint64_t seed, double end)
 		j->duration = secs(lognorm(&r, 2.5 * HOUR, 0.6, HOUR, 10 * HOUR));
 		j->demand = dem(unif_ab(&r, 0.85, 0.95));
 		j->checkpoint = true;
-		j->gres = "nvidia.com/gpu";
+		j->gres = CARVE_RES_NAME_GPU;
 		j->gpus = 4000;
 		j->cpu = 64000;
 		j->mem = 512 * GIB;
@@ -251,7 +252,7 @@ static void gen_eval(struct gen *g, uint64_t seed, double end)
 		j->duration = secs(lognorm(&r, HOUR, 0.5, HOUR / 3, 3 * HOUR));
 		j->demand = dem(unif_ab(&r, 0.6, 0.8));
 		j->checkpoint = false;
-		j->gres = "nvidia.com/mig-3g.40gb";
+		j->gres = CARVE_RES_NAME_MIG_PREFIX "3g.40gb";
 		j->gpus = 1000;
 		j->cpu = 8000;
 		j->mem = 64 * GIB;
@@ -327,7 +328,7 @@ static void gen_serve(struct gen *g, uint64_t seed, double end, int *k)
 		struct service sv;
 
 		if (unif(&r) < 0.7) {
-			sv.gres = "nvidia.com/mig-3g.40gb";
+			sv.gres = CARVE_RES_NAME_MIG_PREFIX "3g.40gb";
 			sv.count = 1 + pick(&r, w3g, 4);
 			sv.cpu = 8000;
 			sv.mem = 64 * GIB;
@@ -335,7 +336,7 @@ static void gen_serve(struct gen *g, uint64_t seed, double end, int *k)
 				continue;
 			used3 += sv.count;
 		} else {
-			sv.gres = "nvidia.com/mig-1g.10gb";
+			sv.gres = CARVE_RES_NAME_MIG_PREFIX "1g.10gb";
 			sv.count = unif(&r) < 0.7 ? 1 : 2;
 			sv.cpu = 4000;
 			sv.mem = 16 * GIB;
@@ -386,7 +387,7 @@ static void gen_finetune(struct gen *g, uint64_t seed, double end)
 		j->duration = secs(lognorm(&r, 2 * HOUR, 0.6, 0.5 * HOUR, 8 * HOUR));
 		j->demand = dem(unif_ab(&r, 0.8, 0.95));
 		j->checkpoint = true;
-		j->gres = "nvidia.com/mig-3g.40gb";
+		j->gres = CARVE_RES_NAME_MIG_PREFIX "3g.40gb";
 		j->gpus = 1000;
 		j->cpu = 8000;
 		j->mem = 64 * GIB;
@@ -416,7 +417,7 @@ static void gen_notebook(struct gen *g, uint64_t seed, double end)
 		j->duration = secs(lognorm(&r, 60 * 60, 0.5, 20 * 60, 2 * HOUR));
 		j->demand = dem(unif_ab(&r, 0.1, 0.3));
 		j->checkpoint = false;
-		j->gres = "nvidia.com/gpu";
+		j->gres = CARVE_RES_NAME_GPU;
 		j->gpus = 1000;
 		j->cpu = 4000;
 		j->mem = 32 * GIB;
@@ -441,7 +442,7 @@ static int add_all(struct carve_jobs *js, struct gen *g, struct carve_error *err
 	for (i = 0; i < g->n; i++) {
 		const struct gjob *x = &g->v[i];
 		struct carve_req reqs[3] = {
-			{"cpu", x->cpu}, {"memory", x->mem}, {x->gres, x->gpus},
+			{CARVE_RES_NAME_CPU, x->cpu}, {CARVE_RES_NAME_MEMORY, x->mem}, {x->gres, x->gpus},
 		};
 		struct carve_job_podset ps;
 		struct carve_job j;

@@ -1,6 +1,7 @@
 /*
  * test_resource.c - unit tests of the resource registry (well-known ids,
- * interning, capacity, allocation failure), carve_res_is_mig and the
+ * interning, capacity, allocation failure), the name table (carve_res_kind,
+ * carve_res_is_mig, carve_res_greq) and the
  * resource-vector helpers.
  */
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/place.h"
 #include "carve/resource.h"
 
 /* Allocator that fails every allocation once `fail_after` more succeed. */
@@ -217,6 +219,90 @@ static void test_is_mig(void **state)
 	assert_false(carve_res_is_mig(NULL, &profile));
 }
 
+/* The name table: every name carve gives a meaning to, and look-alikes. */
+static void test_kind(void **state)
+{
+	static const struct {
+		const char *name;
+		enum carve_res_kind kind;
+		const char *profile; /* CARVE_RK_MIG */
+		bool device;
+		const char *word;
+	} c[] = {
+		{CARVE_RES_NAME_CPU, CARVE_RK_CPU, NULL, false, "cpu"},
+		{CARVE_RES_NAME_MEMORY, CARVE_RK_MEMORY, NULL, false, "memory"},
+		{CARVE_RES_NAME_PODS, CARVE_RK_PODS, NULL, false, "pods"},
+		{CARVE_RES_NAME_GPU, CARVE_RK_GPU, NULL, true, "gpu"},
+		{CARVE_RES_NAME_GPU_SHARED, CARVE_RK_REPLICA, NULL, true, "replica"},
+		{CARVE_RES_NAME_MIG_PREFIX "3g.40gb", CARVE_RK_MIG, "3g.40gb", true, "mig"},
+		{"nvidia.com/mig-1g.5gb+me", CARVE_RK_MIG, "1g.5gb+me", true, "mig"},
+		{CARVE_RES_NAME_MIG_MEMORY_SLICES, CARVE_RK_MIG_MEMORY_SLICES, NULL, false,
+		 "mig-memory-slices"},
+		{CARVE_RES_NAME_MIG_COMPUTE_SLICES, CARVE_RK_MIG_COMPUTE_SLICES, NULL, false,
+		 "mig-compute-slices"},
+		{"nvidia.com/mig-", CARVE_RK_OTHER, NULL, false, "other"},
+		{"nvidia.com/gpu.product", CARVE_RK_OTHER, NULL, false, "other"},
+		{"nvidia.com/gpus", CARVE_RK_OTHER, NULL, false, "other"},
+		{"nvidia.com/gpu.shared-x", CARVE_RK_OTHER, NULL, false, "other"},
+		{"carve.dev/mig-memory-slice", CARVE_RK_OTHER, NULL, false, "other"},
+		{"amd.com/gpu", CARVE_RK_OTHER, NULL, false, "other"},
+		{"cpus", CARVE_RK_OTHER, NULL, false, "other"},
+		{"ephemeral-storage", CARVE_RK_OTHER, NULL, false, "other"},
+		{"", CARVE_RK_OTHER, NULL, false, "other"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *profile = "untouched";
+		enum carve_res_kind k = carve_res_kind(c[i].name, &profile);
+
+		if (k != c[i].kind)
+			fail_msg("\"%s\": kind %d, want %d", c[i].name, k, c[i].kind);
+		assert_string_equal(profile, c[i].profile ? c[i].profile : "untouched");
+		assert_int_equal(carve_res_kind(c[i].name, NULL), c[i].kind);
+		assert_int_equal(carve_res_is_gpu_device(c[i].name), c[i].device);
+		assert_string_equal(carve_res_kind_name(k), c[i].word);
+	}
+	assert_int_equal(carve_res_kind(NULL, NULL), CARVE_RK_OTHER);
+	assert_false(carve_res_is_gpu_device(NULL));
+}
+
+/* The well-known ids are the table's names. */
+static void test_wellknown_names(void **state)
+{
+	struct carve_resreg *r = *state;
+
+	assert_string_equal(carve_resreg_name(r, CARVE_RES_CPU), CARVE_RES_NAME_CPU);
+	assert_string_equal(carve_resreg_name(r, CARVE_RES_MEMORY), CARVE_RES_NAME_MEMORY);
+	assert_string_equal(carve_resreg_name(r, CARVE_RES_PODS), CARVE_RES_NAME_PODS);
+	assert_string_equal(carve_resreg_name(r, CARVE_RES_GPU), CARVE_RES_NAME_GPU);
+}
+
+/* Resource kinds to the placer's GPU requests. */
+static void test_greq(void **state)
+{
+	static const struct {
+		enum carve_res_kind kind;
+		enum carve_gpu_req greq;
+	} c[] = {
+		{CARVE_RK_OTHER, CARVE_GREQ_NONE},
+		{CARVE_RK_CPU, CARVE_GREQ_NONE},
+		{CARVE_RK_MEMORY, CARVE_GREQ_NONE},
+		{CARVE_RK_PODS, CARVE_GREQ_NONE},
+		{CARVE_RK_GPU, CARVE_GREQ_GPU},
+		{CARVE_RK_REPLICA, CARVE_GREQ_REPLICA},
+		{CARVE_RK_MIG, CARVE_GREQ_MIG},
+		{CARVE_RK_MIG_MEMORY_SLICES, CARVE_GREQ_NONE},
+		{CARVE_RK_MIG_COMPUTE_SLICES, CARVE_GREQ_NONE},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		assert_int_equal(carve_res_greq(c[i].kind), c[i].greq);
+}
+
 static void test_resvec_basic(void **state)
 {
 	struct carve_resvec a, b, zero;
@@ -326,6 +412,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full, setup_reg, teardown_reg),
 		cmocka_unit_test_setup_teardown(test_nomem, setup_reg, teardown_reg),
 		cmocka_unit_test(test_is_mig),
+		cmocka_unit_test(test_kind),
+		cmocka_unit_test_setup_teardown(test_wellknown_names, setup_reg, teardown_reg),
+		cmocka_unit_test(test_greq),
 		cmocka_unit_test(test_resvec_basic),
 		cmocka_unit_test(test_resvec_overflow),
 		cmocka_unit_test(test_resvec_le),
