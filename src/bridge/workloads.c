@@ -10,6 +10,7 @@
 
 #include "bridge_int.h"
 #include "carve/jobs.h"
+#include "carve/match.h"
 
 /* ---- workloads ---- */
 
@@ -173,9 +174,8 @@ static bool mig_known(struct bld *b, const char *what, const struct br_podset *s
 		const char *prof;
 		int k;
 
-		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+		if (carve_res_kind(r->name, &prof) != CARVE_RK_MIG || r->milli <= 0)
 			continue;
-		prof = r->name + 15;
 		for (k = 0; k < carve_mig_model_count(); k++)
 			if (carve_mig_profile_find(carve_mig_model_at(k), prof) >= 0)
 				break;
@@ -303,8 +303,6 @@ static bool topology_ok(struct bld *b, const char *what, const struct br_podset 
 
 /* ---- MIG quota in physical slices (docs/admission.md) ---- */
 
-#define MIG_MEM_SLICES "carve.dev/mig-memory-slices"
-#define MIG_COMPUTE_SLICES "carve.dev/mig-compute-slices"
 
 /* Slices of one instance of a profile: memory and compute (SM) slices. */
 struct slices {
@@ -340,18 +338,15 @@ static bool slices_add(struct slices *acc, const struct carve_mig_model *model, 
 	return acc->mem == model->profiles[k].mem_slices && acc->cmp == model->profiles[k].compute;
 }
 
+/* Whether node n carries every label of want (a flavor's nodeLabels). */
 static bool labels_match(const struct carve_node *n, const struct carve_kvlist *want)
 {
-	size_t i, j;
+	struct carve_labels l = carve_labels_of(n->labels, n->nlabels);
+	size_t i;
 
-	for (i = 0; i < want->n; i++) {
-		for (j = 0; j < n->nlabels; j++)
-			if (!strcmp(n->labels[j].key, want->v[i].key) && want->v[i].value &&
-			    !strcmp(n->labels[j].value, want->v[i].value))
-				break;
-		if (j == n->nlabels)
+	for (i = 0; i < want->n; i++)
+		if (!want->v[i].value || !carve_match_label(&l, want->v[i].key, want->v[i].value))
 			return false;
-	}
 	return true;
 }
 
@@ -425,8 +420,8 @@ static bool cq_slices(const struct bld *b, const struct carve_mf_cq *cq, const c
 			const char *cov = cq->groups[g].covered[c];
 
 			if (cov && (key ? !strcmp(cov, key)
-					: !strcmp(cov, MIG_MEM_SLICES) ||
-						  !strcmp(cov, MIG_COMPUTE_SLICES)))
+					: !strcmp(cov, CARVE_RES_NAME_MIG_MEMORY_SLICES) ||
+						  !strcmp(cov, CARVE_RES_NAME_MIG_COMPUTE_SLICES)))
 				in = true;
 		}
 		for (f = 0; in && f < cq->groups[g].nflavors; f++) {
@@ -477,18 +472,19 @@ static const struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
 	*n = src->nreqs;
 	if (!cq)
 		return v;
-	want_mem = cq_covers(cq, MIG_MEM_SLICES);
-	want_cmp = cq_covers(cq, MIG_COMPUTE_SLICES);
+	want_mem = cq_covers(cq, CARVE_RES_NAME_MIG_MEMORY_SLICES);
+	want_cmp = cq_covers(cq, CARVE_RES_NAME_MIG_COMPUTE_SLICES);
 	if (!want_mem && !want_cmp)
 		return v;
 	for (j = 0; j < src->nreqs; j++) {
 		const struct carve_req *r = &src->reqs[j];
 		struct slices sl;
+		const char *prof;
 		char why[256];
 
-		if (!r->name || strncmp(r->name, "nvidia.com/mig-", 15) || r->milli <= 0)
+		if (carve_res_kind(r->name, &prof) != CARVE_RK_MIG || r->milli <= 0)
 			continue;
-		if (!cq_slices(b, cq, r->name, r->name + 15, &sl, why, sizeof(why))) {
+		if (!cq_slices(b, cq, r->name, prof, &sl, why, sizeof(why))) {
 			carve_diag_error(b->diags, req_pos(src, j), "%s podSet %s: resource "
 					 "%s: ClusterQueue %s charges MIG slices, but %s (set "
 					 "nvidia.com/gpu.product in the flavor's nodeLabels); "
@@ -507,11 +503,11 @@ static const struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
 	for (k = 0; k < *n; k++)
 		out[k] = v[k];
 	if (want_mem) {
-		out[k].name = MIG_MEM_SLICES;
+		out[k].name = CARVE_RES_NAME_MIG_MEMORY_SLICES;
 		out[k++].milli = mem;
 	}
 	if (want_cmp) {
-		out[k].name = MIG_COMPUTE_SLICES;
+		out[k].name = CARVE_RES_NAME_MIG_COMPUTE_SLICES;
 		out[k++].milli = cmp;
 	}
 	*n = k;

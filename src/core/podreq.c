@@ -22,23 +22,18 @@ int carve_pod_req_of(const struct carve_podset_spec *ps, struct carve_pod_req *r
 	for (k = 0; k < ps->nreqs; k++) {
 		const char *name = ps->reqs[k].name, *prof = NULL;
 		int64_t m = ps->reqs[k].milli;
-		enum carve_gpu_req kind;
+		enum carve_res_kind rk = carve_res_kind(name, &prof);
+		enum carve_gpu_req kind = carve_res_greq(rk);
 
-		if (!strcmp(name, "cpu")) {
+		if (rk == CARVE_RK_CPU) {
 			r->cpu_milli = m;
 			continue;
 		}
-		if (!strcmp(name, "memory")) {
+		if (rk == CARVE_RK_MEMORY) {
 			r->memory_milli = m;
 			continue;
 		}
-		if (!strcmp(name, "nvidia.com/gpu"))
-			kind = CARVE_GREQ_GPU;
-		else if (!strcmp(name, "nvidia.com/gpu.shared"))
-			kind = CARVE_GREQ_REPLICA;
-		else if (carve_res_is_mig(name, &prof) && prof && *prof)
-			kind = CARVE_GREQ_MIG;
-		else
+		if (kind == CARVE_GREQ_NONE)
 			continue; /* not a device the placer knows: quota only */
 		if (m <= 0)
 			continue;

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/match.h"
+#include "carve/resource.h"
 #include "sim_int.h"
 
 /* ---- heap ---------------------------------------------------------------------- */
@@ -79,8 +81,7 @@ void sim_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r)
 
 bool sim_is_gpu_res(const char *name)
 {
-	return !strcmp(name, "nvidia.com/gpu") || !strcmp(name, "nvidia.com/gpu.shared") ||
-	       !strncmp(name, "nvidia.com/mig-", 15);
+	return carve_res_is_gpu_device(name);
 }
 
 double sim_dev_ge(const struct carve_sim *s, const struct carve_placer *p,
@@ -127,10 +128,12 @@ static double mig_ge(const struct carve_sim *s, const char *prof)
 double sim_res_ge(const struct carve_sim *s, const char *name)
 {
 	size_t i, n = carve_cluster_gpu_count(s->c);
+	const char *prof;
+	enum carve_res_kind k = carve_res_kind(name, &prof);
 
-	if (!strncmp(name, "nvidia.com/mig-", 15))
-		return mig_ge(s, name + 15);
-	if (!strcmp(name, "nvidia.com/gpu.shared")) {
+	if (k == CARVE_RK_MIG)
+		return mig_ge(s, prof);
+	if (k == CARVE_RK_REPLICA) {
 		for (i = 0; i < n; i++) {
 			const struct carve_gpu *g = carve_cluster_gpu(s->c, (uint32_t)i);
 
@@ -156,14 +159,12 @@ static int find_queue(const struct carve_sim *s, const char *cq)
 /* Whether node n carries every nodeLabel of flavor f (and f has some). */
 static bool flavor_matches(const struct carve_mf_flavor *f, const struct carve_node *n)
 {
+	struct carve_labels l = carve_labels_of(n->labels, n->nlabels);
 	size_t k;
 
-	for (k = 0; k < f->node_labels.n; k++) {
-		const char *v = carve_node_label(n, f->node_labels.v[k].key);
-
-		if (!v || strcmp(v, f->node_labels.v[k].value))
+	for (k = 0; k < f->node_labels.n; k++)
+		if (!carve_match_label(&l, f->node_labels.v[k].key, f->node_labels.v[k].value))
 			return false;
-	}
 	return f->node_labels.n > 0;
 }
 
@@ -175,7 +176,7 @@ static double quota_ge(const struct carve_sim *s, const char *flavor, const char
 	const struct carve_mf_flavor *f = carve_mf_find_flavor(s->m, flavor);
 	size_t i, nn = carve_cluster_node_count(s->c);
 
-	if (f && !strcmp(res, "nvidia.com/gpu"))
+	if (f && carve_res_kind(res, NULL) == CARVE_RK_GPU)
 		for (i = 0; i < nn; i++) {
 			const struct carve_node *n = carve_cluster_node(s->c, (uint32_t)i);
 			const struct carve_gpu *g;
