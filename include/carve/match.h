@@ -12,12 +12,14 @@
  * the call.  A NULL string and "" are the same value (Go's zero string),
  * except a label lookup's result: NULL there means "no such label".
  *
- * Sources (Kubernetes v1.30-era code; the rules have not changed since):
+ * Sources (Kubernetes and Kueue source):
  *  - k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go:
  *    RequiredNodeAffinity.Match = nodeSelector (labels.SelectorFromSet) AND
- *    the nodeSelectorTerms; terms are ORed, a term's expressions ANDed; an
- *    empty term, or a term with an expression that does not parse, matches
- *    nothing; an empty terms list matches nothing.
+ *    the nodeSelectorTerms; terms are ORed, a term's expressions ANDed;
+ *    NewLazyErrorNodeSelector skips an empty term ("nil or empty term
+ *    selects no objects"), a term with an expression that does not parse
+ *    (nodeSelectorTerm.parseErrs) matches nothing, and so an empty terms
+ *    list matches nothing.
  *  - k8s.io/apimachinery/pkg/labels/selector.go: NewRequirement (In/NotIn need
  *    values, Exists/DoesNotExist none, Gt/Lt exactly one that
  *    strconv.ParseInt(v, 10, 64) accepts) and Requirement.Matches (NotIn and
