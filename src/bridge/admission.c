@@ -205,10 +205,9 @@ static void set_mig_wants(struct bld *b)
 				const char *prof;
 				size_t t;
 
-				if (!rl->v[k].name || strncmp(rl->v[k].name, "nvidia.com/mig-", 15) ||
+				if (carve_res_kind(rl->v[k].name, &prof) != CARVE_RK_MIG ||
 				    rl->v[k].milli <= 0)
 					continue;
-				prof = rl->v[k].name + 15;
 				for (t = 0; t < n && strcmp(names[t], prof); t++)
 					;
 				if (t == n) {

@@ -13,6 +13,7 @@
 
 #include "carve/inventory.h"
 #include "carve/quantity.h"
+#include "carve/resource.h"
 
 #define TALLY_MAX 48
 
@@ -173,7 +174,7 @@ static void fmt_res(const char *res, int64_t milli, char *buf, size_t size)
 {
 	if (milli == CARVE_QTY_MAX)
 		snprintf(buf, size, "unlimited"); /* a saturated sum */
-	else if (!strcmp(res, "memory"))
+	else if (carve_res_kind(res, NULL) == CARVE_RK_MEMORY)
 		carve_qty_format_bytes(milli, buf, size);
 	else
 		carve_qty_format(milli, buf, size);

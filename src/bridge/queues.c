@@ -328,7 +328,8 @@ static bool kai_milli(double v, double scale, int64_t *out)
  * (-1: unlimited, read as 0 with no cap), a limit (-1: none) and a weight. */
 static void kai_fill(struct bld *b)
 {
-	static const char *const names[] = {"nvidia.com/gpu", "cpu", "memory"};
+	static const char *const names[] = {CARVE_RES_NAME_GPU, CARVE_RES_NAME_CPU,
+						    CARVE_RES_NAME_MEMORY};
 	static const double scale[] = {1e3, 1, 1e9};
 	struct family *f = &b->kai;
 	size_t i, k;

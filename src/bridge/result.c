@@ -167,7 +167,7 @@ static json_t *podsets_json(const struct carve_admission *ad, const struct carve
 		for (j = 0; ok && j < p->n; j++) {
 			ok = jstr(fl, p->resources[j], p->flavors[j]);
 			if (ok && p->usage) {
-				if (!strcmp(p->resources[j], "memory"))
+				if (carve_res_kind(p->resources[j], NULL) == CARVE_RK_MEMORY)
 					carve_qty_format_bytes(p->usage[j], q, sizeof(q));
 				else
 					carve_qty_format(p->usage[j], q, sizeof(q));

@@ -807,7 +807,7 @@ static const struct xq *pg_queue(struct bld *b, const struct carve_mf_podgroup *
  */
 static int64_t per_pod(const char *res, int64_t total, int32_t count)
 {
-	int64_t unit = strcmp(res, "cpu") ? 1000 : 1;
+	int64_t unit = carve_res_kind(res, NULL) == CARVE_RK_CPU ? 1 : 1000;
 	int64_t units = total / unit + (total % unit != 0);
 	int64_t each = units / count + (units % count != 0);
 
