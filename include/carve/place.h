@@ -87,6 +87,18 @@ struct carve_pod_req {
 int carve_pod_req_of(const struct carve_podset_spec *ps, struct carve_pod_req *r,
 		     struct carve_error *err);
 
+/*
+ * Why a pod of req fits no node of c even empty, for people: the first
+ * requirement no node meets, in this order: its nodeSelector and required
+ * node affinity, untolerated taints, a GPU of the kind it asks for (a MIG
+ * profile, time-slice replicas, fractions, GPUs outside MIG), then devices,
+ * cpu and memory for one pod.  Writes a phrase into buf (size bytes) and
+ * returns buf; NULL when some node could hold it when empty (then only
+ * what is taken now is in the way).  Models (req->models) are not looked at.
+ */
+const char *carve_pod_why_nowhere(const struct carve_cluster *c, const struct carve_pod_req *req,
+				  char *buf, size_t size);
+
 /* One device a pod got. */
 struct carve_dev {
 	uint32_t gpu;      /* cluster-wide GPU id (carve_cluster_gpu) */

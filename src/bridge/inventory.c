@@ -508,6 +508,24 @@ static void init_gpus(struct nb *b, int n, const struct carve_gpu_model *gm, con
 	}
 }
 
+/*
+ * KAI-style GPU fractions on ordinary GPU nodes: a GPU no MIG layout or
+ * time-slicing divides serves whole-GPU requests while no fraction holds
+ * it and fractions ("gpu-fraction", "gpu-memory") otherwise, as KAI does
+ * with GPU sharing on (the placer's CARVE_SHARE_FRACTION: shared when the
+ * first fraction lands, whole again when the last one leaves).  A pool
+ * opts out with an explicit sharing mode "exclusive" (a NodePool's
+ * spec.sharing.mode, a Node's carve.dev/sharing-mode label).
+ */
+static void share_whole_gpus(struct nb *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->spec.ngpus; i++)
+		if (b->gpus[i].sharing == CARVE_SHARE_EXCLUSIVE)
+			b->gpus[i].sharing = CARVE_SHARE_FRACTION;
+}
+
 static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 		       const struct carve_mf_nodepool *np, struct nb *b)
 {
@@ -621,6 +639,8 @@ static void build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 			set_label(b, "nvidia.com/gpu.sharing-strategy", "time-slicing");
 		for (k = 0; k < np->labels.n; k++)
 			set_label(b, np->labels.v[k].key, np->labels.v[k].value);
+		if (np->sharing != CARVE_SHARE_EXCLUSIVE || !np->sharing_pos.line)
+			share_whole_gpus(b);
 		advertise_gpus(inv, b, ts_name, np->timeslice.fail_requests_gt_one);
 		if (commit_node(inv, m, b) >= 0)
 			pl->nnodes++;
@@ -1078,9 +1098,9 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 		else
 			apply_dpconfig(inv, m, b, dp, &ts_name, &fail_gt_one);
 	}
-	if (kv_get(&n->meta.labels, "alibabacloud.com/gpu-card-model", NULL))
-		for (i = 0; i < b->spec.ngpus; i++)
-			b->gpus[i].sharing = CARVE_SHARE_FRACTION;
+	v = kv_get(&n->meta.labels, "carve.dev/sharing-mode", NULL);
+	if (!v || strcmp(v, "exclusive"))
+		share_whole_gpus(b);
 	advertise_gpus(inv, b, ts_name, fail_gt_one);
 	mark_mig_timesliced(b, dp);
 	if (cfg)

@@ -850,13 +850,53 @@ static void lint_gang(struct carve_manifests *m, const struct carve_mf_job *j)
 			"GPUs idle while the rest wait", j->meta.ns, j->meta.name, job_pods(j));
 }
 
+/*
+ * A KAI fraction ("gpu-fraction" / "gpu-memory" annotation) needs a GPU
+ * that takes fractions: one that no MIG layout or time-slicing divides, in
+ * a pool that does not opt out (sharing mode exclusive), on a node its
+ * nodeSelector allows.  Warns at the annotation when there is none.
+ */
+static void lint_fraction(struct carve_manifests *m, const struct tmpl *t,
+			  const struct carve_inventory *inv)
+{
+	const struct carve_podspec *ps = t->spec;
+	const struct carve_kv *a = NULL;
+	size_t i, nn = carve_cluster_node_count(inv->cluster);
+	uint32_t id, g;
+	bool selected = false;
+
+	for (i = 0; i < ps->annotations.n && !a; i++)
+		if (!strcmp(ps->annotations.v[i].key, "gpu-fraction") ||
+		    !strcmp(ps->annotations.v[i].key, "gpu-memory"))
+			a = &ps->annotations.v[i];
+	if (!a)
+		return;
+	for (id = 0; id < nn; id++) {
+		const struct carve_node *n = carve_cluster_node(inv->cluster, id);
+
+		if (!node_has_labels(n, &ps->node_selector))
+			continue;
+		selected = true;
+		for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+			if (carve_cluster_gpu(inv->cluster, g)->sharing == CARVE_SHARE_FRACTION)
+				return;
+	}
+	carve_diag_warn(&m->diags, a->pos, "%s: annotation %s asks for a GPU fraction, but no "
+			"GPU%s takes fractions (each is divided by MIG or time-slicing, or in a "
+			"pool whose sharing mode is exclusive), so its pods can never be placed",
+			t->what, a->key, selected && ps->node_selector.n ? " its nodeSelector allows"
+			: !selected && ps->node_selector.n ? " (no node matches its nodeSelector)" : "");
+}
+
 static void lint_template(struct carve_manifests *m, const struct tmpl *t,
 			  const struct carve_inventory *inv, struct fitcache *fc)
 {
 	lint_limits(m, t);
 	lint_selector(m, t);
-	if (inv && carve_cluster_node_count(inv->cluster))
+	if (inv && carve_cluster_node_count(inv->cluster)) {
 		lint_fit(m, t, inv, fc);
+		lint_fraction(m, t, inv);
+	}
 }
 
 static void lint_templates(struct carve_manifests *m, const struct carve_inventory *inv)

@@ -793,7 +793,7 @@ static void explain_nofit(struct carve_adm *a, const struct wl *w, struct carve_
 			  size_t ng, const struct carve_topology *topo,
 			  struct carve_pod_place *out, char *why, size_t whysize)
 {
-	char where[160] = "";
+	char where[160] = "", nowhere[256];
 	size_t k, n = 0;
 
 	if (topo && topo->required)
@@ -815,6 +815,12 @@ static void explain_nofit(struct carve_adm *a, const struct wl *w, struct carve_
 				hi = mid;
 			else
 				lo = mid + 1;
+		}
+		if (lo == 1 && !n && !topo &&
+		    carve_pod_why_nowhere(a->cluster, g[k].req, nowhere, sizeof(nowhere))) {
+			snprintf(why, whysize, "quota fits but no placement: podSet %s: %s",
+				 w->ps[k].spec.name, nowhere);
+			return;
 		}
 		snprintf(why, whysize, "quota fits but no placement: podSet %s: pod %d of %d "
 			 "finds no node with room%s%s%s", w->ps[k].spec.name, lo, g[k].count,

@@ -4,11 +4,17 @@
  * the GPU device a pod needs, used by the admission engine's callers
  * (the simulator's probes, the baseline, the fragmentation mix).
  *
+ * Also: what static requirement keeps a pod off every node, for the
+ * engine's pending messages (carve_pod_why_nowhere).
+ *
  * Invariant: the request borrows every string and array from the spec;
  * nothing is allocated.  A pod asks for at most one kind of GPU device.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "carve/match.h"
+#include "carve/mig.h"
 #include "carve/place.h"
 #include "carve/resource.h"
 
@@ -67,4 +73,125 @@ int carve_pod_req_of(const struct carve_podset_spec *ps, struct carve_pod_req *r
 				    "GPU device per pod (MIG profiles, whole, shared or fractional "
 				    "GPUs); it cannot be placed", ps->name);
 	return 0;
+}
+
+/* ---- why a pod fits no node ---- */
+
+/* Whether GPU g is of the kind req asks for (ignoring what is free now). */
+static bool gpu_kind_ok(const struct carve_gpu *g, const struct carve_pod_req *req)
+{
+	switch (req->gpu) {
+	case CARVE_GREQ_WHOLE:
+		return g->sharing == CARVE_SHARE_EXCLUSIVE || g->sharing == CARVE_SHARE_FRACTION;
+	case CARVE_GREQ_MIG:
+		return g->sharing == CARVE_SHARE_MIG && g->mig_model && req->mig_profile &&
+		       carve_mig_profile_find(g->mig_model, req->mig_profile) >= 0;
+	case CARVE_GREQ_REPLICA:
+		return g->sharing == CARVE_SHARE_TIMESLICE && !(g->fail_gt_one && req->count > 1);
+	case CARVE_GREQ_FRACTION:
+		return g->sharing == CARVE_SHARE_FRACTION &&
+		       (!req->mem_mib || !g->memory_mib || req->mem_mib <= g->memory_mib);
+	case CARVE_GREQ_GPU:
+		return g->sharing != CARVE_SHARE_MIG &&
+		       !(g->sharing == CARVE_SHARE_TIMESLICE && g->fail_gt_one && req->count > 1);
+	default:
+		return true;
+	}
+}
+
+/* What is missing when no selected, tolerated node has a GPU of the kind. */
+static void kind_missing(const struct carve_cluster *c, const struct carve_pod_req *req,
+			 char *buf, size_t size)
+{
+	size_t n = carve_cluster_gpu_count(c), g;
+	bool fraction = false, gt_one = false;
+
+	for (g = 0; g < n; g++) {
+		const struct carve_gpu *gpu = carve_cluster_gpu(c, (uint32_t)g);
+
+		fraction |= gpu->sharing == CARVE_SHARE_FRACTION;
+		gt_one |= gpu->sharing == CARVE_SHARE_TIMESLICE && gpu->fail_gt_one;
+	}
+	switch (req->gpu) {
+	case CARVE_GREQ_FRACTION:
+		if (fraction && req->mem_mib)
+			snprintf(buf, size, "no GPU it may use that takes fractions has %u MiB",
+				 req->mem_mib);
+		else
+			snprintf(buf, size, "no GPU it may use takes fractions (each is divided by "
+				 "MIG or time-slicing, or its pool's sharing mode is exclusive)");
+		break;
+	case CARVE_GREQ_MIG:
+		snprintf(buf, size, "no MIG GPU it may use offers profile %s",
+			 req->mig_profile ? req->mig_profile : "?");
+		break;
+	case CARVE_GREQ_REPLICA:
+		snprintf(buf, size, gt_one && req->count > 1
+			 ? "time-sliced GPUs with failRequestsGreaterThanOne serve one replica per pod"
+			 : "no GPU it may use is time-sliced");
+		break;
+	case CARVE_GREQ_GPU:
+		snprintf(buf, size, gt_one && req->count > 1
+			 ? "time-sliced GPUs with failRequestsGreaterThanOne serve one replica per pod"
+			 : "no node it may use has a GPU outside MIG");
+		break;
+	default:
+		snprintf(buf, size, "no node it may use has a whole GPU");
+		break;
+	}
+}
+
+const char *carve_pod_why_nowhere(const struct carve_cluster *c, const struct carve_pod_req *req,
+				  char *buf, size_t size)
+{
+	size_t nn = carve_cluster_node_count(c), i;
+	size_t selected = 0, tolerated = 0, kind = 0, enough = 0;
+	const struct carve_taint_spec *taint = NULL;
+
+	for (i = 0; i < nn; i++) {
+		const struct carve_node *n = carve_cluster_node(c, (uint32_t)i);
+		struct carve_labels l = carve_labels_of(n->labels, n->nlabels);
+		const struct carve_taint_spec *t;
+		uint32_t g, have = 0;
+
+		if (!carve_match_selector(&l, req->selector, req->nselector, CARVE_MATCH_ALL_KEYS,
+					  NULL) ||
+		    (req->nterms &&
+		     !carve_match_terms(&l, req->terms, req->nterms, CARVE_MATCH_ALL_KEYS)))
+			continue;
+		selected++;
+		t = carve_untolerated_taint(n->taints, n->ntaints, req->tolerations,
+					    req->ntolerations);
+		if (t) {
+			if (!taint)
+				taint = t;
+			continue;
+		}
+		tolerated++;
+		for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
+			have += gpu_kind_ok(carve_cluster_gpu(c, g), req);
+		if (req->gpu != CARVE_GREQ_NONE && !have)
+			continue;
+		kind++;
+		if ((req->gpu == CARVE_GREQ_WHOLE || req->gpu == CARVE_GREQ_MIG) &&
+		    have < (uint32_t)req->count)
+			continue;
+		if (req->cpu_milli > n->cpu_milli || req->memory_milli > n->memory_milli)
+			continue;
+		enough++;
+	}
+	if (!selected)
+		snprintf(buf, size, "no node matches its nodeSelector and required node affinity");
+	else if (!tolerated)
+		snprintf(buf, size, "every node it selects has a taint it does not tolerate (%s%s%s:%s)",
+			 taint->key ? taint->key : "", taint->value && *taint->value ? "=" : "",
+			 taint->value ? taint->value : "", taint->effect ? taint->effect : "");
+	else if (!kind)
+		kind_missing(c, req, buf, size);
+	else if (!enough)
+		snprintf(buf, size, "no node it may use has that many devices, cpu and memory for "
+			 "one pod");
+	else
+		return NULL;
+	return buf;
 }

@@ -11,7 +11,9 @@
 #include "testutil.h"
 
 #include "carve/admission.h"
+#include "carve/inventory.h"
 #include "carve/jobs.h"
+#include "carve/validate.h"
 #include "carve/sim.h"
 
 /* The decisions of one engine cycle on path through `carve admit`'s path. */
@@ -293,12 +295,124 @@ static void test_mig_slices_same_answer(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* KAI fractions on a plain v1 Node: the GPU takes fractions unless the node
+ * opts out (carve.dev/sharing-mode: exclusive); then the pending message
+ * and carve validate say what is missing. */
+static const char kai_node[] =
+	"apiVersion: v1\n"
+	"kind: Node\n"
+	"metadata:\n"
+	"  name: n1\n"
+	"  labels: {nvidia.com/gpu.product: NVIDIA-L40S%s}\n"
+	"status:\n"
+	"  allocatable: {cpu: \"16\", memory: 64Gi, nvidia.com/gpu: \"1\"}\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: ResourceFlavor\n"
+	"metadata: {name: l40s}\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: ClusterQueue\n"
+	"metadata: {name: cq}\n"
+	"spec:\n"
+	"  resourceGroups:\n"
+	"  - coveredResources: [cpu, nvidia.com/gpu]\n"
+	"    flavors:\n"
+	"    - name: l40s\n"
+	"      resources: [{name: cpu, nominalQuota: 16}, {name: nvidia.com/gpu, nominalQuota: 1}]\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: LocalQueue\n"
+	"metadata: {name: lq, namespace: t}\n"
+	"spec: {clusterQueue: cq}\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: Workload\n"
+	"metadata: {name: half, namespace: t, creationTimestamp: \"2026-01-01T00:00:00Z\"}\n"
+	"spec:\n"
+	"  queueName: lq\n"
+	"  podSets:\n"
+	"  - name: main\n"
+	"    count: 2\n"
+	"    template:\n"
+	"      metadata:\n"
+	"        annotations: {gpu-fraction: \"0.5\"}\n"
+	"      spec:\n"
+	"        containers:\n"
+	"        - {name: c, resources: {requests: {cpu: \"1\"}}}\n"
+	"---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\n"
+	"kind: Workload\n"
+	"metadata: {name: whole, namespace: t, creationTimestamp: \"2026-01-01T00:00:01Z\"}\n"
+	"spec:\n"
+	"  queueName: lq\n"
+	"  podSets:\n"
+	"  - name: main\n"
+	"    count: 1\n"
+	"    template:\n"
+	"      spec:\n"
+	"        containers:\n"
+	"        - {name: c, resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}}\n";
+
+static json_t *admit_text(const char *text, struct carve_manifests **mp)
+{
+	struct carve_manifests *m = tu_load(text);
+	struct carve_admission *ad = carve_admission_build(m);
+	json_t *res;
+
+	assert_non_null(ad);
+	assert_true(carve_adm_run(ad->adm, ad->now, 10) >= 0);
+	res = carve_admission_result_json(ad);
+	assert_non_null(res);
+	carve_admission_destroy(ad);
+	*mp = m;
+	return res;
+}
+
+static void test_kai_fractions_on_plain_nodes(void **state)
+{
+	char text[sizeof(kai_node) + 64];
+	struct carve_manifests *m;
+	json_t *res, *pend;
+
+	(void)state;
+	snprintf(text, sizeof(text), kai_node, "");
+	res = admit_text(text, &m);
+	/* both halves share GPU 0; the whole-GPU workload waits for them */
+	assert_string_equal(decision_of(res, "t/half"), "admitted");
+	assert_string_equal(decision_of(res, "t/whole"), "pending");
+	json_decref(res);
+	carve_manifests_destroy(m);
+
+	snprintf(text, sizeof(text), kai_node, ", carve.dev/sharing-mode: exclusive");
+	res = admit_text(text, &m);
+	assert_string_equal(decision_of(res, "t/half"), "pending");
+	assert_string_equal(decision_of(res, "t/whole"), "admitted");
+	pend = json_array_get(json_object_get(res, "pending"), 0);
+	assert_non_null(strstr(json_string_value(json_object_get(pend, "message")),
+			       "no GPU it may use takes fractions"));
+	json_decref(res);
+	carve_manifests_destroy(m);
+
+	m = tu_load(text);
+	{
+		struct carve_inventory *inv = carve_inventory_build(m);
+
+		carve_validate(m, inv);
+		carve_inventory_destroy(inv);
+	}
+	assert_true(carve_diags_find(&m->diags, "annotation gpu-fraction asks for a GPU "
+				     "fraction, but no GPU takes fractions") >= 0);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_examples_agree),
 		cmocka_unit_test(test_conformance_agrees),
 		cmocka_unit_test(test_mig_slices_same_answer),
+		cmocka_unit_test(test_kai_fractions_on_plain_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
