@@ -712,7 +712,7 @@ static void node_pool_key(const struct carve_mf_node *n, struct nodeinfo *ni)
 	const char *single;
 	char prod[128];
 	const char *model;
-	const char *mode = "exclusive", *strategy;
+	const char *mode = "whole", *strategy, *opt;
 
 	if (pool) {
 		snprintf(ni->key, sizeof(ni->key), "%s", pool);
@@ -727,6 +727,9 @@ static void node_pool_key(const struct carve_mf_node *n, struct nodeinfo *ni)
 		mode = "shared";
 	else if (kv_get(&n->meta.labels, "alibabacloud.com/gpu-card-model", NULL))
 		mode = "fraction";
+	else if ((opt = kv_get(&n->meta.labels, "carve.dev/sharing-mode", NULL)) &&
+		 !strcmp(opt, "exclusive"))
+		mode = "exclusive"; /* opted out of fractions: a pool of its own */
 	snprintf(ni->key, sizeof(ni->key), "nodes/%s/%s", model ? model : "cpu", mode);
 }
 
