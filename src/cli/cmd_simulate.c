@@ -56,7 +56,8 @@ static void usage(FILE *out)
 		"usage: carve simulate [-f] MANIFESTS... --trace FILE [--baseline|--compare\n"
 		"                      kube-default] [--policy P] [--seed N] [--until T]\n"
 		"                      [--mig static|dynamic] [--gang-timeout T]\n"
-		"                      [--skip-invalid] [--report OUT.html] [-o json|table]\n"
+		"                      [--skip-invalid] [--workloads [--workload-duration T]]\n"
+		"                      [--report OUT.html] [-o json|table]\n"
 		"       carve simulate DIR            (manifests and DIR/*.trace.csv or *.trace.yaml)\n"
 		"       carve simulate --mode fill --nodes NODES.csv --trace PODS.csv\n"
 		"                      [--policy P[,P...]] [--seeds LIST] [-o json|table]\n"
@@ -84,6 +85,12 @@ static void usage(FILE *out)
 		"  --gang-timeout T   baseline gang timeout (default 30m)\n"
 		"  --skip-invalid     skip jobs with an unknown queue or a pod no node fits\n"
 		"                     (their count on stderr) instead of failing\n"
+		"  --workloads        start from the manifests' Kueue Workloads and Volcano\n"
+		"                     PodGroups: admitted ones hold their quota and devices\n"
+		"                     from the start, pending ones join the trace at time 0\n"
+		"                     (carve only; the trace may then be left out)\n"
+		"  --workload-duration T\n"
+		"                     how long each pending Workload's job runs (default 1h)\n"
 		"  --report FILE      also write the HTML report (docs/report.md) to FILE\n"
 		"\n"
 		"--mode fill runs the fill experiment of the FGD paper (Weng et al., USENIX\n"
@@ -737,14 +744,20 @@ static int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 
 	if (!m || !js || !t || load_inputs(m, paths, npaths, &trace))
 		goto out_nomem;
-	if (!trace) {
-		fprintf(stderr, "carve simulate: no trace (--trace FILE, or a DIR holding *.trace.csv or *.trace.yaml)\n");
+	if (!trace && !ro->sim.workloads) {
+		fprintf(stderr, "carve simulate: no trace (--trace FILE, or a DIR holding *.trace.csv or *.trace.yaml, or --workloads)\n");
 		rc = CARVE_EXIT_USAGE;
 		goto out;
 	}
-	if (load_trace(js, t, trace, &m->diags, &skipped) == CARVE_ENOMEM)
+	if (ro->sim.workloads && (ro->baseline || ro->compare)) {
+		fprintf(stderr, "carve simulate: --workloads runs carve only: the stock-stack "
+			"model cannot start from admitted Workloads\n");
+		rc = CARVE_EXIT_USAGE;
+		goto out;
+	}
+	if (trace && load_trace(js, t, trace, &m->diags, &skipped) == CARVE_ENOMEM)
 		goto out_nomem;
-	if (!m->diags.nerrors && !js->n)
+	if (!m->diags.nerrors && !js->n && trace)
 		carve_diag_error(&m->diags, (struct carve_pos){0}, "%s: no jobs", trace);
 	if (m->diags.nerrors) {
 		carve_diags_sort(&m->diags);
@@ -756,9 +769,9 @@ static int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 	carve_diags_sort(&m->diags);
 	carve_diags_print(&m->diags, stderr); /* warnings */
 	m->diags.n = 0;
-	if (m->nworkloads + m->npodgroups)
+	if (m->nworkloads + m->npodgroups && !ro->sim.workloads)
 		fprintf(stderr, "carve simulate: left out %zu Workload/PodGroup object%s of the "
-			"manifests: the trace is the workload\n", m->nworkloads + m->npodgroups,
+			"manifests: the trace is the workload (--workloads adds them)\n", m->nworkloads + m->npodgroups,
 			m->nworkloads + m->npodgroups == 1 ? "" : "s");
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
@@ -856,6 +869,8 @@ int cmd_simulate(int argc, char **argv)
 		{"mig", required_argument, NULL, 'M'},
 		{"gang-timeout", required_argument, NULL, 'G'},
 		{"skip-invalid", no_argument, NULL, 'K'},
+		{"workloads", no_argument, NULL, 'W'},
+		{"workload-duration", required_argument, NULL, 'D'},
 		{"report", required_argument, NULL, 'R'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
@@ -953,6 +968,17 @@ int cmd_simulate(int argc, char **argv)
 			break;
 		case 'K':
 			ro.sim.skip_invalid = true;
+			break;
+		case 'W':
+			ro.sim.workloads = true;
+			break;
+		case 'D':
+			if (!parse_duration(optarg, &ro.sim.workload_duration) ||
+			    ro.sim.workload_duration == 0) {
+				fprintf(stderr, "carve simulate: --workload-duration wants a duration "
+					"above 0 (90, 90s, 15m, 2h, 7d), not '%s'\n", optarg);
+				rc = CARVE_EXIT_USAGE;
+			}
 			break;
 		case 'R':
 			ro.report = optarg;

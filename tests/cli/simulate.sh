@@ -201,5 +201,21 @@ check "a row longer than the header exits 1" $(($? != 1))
 grep -q "long.csv:2:20: error: row has 6 fields, expected 5" "$tmp/err"
 check "a row longer than the header reported at file:2:20" $?
 
+# --workloads: the manifests' Workloads are the starting state and the jobs.
+ex="$src/examples/seed-scenario"
+"$carve" simulate "$ex/queues.yaml" "$ex/nodes.yaml" "$ex/mig-parted.yaml" "$ex/workloads.yaml" \
+	--workloads --workload-duration 30m -o json >"$tmp/wl" 2>"$tmp/err"
+check "--workloads without a trace exits 0" $?
+grep -q '"mode": "replay"' "$tmp/wl" && ! grep -q 'left out' "$tmp/err"
+check "--workloads: a run over the Workloads, none left out" $?
+"$carve" simulate "$ex/queues.yaml" "$ex/nodes.yaml" "$ex/workloads.yaml" --workloads \
+	--compare kube-default >/dev/null 2>"$tmp/err"
+check "--workloads with --compare is a usage error" $(($? != 2))
+grep -q 'cannot start from admitted Workloads' "$tmp/err"
+check "--workloads with --compare says why" $?
+"$carve" simulate "$ex/queues.yaml" "$ex/nodes.yaml" --workloads --workload-duration 0 \
+	>/dev/null 2>"$tmp/err"
+check "--workload-duration 0 is a usage error" $(($? != 2))
+
 echo "simulate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
