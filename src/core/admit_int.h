@@ -203,56 +203,94 @@ struct idmap {
 	size_t cap, n;
 };
 
-struct carve_adm {
-	struct carve_arena arena;
+/*
+ * The engine.  Its state is grouped by owner and lifetime:
+ *   cat    the objects: flavors, ClusterQueues (with their admitted lists
+ *          and pending heaps) and workloads, by dense id; filled by the
+ *          carve_adm_add_* calls (admit.c), never shrunk.
+ *   qt     the quota tree (quota.c): nodes with per-fr quota and usage,
+ *          the fr ids, each root's ClusterQueues; built by qt_finalize(),
+ *          usage changed only through qt_add_usage().
+ *   ix     indexes over cat (admit_index.c): hash maps, interned messages,
+ *          key ranks; derived data, rebuilt or extended, never the truth.
+ *   sched  scheduling state carried from one cycle to the next (admit.c,
+ *          admit_cycle.c): the cycle counter and time, the marked victims,
+ *          the workloads whose "waiting" status may change.
+ *   cyc    scratch of one cycle or one call (admit_cycle.c, flavor.c,
+ *          preempt.c): buffers kept only to avoid allocating; nothing in
+ *          it is meaningful between calls.
+ * Everything is owned by the engine and freed by carve_adm_destroy().
+ */
+struct adm_catalog {
+	struct carve_resreg *res;
+	bool finalized;
+	struct flavor *flavors;
+	size_t nflavors, capflavors;
+	struct cq *cqs;
+	size_t ncqs, capcqs;
+	struct wl *wls;
+	size_t nwls, capwls;
+	struct carve_placer *placer;        /* borrowed; NULL: quota-only admission */
+	const struct carve_cluster *cluster; /* the placer's, borrowed */
+};
+
+struct adm_quota {
+	struct qnode *nodes;
+	size_t nnodes, capnodes;
+	int nfr;
+	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
+	int *fr_flavor, *fr_res;
+	int *root_cqs;   /* ClusterQueue ids grouped by root, ascending within one */
+};
+
+struct adm_index {
 	struct idmap wlmap, cqmap, msgmap; /* workloads by key, queues by name, messages */
 	const char **msgs;
 	size_t nmsgs, capmsgs;
+	const char *last_msg; /* the message interned last */
+	/* Key ranks (admit_index.c): krank[id] orders the keys of workloads
+	 * 0 .. nranked-1 as strcmp does; rebuilt when sorting by key costs
+	 * more than rebuilding would (krank_debt). */
+	uint32_t *krank;
+	size_t nranked, krank_debt;
+};
+
+struct adm_sched {
+	int cycle;
+	int cycle_done;     /* last cycle that ran to its end */
+	int64_t now;        /* time of the current (last) cycle */
+	bool changed;       /* something was admitted or released since the last cycle */
+	int set_aside;      /* BestEffortFIFO heads set aside in the last cycle */
+	bool fair_sharing;  /* order heads and preempt by dominant resource share */
 	/* Workloads whose "waiting behind the head" status may need setting at
 	 * the end of the next cycle (added, evicted, set-aside cleared, heads). */
 	uint32_t *visit;
 	size_t nvisit, capvisit;
 	uint32_t *marked;   /* marked workloads (may hold finished ones: filtered) */
 	size_t nmarked, capmarked;
+};
+
+struct adm_scratch {
+	struct entry *ents; /* the cycle's heads (admit_cycle.c), room for every queue */
+	struct entry **ord; /* ... in the order they are processed */
+	int *skip_cohort;   /* per node: preemptions a root's heads issued this cycle */
 	struct target *scratch_targets; /* room for every workload: preemption oracle */
 	void *scratch_keys;             /* preempt.c: candidate sort keys */
 	size_t capkeys;
-	/* Key ranks (admit_index.c): krank[id] orders the keys of workloads
-	 * 0 .. nranked-1 as strcmp does; rebuilt when sorting by key costs
-	 * more than rebuilding would (krank_debt). */
-	uint32_t *krank;
-	size_t nranked, krank_debt;
 	uint32_t *scratch_cands;        /* preempt.c: candidate ids */
 	size_t capscratch;
-	int cycle_done;     /* last cycle that ran to its end */
-	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
-	struct entry **ord; /* ... in the order they are processed */
-	int *skip_cohort;   /* per node: a root whose heads issued preemptions this cycle */
-	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
-	const char *last_msg; /* the message interned last */
 	struct ocache ocache[OCACHE_SLOTS]; /* oracle results of the last assignment */
 	int nocache;
-	struct carve_resreg *res;
-	bool finalized;
-	struct flavor *flavors;
-	size_t nflavors, capflavors;
-	struct qnode *nodes;
-	size_t nnodes, capnodes;
-	struct cq *cqs;
-	size_t ncqs, capcqs;
-	struct wl *wls;
-	size_t nwls, capwls;
-	int nfr;
-	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
-	int *fr_flavor, *fr_res;
-	int *root_cqs;   /* ClusterQueue ids grouped by root, ascending within one */
-	int cycle;
-	int64_t now;     /* time of the current (last) cycle */
-	bool changed;    /* something was admitted or released since the last cycle */
-	int set_aside;   /* BestEffortFIFO heads set aside in the last cycle */
-	bool fair_sharing; /* order heads and preempt by dominant resource share */
-	struct carve_placer *placer;        /* borrowed; NULL: quota-only admission */
-	const struct carve_cluster *cluster; /* the placer's, borrowed */
+};
+
+struct carve_adm {
+	struct carve_arena arena;
+	struct adm_catalog cat;
+	struct adm_quota qt;
+	struct adm_index ix;
+	struct adm_sched sched;
+	struct adm_scratch cyc;
+	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
 };
 
 /* ---- quota.c ---- */

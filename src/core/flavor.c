@@ -131,7 +131,7 @@ static bool tolerated(const struct carve_taint_spec *t, const struct carve_toler
 bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
 		    char *why, size_t whysize)
 {
-	const struct flavor *f = &a->flavors[flavor];
+	const struct flavor *f = &a->cat.flavors[flavor];
 	size_t i, t, e;
 
 	for (i = 0; i < ps->spec.nselector; i++) {
@@ -227,13 +227,13 @@ static int64_t use_get(const struct frq *use, size_t n, int fr)
 static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 			 const int *need, int nneed)
 {
-	struct target *t = a->scratch_targets; /* room for every workload */
+	struct target *t = a->cyc.scratch_targets; /* room for every workload */
 	enum gmode m = GM_NOCAND;
 	int n, i;
 
 	n = preempt_targets(a, w, use, nuse, need, nneed, t);
-	if (a->nocache < OCACHE_SLOTS && nneed <= CARVE_RES_MAX && nuse <= CARVE_RES_MAX) {
-		struct ocache *c = &a->ocache[a->nocache];
+	if (a->cyc.nocache < OCACHE_SLOTS && nneed <= CARVE_RES_MAX && nuse <= CARVE_RES_MAX) {
+		struct ocache *c = &a->cyc.ocache[a->cyc.nocache];
 		size_t want = n > 0 ? (size_t)n : 0;
 
 		if (want > c->cap) {
@@ -252,11 +252,11 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 			if (want)
 				memcpy(c->targets, t, want * sizeof(*t));
 			c->ntargets = want;
-			a->nocache++;
+			a->cyc.nocache++;
 		}
 	}
 	for (i = 0; i < n; i++) {
-		if (a->wls[t[i].wl].cq != w->cq) {
+		if (a->cat.wls[t[i].wl].cq != w->cq) {
 			m = GM_RECLAIM;
 			break;
 		}
@@ -267,7 +267,7 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 
 static const char *res_name(const struct carve_adm *a, int id)
 {
-	const char *n = carve_resreg_name(a->res, id);
+	const char *n = carve_resreg_name(a->cat.res, id);
 
 	return n ? n : "?";
 }
@@ -281,7 +281,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 				const bool *skip, struct assignment *out,
 				struct assign_result *res)
 {
-	const struct cq *q = &a->cqs[w->cq];
+	const struct cq *q = &a->cat.cqs[w->cq];
 	const struct cq_group *cg = &q->groups[g];
 	const struct podset *ps = &w->ps[p];
 	int node = q->node, f, r;
@@ -315,7 +315,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 			if (fr < 0) {
 				c.mode = GM_NOFIT;
 				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s",
-					 res_name(a, ps->res[r]), a->flavors[fl].spec.name);
+					 res_name(a, ps->res[r]), a->cat.flavors[fl].spec.name);
 				break;
 			}
 			if (ntrial < CARVE_RES_MAX * 4)
@@ -332,7 +332,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 				c.mode = GM_NOFIT;
 				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s, "
 					 "request > maximum capacity (%lld > %lld milli)",
-					 res_name(a, ps->res[r]), a->flavors[fl].spec.name,
+					 res_name(a, ps->res[r]), a->cat.flavors[fl].spec.name,
 					 (long long)val, (long long)pot);
 				break;
 			}
@@ -391,7 +391,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 		use_add(out->use, &out->nuse, fr, (int64_t)count * ps->milli[r]);
 	}
 	if (best.mode != GM_FIT && !res->why[0]) {
-		struct flavor *bf = &a->flavors[cg->flv[best.flavor_idx]];
+		struct flavor *bf = &a->cat.flavors[cg->flv[best.flavor_idx]];
 
 		if (!bf->preempt_why) { /* made once per flavor, kept in the arena */
 			snprintf(res->why, sizeof(res->why), "insufficient unused quota in flavor "
@@ -413,10 +413,10 @@ int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
 			const bool *skip, struct assignment *out, struct assign_result *res)
 {
-	const struct cq *q = &a->cqs[w->cq];
+	const struct cq *q = &a->cat.cqs[w->cq];
 	int p, r, g;
 
-	a->nocache = 0; /* oracle results are this assignment's only */
+	a->cyc.nocache = 0; /* oracle results are this assignment's only */
 	res->mode = GM_FIT;
 	res->borrow_level = 0;
 	res->borrowing = false;
