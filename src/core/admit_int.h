@@ -1,7 +1,9 @@
 /*
  * admit_int.h - private layout of the admission engine, shared by
  * quota.c (the quota tree), flavor.c (flavor assignment), preempt.c
- * (victim selection) and admit.c (engine object and the cycle).
+ * (victim selection), admit.c (engine object, lists, placement),
+ * admit_cycle.c (the cycle), admit_index.c (indexes) and admit_check.c
+ * (the invariant checker).
  *
  * Invariants:
  *   - Quota is tracked per "fr": a (flavor, resource) pair that some
@@ -327,8 +329,31 @@ void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
 int pq_top(struct carve_adm *a, struct cq *q);
 void aside_push(struct carve_adm *a, struct cq *q, uint32_t id);
 
-/* ---- admit.c ---- */
+/* ---- admit.c: the objects, their lists, placement ---- */
 void wl_charge(struct carve_adm *a, struct wl *w, int sign);
+/* Room for need elements in *arr (at least doubling); CARVE_ENOMEM. */
+int adm_reserve(void **arr, size_t *cap, size_t need, size_t size);
+/* Room in q's admitted list for one more; CARVE_ENOMEM. */
+int cq_reserve_admitted(struct cq *q);
+/* Into / out of q's admitted list (room made by cq_reserve_admitted),
+ * after the workload's assignment and admission time are set. */
+void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id);
+void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id);
+/* Into / out of its queue's pending heap (room reserved at add time). */
+void cq_add_pending(struct carve_adm *a, uint32_t id);
+void cq_del_pending(struct carve_adm *a, uint32_t id);
+/* Onto sched.visit once (never allocates). */
+void visit_add(struct carve_adm *a, uint32_t id);
+/* Places every pod of w at the counts of as, all or nothing, and keeps the
+ * placement on w: 0, CARVE_ENOFIT or CARVE_EINVAL (why says why; nothing
+ * held), CARVE_ENOMEM.  unplace_wl gives it back. */
+int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
+	     size_t whysize);
+void unplace_wl(struct carve_adm *a, struct wl *w);
+/* Victims that make room on the nodes for w's gang under as (replacing
+ * *tout, carve_malloc'd): how many, 0 when none helps, or CARVE_ENOMEM. */
+int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
+		  struct target **tout);
 /* Bit fr set for each fr w's admission charges (q > 0); all bits when
  * there are more than 64 frs (then test wl's usage itself). */
 uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w);
