@@ -13,6 +13,7 @@ set(CARVE_CORE_SOURCES
   src/core/preempt.c
   src/core/admit.c
   src/core/admit_cycle.c
+  src/core/admit_check.c
   src/core/admit_index.c
   src/core/place.c
   src/core/place_cache.c
