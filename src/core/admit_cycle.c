@@ -610,11 +610,32 @@ static void order_entries(struct carve_adm *a, struct cycle *cy)
 	sort_entries(cy->ord, cy->nents, a);
 }
 
+/* cyc.skip_cohort[root]: what the heads of a cohort tree preempted. */
+enum { SKIP_NONE = 0, SKIP_PREEMPTED, SKIP_BORROWED };
+
+/* Whether a victim of e was already marked by another head in this cycle. */
+static bool targets_overlap(const struct carve_adm *a, const struct entry *e)
+{
+	int k;
+
+	for (k = 0; k < e->ntargets; k++) {
+		const struct wl *v = &a->cat.wls[e->targets[k].wl];
+
+		if (v->marked && v->cycle == a->sched.cycle)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A head that cannot go ahead in this cycle for a reason known before its
  * fit is tested: NoFit; needs preemption without victims (set aside, and
  * holding what its queue could still take unless reclaimWithinCohort is
- * Any); or another head of its cohort issued preemptions (SkippedInCycle).
+ * Any); or it needs preemption and a victim of it was marked earlier in
+ * the cycle, or another head of its cohort tree issued preemptions and
+ * one of the two borrows (SkippedInCycle).  Several heads of one cohort
+ * preempt in the same cycle when their victims are disjoint and none of
+ * them borrows.
  * Returns 1 when e is done for the cycle, 0 to go on, CARVE_ENOMEM.
  */
 static int entry_blocked(struct carve_adm *a, struct entry *e)
@@ -637,7 +658,13 @@ static int entry_blocked(struct carve_adm *a, struct entry *e)
 			return CARVE_ENOMEM;
 		return 1;
 	}
-	if (e->res.mode != GM_FIT && in_cohort && a->cyc.skip_cohort[root]) {
+	if (e->res.mode != GM_FIT && targets_overlap(a, e)) {
+		set_pending(a, w, CARVE_PEND_SKIPPED, "its preemption targets overlap those of "
+			    "another workload processed in this cycle", a->sched.cycle);
+		return 1;
+	}
+	if (e->res.mode != GM_FIT && in_cohort && a->cyc.skip_cohort[root] &&
+	    (e->res.borrowing || a->cyc.skip_cohort[root] == SKIP_BORROWED)) {
 		set_pending(a, w, CARVE_PEND_SKIPPED, "another workload in the cohort issued "
 			    "preemptions in this cycle", a->sched.cycle);
 		return 1;
@@ -710,8 +737,8 @@ static int admit_or_place(struct carve_adm *a, struct cycle *cy, struct entry *e
 /*
  * e's victims are marked (each once) for eviction by the driver; the head
  * becomes its queue's claimant, waits with PreemptionIssued and holds its
- * request for the rest of the cycle; its cohort tree issues no more
- * preemptions in this cycle.  0 or CARVE_ENOMEM.
+ * request for the rest of the cycle; its cohort tree notes that it
+ * preempted, and whether while borrowing.  0 or CARVE_ENOMEM.
  */
 static int issue_preemptions(struct carve_adm *a, struct cycle *cy, struct entry *e,
 			     bool for_nodes)
@@ -739,8 +766,8 @@ static int issue_preemptions(struct carve_adm *a, struct cycle *cy, struct entry
 		cy->marked[cy->nmarked++] = e->targets[k].wl;
 		cy->decisions++;
 	}
-	if (a->qt.nodes[node].parent >= 0)
-		a->cyc.skip_cohort[root] = 1;
+	if (a->qt.nodes[node].parent >= 0 && a->cyc.skip_cohort[root] != SKIP_BORROWED)
+		a->cyc.skip_cohort[root] = e->res.borrowing ? SKIP_BORROWED : SKIP_PREEMPTED;
 	a->cat.cqs[w->cq].claim = (int)e->wl;
 	snprintf(msg, sizeof(msg), "waiting for %d preempted workload(s) to release "
 		 "their %s", e->ntargets, for_nodes ? "nodes" : "quota");

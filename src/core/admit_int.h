@@ -48,6 +48,7 @@ struct qnode {
 	int cq;          /* index in adm->cqs when is_cq, else -1 */
 	int parent;      /* node index, -1 for a root */
 	int depth;       /* 0 for a root */
+	int height;      /* distance to its deepest leaf: 0 for a ClusterQueue */
 	int root;        /* node index of its root (itself for a root) */
 	int rcq_first, rcq_n; /* at a root: its ClusterQueues, adm->root_cqs[first ..] */
 	int64_t *nominal, *blimit, *llimit; /* per fr; QTY_INF = no limit */
@@ -303,6 +304,9 @@ int64_t qt_available(const struct carve_adm *a, int node, int fr);
 int64_t qt_potential(const struct carve_adm *a, int node, int fr);
 bool qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val);
 bool qt_borrowing(const struct carve_adm *a, int node, int fr);
+/* The lowest subtree (node index) holding val more of fr for node; node
+ * itself when it need not borrow.  Its height is the borrowing level. */
+int qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val);
 int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val);
 void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta);
 int qt_root(const struct carve_adm *a, int node);
@@ -364,7 +368,9 @@ enum gmode { GM_NOFIT = 0, GM_NOCAND, GM_PREEMPT, GM_RECLAIM, GM_FIT };
 
 struct assign_result {
 	enum gmode mode;    /* worst over podsets */
-	int borrow_level;   /* highest over podsets */
+	int borrow_level;   /* highest over podsets: height of the lowest cohort
+			     * subtree holding the request (after preemption
+			     * when it preempts), 0 without borrowing */
 	bool borrowing;
 	char why[512];      /* for NoFit */
 	int need[128];      /* frs whose request needs preemption */

@@ -99,20 +99,48 @@ bool qt_borrowing(const struct carve_adm *a, int node, int fr)
 	return qt_borrowing_with(a, node, fr, 0);
 }
 
+/* Quota of node not visible to its parent that usage leaves free:
+ * max(0, guaranteed - usage) (Kueue's LocalAvailable). */
+static int64_t local_available(const struct carve_adm *a, int node, int fr)
+{
+	return max64(0, qt_guaranteed(a, node, fr) - a->qt.nodes[node].usage[fr]);
+}
+
 /*
- * How far up the tree a request of val must reach: 0 when it fits in the
- * node's own subtree quota, k when the k-th ancestor's subtree is the
- * lowest that still has room; the root's level when none has.
+ * The lowest subtree that holds val more of fr for node (Kueue's
+ * FindHeightOfLowestSubtreeThatFits): node itself when it does not borrow
+ * (or is a root); else the first ancestor whose subtree takes what its
+ * children's guaranteed quota leaves of the request (without borrowing
+ * itself); the root when none does.
+ */
+int qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val)
+{
+	int64_t remaining;
+
+	if (a->qt.nodes[node].parent < 0 || !qt_borrowing_with(a, node, fr, val))
+		return node;
+	remaining = val - local_available(a, node, fr);
+	for (node = a->qt.nodes[node].parent; a->qt.nodes[node].parent >= 0;
+	     node = a->qt.nodes[node].parent) {
+		if (!qt_borrowing_with(a, node, fr, remaining))
+			return node;
+		remaining -= local_available(a, node, fr);
+	}
+	return node;
+}
+
+/*
+ * Borrowing level of a request of val (Kueue's Assignment.Borrowing): 0
+ * when it fits in the node's own quota, else the height of the lowest
+ * subtree that holds it (qt_fit_subtree; a height is the distance to the
+ * deepest leaf below), so borrowing from a nearer, smaller subtree is a
+ * lower level than borrowing from one that spans more of the tree.
  */
 int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val)
 {
-	int level = 0;
+	int n = qt_fit_subtree(a, node, fr, val);
 
-	while (a->qt.nodes[node].parent >= 0 && qt_borrowing_with(a, node, fr, val)) {
-		node = a->qt.nodes[node].parent;
-		level++;
-	}
-	return level;
+	return n == node ? 0 : a->qt.nodes[n].height;
 }
 
 void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
@@ -304,6 +332,32 @@ static void compute_subtrees(struct carve_adm *a)
 		}
 }
 
+/* Heights (distance to the deepest leaf): 0 for a ClusterQueue or an empty
+ * cohort, 1 for a cohort of ClusterQueues only, one more than its highest
+ * child cohort otherwise.  Children before parents (deepest first). */
+static void compute_heights(struct carve_adm *a)
+{
+	int maxdepth = 0, d;
+	size_t i;
+
+	for (i = 0; i < a->qt.nnodes; i++) {
+		a->qt.nodes[i].height = 0;
+		if (a->qt.nodes[i].depth > maxdepth)
+			maxdepth = a->qt.nodes[i].depth;
+	}
+	for (d = maxdepth; d > 0; d--)
+		for (i = 0; i < a->qt.nnodes; i++) {
+			const struct qnode *n = &a->qt.nodes[i];
+			struct qnode *p;
+
+			if (n->depth != d || n->parent < 0)
+				continue;
+			p = &a->qt.nodes[n->parent];
+			if (p->height < n->height + 1)
+				p->height = n->height + 1;
+		}
+}
+
 int qt_finalize(struct carve_adm *a, struct carve_error *err)
 {
 	size_t i, ncq_nodes = a->qt.nnodes;
@@ -386,6 +440,7 @@ int qt_finalize(struct carve_adm *a, struct carve_error *err)
 		fill_quota(a, &a->qt.nodes[i]);
 	}
 	compute_subtrees(a);
+	compute_heights(a);
 	return 0;
 }
 

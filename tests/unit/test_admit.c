@@ -575,6 +575,194 @@ static void try_next_flavor_avoids_borrowing(void **state)
 	done(&r);
 }
 
+/* ---- Kueue behaviours: borrowing level, fungibility, preemption ---- */
+
+#define FLAVORS2                                                                    \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f1}\n" \
+	"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"              \
+	"metadata: {name: f2}\n---\n"
+
+/* A ClusterQueue over flavors f1, f2 (gpu quota q1, q2); extra inside spec. */
+#define CQ2(name, cohort, q1, q2, extra)                                              \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " name \
+	"}\nspec:\n  cohortName: " cohort "\n" extra                                     \
+	"  resourceGroups:\n  - coveredResources: [gpu]\n    flavors:\n"                \
+	"    - {name: f1, resources: [{name: gpu, nominalQuota: " q1 "}]}\n"             \
+	"    - {name: f2, resources: [{name: gpu, nominalQuota: " q2 "}]}\n---\n"        \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, "     \
+	"namespace: " name "}\nspec: {clusterQueue: " name "}\n---\n"
+
+/* Admitted with its gpus on flavor fl. */
+#define ADMITTED_ON(ns, name, prio, gpu, fl)                                           \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: " name     \
+	", namespace: " ns "}\nspec:\n  queueName: q\n  priority: " prio "\n"            \
+	"  podSets:\n  - name: main\n    count: 1\n    template:\n      spec:\n"         \
+	"        containers:\n        - name: c\n          resources: {requests: {gpu: " \
+	gpu "}}\nstatus:\n  admission:\n    clusterQueue: " ns "\n    podSetAssignments:\n" \
+	"    - {name: main, count: 1, flavors: {gpu: " fl "}}\n---\n"
+
+#define COHORT(name, parent)                                                          \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: " name "}\n" \
+	"spec: {parentName: " parent "}\n---\n"
+
+/*
+ * (a) Heads that fit are ordered by borrowing level, the height of the
+ * lowest cohort subtree that holds the request, before priority.  b1
+ * borrows inside cohort c (height 1); a, directly under the root r whose
+ * subtree holds c, borrows from r (height 2).  Only one of them fits:
+ * b1's low-priority head goes first, a's high-priority head is skipped.
+ */
+static void borrowing_level_is_subtree_height(void **state)
+{
+	struct run r = run(FLAVOR COHORT("c", "r")
+			   CQ("a", "cohortName: r", "{name: gpu, nominalQuota: 4}", "")
+			   CQ("b1", "cohortName: c", "{name: gpu, nominalQuota: 4}", "")
+			   CQ("b2", "cohortName: c", "{name: gpu, nominalQuota: 4}", "")
+			   ADMITTED("a", "full", "0", "4", "1")
+			   ADMITTED("b1", "full", "0", "4", "1")
+			   ADMITTED("b2", "one", "0", "1", "1")
+			   WL("a", "high", "10", "3", "1", "")
+			   WL("b1", "low", "0", "3", "1", ""), 1);
+
+	(void)state;
+	assert_admitted(&r, "b1/low", 3);
+	assert_true(st(&r, "b1/low")->borrowing);
+	assert_pending(&r, "a/high", CARVE_PEND_SKIPPED);
+	done(&r);
+}
+
+/*
+ * (b) flavorFungibility preference PreemptionOverBorrowing: f1 fits only
+ * by borrowing b's idle quota; f2 fits by preempting a's own low-priority
+ * workload, after which it borrows nothing.  Borrowing is compared first,
+ * so f2 wins; with BorrowingOverPreemption f1 (a fit) wins.
+ */
+static void preemption_over_borrowing(void **state)
+{
+	static const char *const fmt = FLAVORS2
+		CQ2("a", "co", "0", "2",
+		    "  preemption: {withinClusterQueue: LowerPriority}\n"
+		    "  flavorFungibility: {whenCanBorrow: TryNextFlavor, whenCanPreempt: "
+		    "TryNextFlavor, preference: %s}\n")
+		CQ2("b", "co", "4", "0", "")
+		ADMITTED_ON("a", "low", "0", "2", "f2")
+		WL("a", "high", "5", "1", "2", "");
+	char yaml[8192];
+	struct run r;
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml), fmt, "PreemptionOverBorrowing");
+	r = run(yaml, 1);
+	assert_pending(&r, "a/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low")->marked);
+	done(&r);
+	snprintf(yaml, sizeof(yaml), fmt, "BorrowingOverPreemption");
+	r = run(yaml, 1);
+	assert_admitted(&r, "a/high", 1);
+	assert_string_equal(st(&r, "a/high")->podsets[0].flavors[0], "f1");
+	assert_false(st(&r, "a/low")->marked);
+	done(&r);
+}
+
+/*
+ * (c) Two flavors that both need preemption in a's own queue (reclaim is
+ * off): on f1 a is at its nominal quota, on f2 under it but b borrows the
+ * rest.  Once the victims are gone neither borrows, so they tie and the
+ * first flavor, f1, is kept (its victim low1 is preempted, not low2).
+ */
+static void equal_preemption_keeps_first_flavor(void **state)
+{
+	struct run r = run(FLAVORS2
+			   CQ2("a", "co", "2", "4",
+			       "  preemption: {withinClusterQueue: LowerPriority}\n"
+			       "  flavorFungibility: {whenCanPreempt: TryNextFlavor}\n")
+			   CQ2("b", "co", "0", "0", "")
+			   ADMITTED_ON("a", "low1", "0", "2", "f1")
+			   ADMITTED_ON("a", "low2", "0", "2", "f2")
+			   ADMITTED_ON("b", "borrower", "0", "2", "f2")
+			   WL("a", "high", "5", "1", "2", ""), 1);
+
+	(void)state;
+	assert_pending(&r, "a/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low1")->marked);
+	assert_false(st(&r, "a/low2")->marked);
+	assert_false(st(&r, "b/borrower")->marked);
+	done(&r);
+}
+
+/*
+ * (d) A request above the queue's nominal quota would have to borrow; in a
+ * flat cohort, without borrowWithinCohort, it may not preempt at all, not
+ * even its own queue's lower-priority workload.  With borrowWithinCohort
+ * it may.
+ */
+static void no_preemption_beyond_nominal(void **state)
+{
+	static const char *const fmt = FLAVOR
+		CQ("a", "cohortName: co", "{name: gpu, nominalQuota: 4}",
+		   "  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: "
+		   "LowerPriority, borrowWithinCohort: {policy: %s}}\n")
+		CQ("b", "cohortName: co", "{name: gpu, nominalQuota: 4}", "")
+		ADMITTED("a", "low", "0", "4", "1")
+		ADMITTED("b", "some", "0", "2", "1")
+		WL("a", "big", "5", "1", "6", "");
+	char yaml[8192];
+	struct run r;
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml), fmt, "Never");
+	r = run(yaml, 1);
+	assert_pending(&r, "a/big", CARVE_PEND_NOFIT);
+	assert_non_null(strstr(st(&r, "a/big")->message, "above the nominal quota"));
+	assert_false(st(&r, "a/low")->marked);
+	done(&r);
+	snprintf(yaml, sizeof(yaml), fmt, "LowerPriority");
+	r = run(yaml, 1);
+	assert_pending(&r, "a/big", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low")->marked);
+	done(&r);
+}
+
+/*
+ * (e) Two ClusterQueues of one cohort each preempt their own lower-priority
+ * workload in the same cycle: the victims are disjoint and neither borrows.
+ * When both would take the same victim (the only borrower, c's), the
+ * second is skipped.
+ */
+static void disjoint_preemptions_in_one_cohort(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+			      "  preemption: {withinClusterQueue: LowerPriority}\n")
+			   CQ("b", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+			      "  preemption: {withinClusterQueue: LowerPriority}\n")
+			   ADMITTED("a", "low", "0", "2", "1")
+			   ADMITTED("b", "low", "0", "2", "1")
+			   WL("a", "high", "5", "1", "2", "")
+			   WL("b", "high", "5", "1", "2", ""), 1);
+
+	(void)state;
+	assert_pending(&r, "a/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_pending(&r, "b/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low")->marked);
+	assert_true(st(&r, "b/low")->marked);
+	done(&r);
+	r = run(FLAVOR
+		CQ("a", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+		   "  preemption: {reclaimWithinCohort: Any}\n")
+		CQ("b", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+		   "  preemption: {reclaimWithinCohort: Any}\n")
+		CQ("c", "cohortName: co", "{name: gpu, nominalQuota: 0}", "")
+		ADMITTED("c", "borrower", "0", "1", "4")
+		WL("a", "x", "0", "1", "2", "")
+		WL("b", "y", "0", "1", "2", ""), 1);
+	assert_true(st(&r, "c/borrower")->marked);
+	assert_pending(&r, "a/x", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_pending(&r, "b/y", CARVE_PEND_SKIPPED);
+	assert_non_null(strstr(st(&r, "b/y")->message, "overlap"));
+	done(&r);
+}
+
 /* ---- carve_adm_check ---- */
 
 /* carve_adm_check must fail with a message containing want. */
@@ -933,6 +1121,11 @@ int main(void)
 		cmocka_unit_test(newer_equal_priority_preemption),
 		cmocka_unit_test(priority_class_orders_heads),
 		cmocka_unit_test(try_next_flavor_avoids_borrowing),
+		cmocka_unit_test(borrowing_level_is_subtree_height),
+		cmocka_unit_test(preemption_over_borrowing),
+		cmocka_unit_test(equal_preemption_keeps_first_flavor),
+		cmocka_unit_test(no_preemption_beyond_nominal),
+		cmocka_unit_test(disjoint_preemptions_in_one_cohort),
 		cmocka_unit_test(check_detects_corruption),
 		cmocka_unit_test(property_random_quota),
 	};
