@@ -14,6 +14,8 @@ set(CARVE_CORE_SOURCES
   src/core/flavor.c
   src/core/preempt.c
   src/core/admit.c
+  src/core/admit_cycle.c
+  src/core/admit_check.c
   src/core/admit_index.c
   src/core/podreq.c
   src/core/place.c

@@ -351,4 +351,24 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *a, uint32
 int64_t carve_adm_cq_usage(const struct carve_adm *a, const char *cq, const char *flavor,
 			   const char *resource);
 
+/*
+ * Checks every invariant of the engine (docs/admission.md, "Checking the
+ * engine"): each ClusterQueue's and Cohort's quota usage per (flavor,
+ * resource) equals what its admitted and marked workloads charge (each
+ * charge recomputed from the admission), rolled up through the cohort
+ * tree beyond each child's guaranteed quota; every admitted workload is in
+ * its queue's admitted list once, with a victim record that matches it;
+ * every pending one is in its queue's pending heap (or set-aside list)
+ * exactly once and no admitted one is; heap order holds; only admitted
+ * workloads are marked, each on the marked list; the by-key and by-name
+ * maps find every workload, queue and message under its own id.  Call it
+ * between cycles (not from inside one); it changes nothing.
+ *
+ * Returns 0 when all hold (and before carve_adm_finalize(), when there is
+ * nothing to check), CARVE_EINVAL with err naming the first broken one,
+ * or CARVE_ENOMEM.  For tests and debug builds: it looks at every
+ * workload.
+ */
+int carve_adm_check(const struct carve_adm *a, struct carve_error *err);
+
 #endif

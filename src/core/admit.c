@@ -1,15 +1,8 @@
 /*
- * admit.c - the admission engine object and one Kueue-style cycle.
- *
- * A cycle: every ClusterQueue offers its head (highest priority, oldest
- * first); each head gets a flavor assignment and, when it needs
- * preemption, its victims, all computed against the state at the start of
- * the cycle.  Heads are then processed in order (not borrowing before
- * borrowing, higher priority, older): a head still fitting (with its
- * victims and every victim marked earlier in the cycle removed) is
- * admitted or has its victims marked, and its usage is charged so later
- * heads see it; one that no longer fits is SkippedInCycle.  Marked victims
- * keep their quota until carve_adm_evict_marked().
+ * admit.c - the admission engine object: flavors, cohorts, ClusterQueues
+ * and workloads in (deep copies), their lists (admitted lists with victim
+ * records, pending heaps), placement glue, removal of finished
+ * workloads, and the status views.  The cycle itself is admit_cycle.c.
  *
  * With a placer (carve_adm_set_placer), a head that fits its quota is
  * admitted only when its whole gang is placed (place_wl; within one domain
@@ -68,8 +61,8 @@ struct carve_adm *carve_adm_create(void)
 	if (!a)
 		return NULL;
 	carve_arena_init(&a->arena);
-	a->res = carve_resreg_create();
-	if (!a->res) {
+	a->cat.res = carve_resreg_create();
+	if (!a->cat.res) {
 		carve_free(a);
 		return NULL;
 	}
@@ -82,38 +75,38 @@ void carve_adm_destroy(struct carve_adm *a)
 
 	if (!a)
 		return;
-	for (i = 0; i < a->nwls; i++) {
-		assignment_free(&a->wls[i].adm);
-		carve_free(a->wls[i].pl);
-		carve_free(a->wls[i].psr);
-		carve_free(a->wls[i].st);
+	for (i = 0; i < a->cat.nwls; i++) {
+		assignment_free(&a->cat.wls[i].adm);
+		carve_free(a->cat.wls[i].pl);
+		carve_free(a->cat.wls[i].psr);
+		carve_free(a->cat.wls[i].st);
 	}
-	for (i = 0; i < a->ncqs; i++) {
-		carve_free(a->cqs[i].wls);
-		carve_free(a->cqs[i].vr);
-		carve_free(a->cqs[i].pend);
-		carve_free(a->cqs[i].aside);
+	for (i = 0; i < a->cat.ncqs; i++) {
+		carve_free(a->cat.cqs[i].wls);
+		carve_free(a->cat.cqs[i].vr);
+		carve_free(a->cat.cqs[i].pend);
+		carve_free(a->cat.cqs[i].aside);
 	}
-	idmap_free(&a->wlmap);
-	idmap_free(&a->cqmap);
-	idmap_free(&a->msgmap);
-	carve_free(a->msgs);
-	carve_free(a->visit);
-	carve_free(a->marked);
-	carve_free(a->scratch_targets);
-	carve_free(a->scratch_keys);
-	carve_free(a->krank);
-	carve_free(a->ents);
-	carve_free(a->ord);
-	carve_free(a->skip_cohort);
+	idmap_free(&a->ix.wlmap);
+	idmap_free(&a->ix.cqmap);
+	idmap_free(&a->ix.msgmap);
+	carve_free(a->ix.msgs);
+	carve_free(a->sched.visit);
+	carve_free(a->sched.marked);
+	carve_free(a->cyc.scratch_targets);
+	carve_free(a->cyc.scratch_keys);
+	carve_free(a->ix.krank);
+	carve_free(a->cyc.ents);
+	carve_free(a->cyc.ord);
+	carve_free(a->cyc.skip_cohort);
 	for (i = 0; i < OCACHE_SLOTS; i++)
-		carve_free(a->ocache[i].targets);
-	carve_free(a->scratch_cands);
-	carve_free(a->wls);
-	carve_free(a->cqs);
-	carve_free(a->nodes);
-	carve_free(a->flavors);
-	carve_resreg_destroy(a->res);
+		carve_free(a->cyc.ocache[i].targets);
+	carve_free(a->cyc.scratch_cands);
+	carve_free(a->cat.wls);
+	carve_free(a->cat.cqs);
+	carve_free(a->qt.nodes);
+	carve_free(a->cat.flavors);
+	carve_resreg_destroy(a->cat.res);
 	carve_arena_cleanup(&a->arena);
 	carve_free(a);
 }
@@ -135,7 +128,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 }
 
 /* Room for need elements in *arr (at least doubling). */
-static int reserve(void **arr, size_t *cap, size_t need, size_t size)
+int adm_reserve(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t c;
 	void *v;
@@ -293,12 +286,12 @@ static struct carve_rgroup_spec *dup_groups(struct carve_adm *a, const struct ca
 
 static const char *cq_key(const void *ctx, uint32_t id)
 {
-	return ((const struct carve_adm *)ctx)->cqs[id].spec.name;
+	return ((const struct carve_adm *)ctx)->cat.cqs[id].spec.name;
 }
 
 static const char *wl_key(const void *ctx, uint32_t id)
 {
-	return ((const struct carve_adm *)ctx)->wls[id].spec.key;
+	return ((const struct carve_adm *)ctx)->cat.wls[id].spec.key;
 }
 
 int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
@@ -308,16 +301,16 @@ int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
 	bool oom = false;
 	size_t i;
 
-	if (a->finalized)
+	if (a->cat.finalized)
 		return carve_errorf(err, CARVE_EINVAL, "flavors must be added before finalize");
 	if (!s->name || !*s->name)
 		return carve_errorf(err, CARVE_EINVAL, "flavor without a name");
-	for (i = 0; i < a->nflavors; i++)
-		if (!strcmp(a->flavors[i].spec.name, s->name))
+	for (i = 0; i < a->cat.nflavors; i++)
+		if (!strcmp(a->cat.flavors[i].spec.name, s->name))
 			return carve_errorf(err, CARVE_EEXISTS, "flavor %s defined twice", s->name);
-	if (grow((void **)&a->flavors, &a->capflavors, a->nflavors, sizeof(*a->flavors)))
+	if (grow((void **)&a->cat.flavors, &a->cat.capflavors, a->cat.nflavors, sizeof(*a->cat.flavors)))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	f = &a->flavors[a->nflavors];
+	f = &a->cat.flavors[a->cat.nflavors];
 	memset(f, 0, sizeof(*f));
 	f->spec.name = ADUP(a, s->name);
 	f->spec.nlabels = s->nlabels;
@@ -342,7 +335,7 @@ int carve_adm_add_flavor(struct carve_adm *a, const struct carve_flavor_spec *s,
 		f->spec.topology = dup_strs(a, s->topology, s->ntopology, &oom);
 	if (oom || !f->spec.name)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	a->nflavors++;
+	a->cat.nflavors++;
 	return 0;
 }
 
@@ -351,13 +344,13 @@ static int new_node(struct carve_adm *a, const char *name, bool is_cq, struct ca
 	size_t i;
 	struct qnode *n;
 
-	for (i = 0; i < a->nnodes; i++)
-		if (a->nodes[i].is_cq == is_cq && !strcmp(a->nodes[i].name, name))
+	for (i = 0; i < a->qt.nnodes; i++)
+		if (a->qt.nodes[i].is_cq == is_cq && !strcmp(a->qt.nodes[i].name, name))
 			return carve_errorf(err, CARVE_EEXISTS, "%s %s defined twice",
 					    is_cq ? "ClusterQueue" : "Cohort", name);
-	if (grow((void **)&a->nodes, &a->capnodes, a->nnodes, sizeof(*a->nodes)))
+	if (grow((void **)&a->qt.nodes, &a->qt.capnodes, a->qt.nnodes, sizeof(*a->qt.nodes)))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	n = &a->nodes[a->nnodes];
+	n = &a->qt.nodes[a->qt.nnodes];
 	memset(n, 0, sizeof(*n));
 	n->name = ADUP(a, name);
 	if (!n->name)
@@ -367,7 +360,7 @@ static int new_node(struct carve_adm *a, const char *name, bool is_cq, struct ca
 	n->parent = -1;
 	n->defined = true;
 	n->fair_weight_milli = 1000;
-	return (int)a->nnodes++;
+	return (int)a->qt.nnodes++;
 }
 
 int carve_adm_add_cohort(struct carve_adm *a, const struct carve_cohort_spec *s,
@@ -377,7 +370,7 @@ int carve_adm_add_cohort(struct carve_adm *a, const struct carve_cohort_spec *s,
 	bool oom = false;
 	int id, rc;
 
-	if (a->finalized)
+	if (a->cat.finalized)
 		return carve_errorf(err, CARVE_EINVAL, "cohorts must be added before finalize");
 	if (!s->name || !*s->name)
 		return carve_errorf(err, CARVE_EINVAL, "cohort without a name");
@@ -386,13 +379,13 @@ int carve_adm_add_cohort(struct carve_adm *a, const struct carve_cohort_spec *s,
 	id = new_node(a, s->name, false, err);
 	if (id < 0)
 		return id;
-	n = &a->nodes[id];
+	n = &a->qt.nodes[id];
 	n->parent_name = ADUP(a, s->parent);
 	n->groups = dup_groups(a, s->groups, s->ngroups, &oom);
 	n->ngroups = s->ngroups;
 	n->fair_weight_milli = s->fair_weight_milli > 0 ? s->fair_weight_milli : 1000;
 	if (oom || (s->parent && !n->parent_name)) {
-		a->nnodes--;
+		a->qt.nnodes--;
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
 	return 0;
@@ -404,36 +397,36 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 	bool oom = false;
 	int id, rc;
 
-	if (a->finalized)
+	if (a->cat.finalized)
 		return carve_errorf(err, CARVE_EINVAL, "ClusterQueues must be added before finalize");
 	if (!s->name || !*s->name)
 		return carve_errorf(err, CARVE_EINVAL, "ClusterQueue without a name");
 	if ((rc = check_groups("ClusterQueue", s->name, s->groups, s->ngroups, err)))
 		return rc;
-	if (grow((void **)&a->cqs, &a->capcqs, a->ncqs, sizeof(*a->cqs)) ||
-	    idmap_reserve(&a->cqmap, cq_key, a))
+	if (grow((void **)&a->cat.cqs, &a->cat.capcqs, a->cat.ncqs, sizeof(*a->cat.cqs)) ||
+	    idmap_reserve(&a->ix.cqmap, cq_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	id = new_node(a, s->name, true, err);
 	if (id < 0)
 		return id;
-	q = &a->cqs[a->ncqs];
+	q = &a->cat.cqs[a->cat.ncqs];
 	memset(q, 0, sizeof(*q));
 	q->spec = *s;
-	q->spec.name = a->nodes[id].name;
+	q->spec.name = a->qt.nodes[id].name;
 	q->spec.cohort = ADUP(a, s->cohort);
 	q->spec.groups = dup_groups(a, s->groups, s->ngroups, &oom);
 	q->node = id;
 	q->claim = -1;
-	a->nodes[id].cq = (int)a->ncqs;
-	a->nodes[id].groups = (struct carve_rgroup_spec *)q->spec.groups;
-	a->nodes[id].ngroups = s->ngroups;
-	a->nodes[id].fair_weight_milli = s->fair_weight_milli > 0 ? s->fair_weight_milli : 1000;
+	a->qt.nodes[id].cq = (int)a->cat.ncqs;
+	a->qt.nodes[id].groups = (struct carve_rgroup_spec *)q->spec.groups;
+	a->qt.nodes[id].ngroups = s->ngroups;
+	a->qt.nodes[id].fair_weight_milli = s->fair_weight_milli > 0 ? s->fair_weight_milli : 1000;
 	if (oom || (s->cohort && !q->spec.cohort)) {
-		a->nnodes--;
+		a->qt.nnodes--;
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
-	idmap_put(&a->cqmap, q->spec.name, (uint32_t)a->ncqs);
-	a->ncqs++;
+	idmap_put(&a->ix.cqmap, q->spec.name, (uint32_t)a->cat.ncqs);
+	a->cat.ncqs++;
 	return 0;
 }
 
@@ -460,7 +453,7 @@ static int index_cq(struct carve_adm *a, struct cq *q, struct carve_error *err)
 		if (!cg->res || !cg->flv)
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 		for (k = 0; k < gs->nres; k++) {
-			cg->res[k] = carve_resreg_find(a->res, gs->resources[k]);
+			cg->res[k] = carve_resreg_find(a->cat.res, gs->resources[k]);
 			if (cg->res[k] >= 0)
 				q->group_of[cg->res[k]] = (int)g;
 		}
@@ -468,8 +461,8 @@ static int index_cq(struct carve_adm *a, struct cq *q, struct carve_error *err)
 			size_t f;
 
 			cg->flv[k] = -1;
-			for (f = 0; f < a->nflavors; f++)
-				if (!strcmp(a->flavors[f].spec.name, gs->flavors[k]))
+			for (f = 0; f < a->cat.nflavors; f++)
+				if (!strcmp(a->cat.flavors[f].spec.name, gs->flavors[k]))
 					cg->flv[k] = (int)f;
 		}
 	}
@@ -481,14 +474,14 @@ int carve_adm_finalize(struct carve_adm *a, struct carve_error *err)
 	size_t i;
 	int rc;
 
-	if (a->finalized)
+	if (a->cat.finalized)
 		return 0;
 	if ((rc = qt_finalize(a, err)))
 		return rc;
-	for (i = 0; i < a->ncqs; i++)
-		if ((rc = index_cq(a, &a->cqs[i], err)))
+	for (i = 0; i < a->cat.ncqs; i++)
+		if ((rc = index_cq(a, &a->cat.cqs[i], err)))
 			return rc;
-	a->finalized = true;
+	a->cat.finalized = true;
 	return 0;
 }
 
@@ -496,12 +489,12 @@ int carve_adm_finalize(struct carve_adm *a, struct carve_error *err)
 
 static int find_cq(const struct carve_adm *a, const char *name)
 {
-	return idmap_find(&a->cqmap, name, cq_key, a);
+	return idmap_find(&a->ix.cqmap, name, cq_key, a);
 }
 
 int carve_adm_find_workload(const struct carve_adm *a, const char *key)
 {
-	int id = idmap_find(&a->wlmap, key, wl_key, a);
+	int id = idmap_find(&a->ix.wlmap, key, wl_key, a);
 
 	return id >= 0 ? id : CARVE_ENOTFOUND;
 }
@@ -510,10 +503,10 @@ int carve_adm_find_workload(const struct carve_adm *a, const char *key)
 
 int carve_adm_set_placer(struct carve_adm *a, struct carve_placer *p, const struct carve_cluster *c)
 {
-	if (!a || !p || !c || !a->finalized || a->nwls)
+	if (!a || !p || !c || !a->cat.finalized || a->cat.nwls)
 		return CARVE_EINVAL;
-	a->placer = p;
-	a->cluster = c;
+	a->cat.placer = p;
+	a->cat.cluster = c;
 	return 0;
 }
 
@@ -529,7 +522,7 @@ static int podset_preq(struct carve_adm *a, const struct carve_wl_spec *s, struc
 	ps->preq = r;
 	memset(r, 0, sizeof(*r));
 	for (k = 0; k < ps->nreqs; k++) {
-		const char *name = carve_resreg_name(a->res, ps->res[k]), *prof = NULL;
+		const char *name = carve_resreg_name(a->cat.res, ps->res[k]), *prof = NULL;
 		int64_t m = ps->milli[k];
 
 		if (ps->res[k] == CARVE_RES_CPU) {
@@ -590,9 +583,9 @@ static int build_groups(const struct carve_adm *a, const struct wl *w,
 	struct carve_toleration_spec *tol;
 	char *m;
 
-	for (i = 0; i < a->nflavors; i++) {
-		flab += a->flavors[i].spec.nlabels;
-		ftol += a->flavors[i].spec.ntolerations;
+	for (i = 0; i < a->cat.nflavors; i++) {
+		flab += a->cat.flavors[i].spec.nlabels;
+		ftol += a->cat.flavors[i].spec.ntolerations;
 	}
 	for (p = 0; p < np; p++) {
 		nsel += w->ps[p].spec.nselector + flab;
@@ -633,7 +626,7 @@ static int build_groups(const struct carve_adm *a, const struct wl *w,
 				;
 			if (k2 < k)
 				continue; /* flavor already added */
-			f = &a->flavors[fl].spec;
+			f = &a->cat.flavors[fl].spec;
 			if (f->nlabels)
 				memcpy(sel + r->nselector, f->labels, f->nlabels * sizeof(*sel));
 			r->nselector += f->nlabels;
@@ -691,10 +684,10 @@ static const char *const *wl_levels(const struct carve_adm *a, const struct wl *
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			int fl = as->flavor[p * CARVE_RES_MAX + r];
 
-			if (fl >= 0 && a->flavors[fl].spec.ntopology) {
-				*n = a->flavors[fl].spec.ntopology;
-				*flavor = a->flavors[fl].spec.name;
-				return a->flavors[fl].spec.topology;
+			if (fl >= 0 && a->cat.flavors[fl].spec.ntopology) {
+				*n = a->cat.flavors[fl].spec.ntopology;
+				*flavor = a->cat.flavors[fl].spec.name;
+				return a->cat.flavors[fl].spec.topology;
 			}
 		}
 	*n = CARVE_TOPOLOGY_NLEVELS;
@@ -760,10 +753,10 @@ static int try_prefix(struct carve_adm *a, struct carve_pod_group *g, size_t k, 
 	int full = g[k].count, rc;
 
 	g[k].count = c;
-	rc = carve_placer_place(a->placer, g, k + 1, topo, out);
+	rc = carve_placer_place(a->cat.placer, g, k + 1, topo, out);
 	g[k].count = full;
 	if (rc == 0)
-		carve_placer_release(a->placer, out, before + (size_t)c);
+		carve_placer_release(a->cat.placer, out, before + (size_t)c);
 	return rc;
 }
 
@@ -774,11 +767,11 @@ static const char *gt_one_hint(const struct carve_adm *a, const struct carve_pod
 	size_t g, n;
 
 	if ((req->gpu != CARVE_GREQ_REPLICA && req->gpu != CARVE_GREQ_GPU) || req->count <= 1 ||
-	    !a->cluster)
+	    !a->cat.cluster)
 		return "";
-	n = carve_cluster_gpu_count(a->cluster);
+	n = carve_cluster_gpu_count(a->cat.cluster);
 	for (g = 0; g < n; g++)
-		if (carve_cluster_gpu(a->cluster, (uint32_t)g)->fail_gt_one)
+		if (carve_cluster_gpu(a->cat.cluster, (uint32_t)g)->fail_gt_one)
 			return " (time-sliced GPUs with failRequestsGreaterThanOne serve one "
 			       "replica per pod)";
 	return "";
@@ -817,7 +810,7 @@ static void explain_nofit(struct carve_adm *a, const struct wl *w, struct carve_
 				lo = mid + 1;
 		}
 		if (lo == 1 && !n && !topo &&
-		    carve_pod_why_nowhere(a->cluster, g[k].req, nowhere, sizeof(nowhere))) {
+		    carve_pod_why_nowhere(a->cat.cluster, g[k].req, nowhere, sizeof(nowhere))) {
 			snprintf(why, whysize, "quota fits but no placement: podSet %s: %s",
 				 w->ps[k].spec.name, nowhere);
 			return;
@@ -837,8 +830,8 @@ static void explain_nofit(struct carve_adm *a, const struct wl *w, struct carve_
  * placement on w.  Returns 0, CARVE_ENOFIT or CARVE_EINVAL (why says why;
  * nothing held), CARVE_ENOMEM.
  */
-static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
-		    size_t whysize)
+int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
+	     size_t whysize)
 {
 	struct carve_pod_group *g = NULL;
 	struct carve_pod_place *out;
@@ -859,7 +852,7 @@ static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 		carve_free(blk);
 		return CARVE_ENOMEM;
 	}
-	rc = carve_placer_place(a->placer, g, (size_t)w->npodsets, topo, out);
+	rc = carve_placer_place(a->cat.placer, g, (size_t)w->npodsets, topo, out);
 	if (rc == 0) {
 		w->pl = out;
 		w->npl = total;
@@ -877,10 +870,10 @@ static int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 }
 
 /* Gives back w's placement, if it has one. */
-static void unplace_wl(struct carve_adm *a, struct wl *w)
+void unplace_wl(struct carve_adm *a, struct wl *w)
 {
-	if (w->pl && a->placer)
-		carve_placer_release(a->placer, w->pl, w->npl);
+	if (w->pl && a->cat.placer)
+		carve_placer_release(a->cat.placer, w->pl, w->npl);
 	carve_free(w->pl);
 	w->pl = NULL;
 	w->npl = 0;
@@ -950,7 +943,7 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			if (in->reqs[r].milli < 0)
 				return carve_errorf(err, CARVE_EINVAL, "workload %s: negative request "
 						    "for %s", s->key, in->reqs[r].name);
-			id = carve_resreg_intern(a->res, in->reqs[r].name);
+			id = carve_resreg_intern(a->cat.res, in->reqs[r].name);
 			if (id < 0)
 				return carve_errorf(err, id, "workload %s: too many distinct resources",
 						    s->key);
@@ -964,7 +957,7 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			ps->milli[ps->nreqs++] = in->reqs[r].milli;
 		}
 		/* A queue covering "pods" counts every pod as one. */
-		if (a->cqs[w->cq].group_of[CARVE_RES_PODS] >= 0 && ps->nreqs < CARVE_RES_MAX) {
+		if (a->cat.cqs[w->cq].group_of[CARVE_RES_PODS] >= 0 && ps->nreqs < CARVE_RES_MAX) {
 			int k;
 
 			for (k = 0; k < ps->nreqs && ps->res[k] != CARVE_RES_PODS; k++)
@@ -982,7 +975,7 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 		memcpy(ps->res, lres, (size_t)ps->nreqs * sizeof(*ps->res));
 		memcpy(ps->milli, lmilli, (size_t)ps->nreqs * sizeof(*ps->milli));
-		if (a->placer) {
+		if (a->cat.placer) {
 			int rc = podset_preq(a, s, ps, err);
 
 			if (rc)
@@ -995,7 +988,7 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 void wl_charge(struct carve_adm *a, struct wl *w, int sign)
 {
 	size_t i;
-	int node = a->cqs[w->cq].node;
+	int node = a->cat.cqs[w->cq].node;
 
 	for (i = 0; i < w->adm.nuse; i++)
 		if (w->adm.use[i].fr >= 0)
@@ -1007,7 +1000,7 @@ uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w)
 	uint64_t m = 0;
 	size_t i;
 
-	if (a->nfr > 64)
+	if (a->qt.nfr > 64)
 		return ~(uint64_t)0;
 	for (i = 0; i < w->adm.nuse; i++)
 		if (w->adm.use[i].fr >= 0 && w->adm.use[i].q > 0)
@@ -1016,16 +1009,16 @@ uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w)
 }
 
 /* Room in q's admitted list for one more. */
-static int cq_reserve_admitted(struct cq *q)
+int cq_reserve_admitted(struct cq *q)
 {
 	size_t cap = q->capwls;
 
 	if (q->nwls < cap)
 		return 0;
-	if (reserve((void **)&q->wls, &cap, q->nwls + 1, sizeof(*q->wls)))
+	if (adm_reserve((void **)&q->wls, &cap, q->nwls + 1, sizeof(*q->wls)))
 		return CARVE_ENOMEM;
 	cap = q->capwls;
-	if (reserve((void **)&q->vr, &cap, q->nwls + 1, sizeof(*q->vr)))
+	if (adm_reserve((void **)&q->vr, &cap, q->nwls + 1, sizeof(*q->vr)))
 		return CARVE_ENOMEM;
 	q->capwls = cap;
 	return 0;
@@ -1034,52 +1027,52 @@ static int cq_reserve_admitted(struct cq *q)
 /* Into its queue's admitted list (room made by cq_reserve_admitted), after
  * its assignment and admission time are set; swap-removed by position, as
  * a scan would. */
-static void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
+void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	const struct wl *w = &a->wls[id];
+	const struct wl *w = &a->cat.wls[id];
 	struct vrec *r = &q->vr[q->nwls];
 
-	a->wls[id].qpos = (uint32_t)q->nwls;
+	a->cat.wls[id].qpos = (uint32_t)q->nwls;
 	r->mask = wl_frmask(a, w);
 	r->at = w->admitted_at;
 	r->priority = w->spec.priority;
-	r->rank = id < a->nranked ? a->krank[id] : UINT32_MAX;
+	r->rank = id < a->ix.nranked ? a->ix.krank[id] : UINT32_MAX;
 	r->has_at = w->has_admitted_at;
 	q->wls[q->nwls++] = id;
 }
 
-static void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
+void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	size_t i = a->wls[id].qpos;
+	size_t i = a->cat.wls[id].qpos;
 
 	q->nwls--;
 	if (i < q->nwls) {
 		q->wls[i] = q->wls[q->nwls];
 		q->vr[i] = q->vr[q->nwls];
-		a->wls[q->wls[i]].qpos = (uint32_t)i;
+		a->cat.wls[q->wls[i]].qpos = (uint32_t)i;
 	}
 }
 
 /* Into its queue's heap; the room was reserved when it was added. */
-static void cq_add_pending(struct carve_adm *a, uint32_t id)
+void cq_add_pending(struct carve_adm *a, uint32_t id)
 {
-	pq_push(a, &a->cqs[a->wls[id].cq], id);
+	pq_push(a, &a->cat.cqs[a->cat.wls[id].cq], id);
 }
 
 /* A head leaving its queue's heap (admitted). */
-static void cq_del_pending(struct carve_adm *a, uint32_t id)
+void cq_del_pending(struct carve_adm *a, uint32_t id)
 {
-	pq_remove(a, &a->cqs[a->wls[id].cq], id);
+	pq_remove(a, &a->cat.cqs[a->cat.wls[id].cq], id);
 }
 
 /* Appends id to the visit list once; room for every workload was reserved
  * when it was added, so this never allocates. */
-static void visit_add(struct carve_adm *a, uint32_t id)
+void visit_add(struct carve_adm *a, uint32_t id)
 {
-	if (a->wls[id].in_visit)
+	if (a->cat.wls[id].in_visit)
 		return;
-	a->wls[id].in_visit = true;
-	a->visit[a->nvisit++] = id;
+	a->cat.wls[id].in_visit = true;
+	a->sched.visit[a->sched.nvisit++] = id;
 }
 
 /* Writes the implicit "waiting behind the head" status into the fields. */
@@ -1089,10 +1082,10 @@ static void wl_settle(struct carve_adm *a, struct wl *w)
 		return;
 	w->waiting = false;
 	w->pending_reason = CARVE_PEND_NOFIT;
-	w->message = a->cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
+	w->message = a->cat.cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
 			     "its ClusterQueue is stopped (stopPolicy)" :
 			     "waiting behind the head of its queue";
-	w->cycle = a->cycle_done;
+	w->cycle = a->sched.cycle_done;
 }
 
 /* Usage of an existing admission: count x per-pod request per (flavor, resource). */
@@ -1119,15 +1112,15 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 					    "assignment for podSet %s", s->key, w->ps[p].spec.name);
 		as->count[p] = pa->count;
 		for (r = 0; r < w->ps[p].nreqs; r++) {
-			const char *rname = carve_resreg_name(a->res, w->ps[p].res[r]);
+			const char *rname = carve_resreg_name(a->cat.res, w->ps[p].res[r]);
 			int fl = -1, fr;
 
 			for (k = 0; k < pa->n; k++)
 				if (!strcmp(pa->flavors[k].key, rname)) {
 					size_t f;
 
-					for (f = 0; f < a->nflavors; f++)
-						if (!strcmp(a->flavors[f].spec.name,
+					for (f = 0; f < a->cat.nflavors; f++)
+						if (!strcmp(a->cat.flavors[f].spec.name,
 							    pa->flavors[k].value))
 							fl = (int)f;
 					if (fl < 0)
@@ -1160,7 +1153,7 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	int cq, rc;
 	uint32_t id;
 
-	if (!a->finalized)
+	if (!a->cat.finalized)
 		return carve_errorf(err, CARVE_EINVAL, "finalize before adding workloads");
 	if (!s->key || !*s->key)
 		return carve_errorf(err, CARVE_EINVAL, "workload without a name");
@@ -1172,22 +1165,22 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 	if (cq < 0)
 		return carve_errorf(err, CARVE_ENOTFOUND, "workload %s: ClusterQueue %s does not exist",
 				    s->key, s->cq ? s->cq : "(none)");
-	if (grow((void **)&a->wls, &a->capwls, a->nwls, sizeof(*a->wls)) ||
-	    (s->admitted && cq_reserve_admitted(&a->cqs[cq])) ||
-	    grow((void **)&a->cqs[cq].pend, &a->cqs[cq].cappend, a->cqs[cq].nall,
+	if (grow((void **)&a->cat.wls, &a->cat.capwls, a->cat.nwls, sizeof(*a->cat.wls)) ||
+	    (s->admitted && cq_reserve_admitted(&a->cat.cqs[cq])) ||
+	    grow((void **)&a->cat.cqs[cq].pend, &a->cat.cqs[cq].cappend, a->cat.cqs[cq].nall,
 		 sizeof(struct pqent)) ||
-	    grow((void **)&a->cqs[cq].aside, &a->cqs[cq].capaside, a->cqs[cq].nall,
+	    grow((void **)&a->cat.cqs[cq].aside, &a->cat.cqs[cq].capaside, a->cat.cqs[cq].nall,
 		 sizeof(uint32_t)) ||
-	    grow((void **)&a->visit, &a->capvisit, a->nwls, sizeof(*a->visit)) ||
-	    idmap_reserve(&a->wlmap, wl_key, a))
+	    grow((void **)&a->sched.visit, &a->sched.capvisit, a->cat.nwls, sizeof(*a->sched.visit)) ||
+	    idmap_reserve(&a->ix.wlmap, wl_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	/* Both lists now have room for every workload of the queue, so moving
 	 * one between them later never allocates. */
-	id = (uint32_t)a->nwls;
-	w = &a->wls[id];
+	id = (uint32_t)a->cat.nwls;
+	w = &a->cat.wls[id];
 	memset(w, 0, sizeof(*w));
 	w->spec.key = ADUP(a, s->key);
-	w->spec.cq = a->cqs[cq].spec.name;
+	w->spec.cq = a->cat.cqs[cq].spec.name;
 	w->spec.created = s->created;
 	w->spec.priority = s->priority;
 	w->spec.has_created = s->has_created;
@@ -1205,16 +1198,16 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		w->state = CARVE_WL_ADMITTED;
 		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
 		w->has_admitted_at = s->has_admitted_at || s->has_created;
-		cq_add_wl(a, &a->cqs[cq], id);
+		cq_add_wl(a, &a->cat.cqs[cq], id);
 		wl_charge(a, w, +1);
-		if (a->placer) {
+		if (a->cat.placer) {
 			char why[400];
 
 			why[0] = '\0';
 			rc = place_wl(a, w, &w->adm, why, sizeof(why));
 			if (rc == CARVE_ENOMEM) {
 				wl_charge(a, w, -1);
-				cq_del_wl(a, &a->cqs[cq], id);
+				cq_del_wl(a, &a->cat.cqs[cq], id);
 				assignment_free(&w->adm);
 				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 			}
@@ -1229,10 +1222,10 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		cq_add_pending(a, id);
 		visit_add(a, id);
 	}
-	idmap_put(&a->wlmap, w->spec.key, id);
-	a->nwls++;
-	a->cqs[cq].nall++;
-	a->changed = true;
+	idmap_put(&a->ix.wlmap, w->spec.key, id);
+	a->cat.nwls++;
+	a->cat.cqs[cq].nall++;
+	a->sched.changed = true;
 	return (int)id;
 }
 
@@ -1240,12 +1233,12 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 {
 	struct wl *w;
 
-	if (id >= a->nwls || a->wls[id].state == CARVE_WL_FINISHED)
+	if (id >= a->cat.nwls || a->cat.wls[id].state == CARVE_WL_FINISHED)
 		return CARVE_ENOTFOUND;
-	w = &a->wls[id];
+	w = &a->cat.wls[id];
 	if (w->state == CARVE_WL_ADMITTED) {
 		wl_charge(a, w, -1);
-		cq_del_wl(a, &a->cqs[w->cq], id);
+		cq_del_wl(a, &a->cat.cqs[w->cq], id);
 		unplace_wl(a, w);
 	} else {
 		wl_settle(a, w); /* left in its heap or aside list: dropped there later */
@@ -1254,288 +1247,18 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	w->marked = false;
 	carve_free(w->psr); /* a finished workload's view has no podSets */
 	w->psr = NULL;
-	a->changed = true;
+	a->sched.changed = true;
 	return 0;
 }
 
 void carve_adm_set_fair_sharing(struct carve_adm *a, bool on)
 {
-	a->fair_sharing = on;
+	a->sched.fair_sharing = on;
 }
 
 size_t carve_adm_workload_count(const struct carve_adm *a)
 {
-	return a->nwls;
-}
-
-/* ---- the cycle ---- */
-
-struct entry {
-	uint32_t wl;
-	struct assignment as;
-	struct assign_result res;
-	struct target *targets;
-	int ntargets;
-	struct frq *held;   /* usage reserved for the rest of the cycle */
-	size_t nheld;
-};
-
-static int entry_cmp(const struct entry *x, const struct entry *y, const struct carve_adm *a)
-{
-	int bx = x->res.borrow_level, by = y->res.borrow_level;
-
-	if (bx != by)
-		return bx < by ? -1 : 1;
-	return wl_queue_cmp(&a->wls[x->wl], &a->wls[y->wl]);
-}
-
-static const struct carve_adm *eord;
-
-static int entry_qcmp(const void *x, const void *y)
-{
-	return entry_cmp(*(struct entry *const *)x, *(struct entry *const *)y, eord);
-}
-
-/* entry_cmp is a total order (workload keys are unique), so any sort gives
- * the one order; the entries stay in place, e points to them in order. */
-static void sort_entries(struct entry **e, size_t n, const struct carve_adm *a)
-{
-	eord = a;
-	qsort(e, n, sizeof(*e), entry_qcmp);
-	eord = NULL;
-}
-
-/* Moves to position i the entry among i..n-1 whose queue would have the
- * lowest dominant resource share with its request; ties keep the order. */
-static void pick_fairest(const struct carve_adm *a, struct entry **e, size_t i, size_t n)
-{
-	size_t best = i, j;
-	int64_t bs = INT64_MAX;
-
-	for (j = i; j < n; j++) {
-		const struct wl *w = &a->wls[e[j]->wl];
-		int64_t s = qt_drs(a, a->cqs[w->cq].node, e[j]->as.use, e[j]->as.nuse, +1);
-
-		if (s < bs) {
-			bs = s;
-			best = j;
-		}
-	}
-	if (best != i) {
-		struct entry *x = e[best];
-
-		memmove(&e[i + 1], &e[i], (best - i) * sizeof(*e));
-		e[i] = x;
-	}
-}
-
-/* The head of queue q: its first pending workload in queue order, skipping
- * those set aside (BestEffortFIFO) until something changes. */
-static int head_of(struct carve_adm *a, int q)
-{
-	struct cq *c = &a->cqs[q];
-
-	/* A workload that preempted keeps its claim on what it freed: when the
-	 * eviction gives set-aside workloads another chance (BestEffortFIFO),
-	 * an older head must not take its place for a cycle while the victims
-	 * take their quota back by borrowing, over and over. */
-	if (c->claim >= 0) {
-		const struct wl *w = &a->wls[c->claim];
-
-		/* only while its last decision was to wait for its victims: a
-		 * claimant that no longer fits (set aside, or a StrictFIFO head
-		 * with NoFit) or was skipped queues like any other */
-		if (w->state == CARVE_WL_PENDING && !w->inadmissible &&
-		    w->pending_reason == CARVE_PEND_PREEMPTION_ISSUED)
-			return c->claim;
-		c->claim = -1;
-	}
-	return pq_top(a, c);
-}
-
-/* Removes (sign -1) or restores (+1) the usage of those of a set of
- * workloads that are in the cohort tree of root: what qt_fits at a node of
- * that tree sees (other trees' usage never reaches it). */
-static void charge_tree(struct carve_adm *a, const uint32_t *ids, size_t n, int sign, int root)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		struct wl *v = &a->wls[ids[i]];
-
-		if (a->nodes[a->cqs[v->cq].node].root == root)
-			wl_charge(a, v, sign);
-	}
-}
-
-static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_reason r,
-			const char *msg, int cycle)
-{
-	char buf[512];
-
-	if (strnlen(msg, sizeof(buf)) == sizeof(buf)) {
-		/* the length a status message always had */
-		snprintf(buf, sizeof(buf), "%s", msg);
-		msg = buf;
-	}
-	w->waiting = false;
-	w->pending_reason = r;
-	w->message = adm_intern(a, msg);
-	w->cycle = cycle;
-}
-
-/*
- * What a head waiting for preemption holds for the rest of the cycle: its
- * whole request when it has victims; with none, only what its queue could
- * still take (up to nominal, or nominal + borrowingLimit when it borrows),
- * so it does not starve while borrowers elsewhere still get the rest.
- */
-static int hold(struct carve_adm *a, struct entry *e, int node, bool stuck)
-{
-	const struct qnode *n = &a->nodes[node];
-	size_t i;
-
-	e->held = carve_malloc((e->as.nuse ? e->as.nuse : 1) * sizeof(*e->held));
-	if (!e->held)
-		return CARVE_ENOMEM;
-	e->nheld = 0;
-	for (i = 0; i < e->as.nuse; i++) {
-		int fr = e->as.use[i].fr;
-		int64_t want = e->as.use[i].q, r = want;
-
-		if (fr < 0)
-			continue;
-		if (stuck && e->res.borrowing && n->blimit[fr] != QTY_INF)
-			r = sat_add(n->nominal[fr], n->blimit[fr]) - n->usage[fr];
-		else if (stuck && !e->res.borrowing)
-			r = n->nominal[fr] - n->usage[fr];
-		if (r > want)
-			r = want;
-		if (r <= 0)
-			continue;
-		e->held[e->nheld].fr = fr;
-		e->held[e->nheld++].q = r;
-		qt_add_usage(a, node, fr, r);
-	}
-	return 0;
-}
-
-static void admit_entry(struct carve_adm *a, struct entry *e)
-{
-	struct wl *w = &a->wls[e->wl];
-
-	assignment_free(&w->adm);
-	w->adm = e->as;
-	carve_free(w->psr); /* the status view's podSets are this admission's now */
-	w->psr = NULL;
-	memset(&e->as, 0, sizeof(e->as));
-	w->state = CARVE_WL_ADMITTED;
-	w->admitted_by_engine = true;
-	w->borrowing = e->res.borrowing;
-	w->waiting = false;
-	w->pending_reason = CARVE_PEND_NONE;
-	w->message = "";
-	w->cycle = a->cycle;
-	w->admitted_at = a->now; /* the cycle's time */
-	w->has_admitted_at = true;
-	cq_del_pending(a, e->wl);
-	w->inadmissible = false;
-	cq_add_wl(a, &a->cqs[w->cq], e->wl);
-	wl_charge(a, w, +1);
-}
-
-/*
- * Marks in skip the flavors as chose in resource groups that offer another
- * flavor, naming them in tried (", "-joined); false when none was new.
- */
-static bool skip_chosen(const struct carve_adm *a, const struct wl *w,
-			const struct assignment *as, bool *skip, char *tried, size_t size)
-{
-	const struct cq *q = &a->cqs[w->cq];
-	bool added = false;
-	int p, r;
-
-	for (p = 0; p < w->npodsets; p++)
-		for (r = 0; r < w->ps[p].nreqs; r++) {
-			int fl = as->flavor[p * CARVE_RES_MAX + r], g = q->group_of[w->ps[p].res[r]];
-			size_t len = strlen(tried);
-
-			if (fl < 0 || g < 0 || q->groups[g].nflv < 2 || skip[fl])
-				continue;
-			skip[fl] = true;
-			added = true;
-			snprintf(tried + len, size - len, "%s%s", len ? ", " : "",
-				 a->flavors[fl].spec.name);
-		}
-	return added;
-}
-
-/*
- * A head whose quota fits under e->as but whose gang cannot be placed on
- * the nodes of its flavors: as Kueue's TAS does, such a flavor does not
- * fit, so the next flavors of the same resource groups are tried (in the
- * queue's order, flavorFungibility choosing among the rest) with the same
- * counts.  An alternative must fit its quota without preemption (marked
- * victims removed); one that would need preemption is skipped as well.  On success e->as and e->res are the placed
- * assignment and 0 is returned; else CARVE_ENOFIT (why gets the flavors
- * tried appended) or CARVE_ENOMEM.
- */
-static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_t *marked,
-			     size_t nmarked, char *why, size_t whysize)
-{
-	struct wl *w = &a->wls[e->wl];
-	int node = a->cqs[w->cq].node, rc = CARVE_ENOFIT;
-	bool *skip = carve_calloc(a->nflavors ? a->nflavors : 1, sizeof(*skip));
-	struct assignment cur;
-	struct assign_result cres;
-	const struct assignment *failed = &e->as;
-	char tried[256] = "";
-
-	if (!skip)
-		return CARVE_ENOMEM;
-	memset(&cur, 0, sizeof(cur));
-	while (skip_chosen(a, w, failed, skip, tried, sizeof(tried))) {
-		struct assignment nx;
-		char why2[400];
-		bool fits;
-		int prc;
-
-		if (assign_flavors_skip(a, w, e->as.count, skip, &nx, &cres) == CARVE_ENOMEM) {
-			rc = CARVE_ENOMEM;
-			break;
-		}
-		assignment_free(&cur);
-		cur = nx;
-		failed = &cur;
-		if (cres.mode != GM_FIT)
-			continue; /* needs preemption there: skip it too */
-		charge_tree(a, marked, nmarked, -1, qt_root(a, node));
-		fits = qt_fits(a, node, cur.use, cur.nuse);
-		charge_tree(a, marked, nmarked, +1, qt_root(a, node));
-		if (!fits)
-			continue;
-		prc = place_wl(a, w, &cur, why2, sizeof(why2));
-		if (prc == CARVE_ENOMEM) {
-			rc = CARVE_ENOMEM;
-			break;
-		}
-		if (prc == 0) {
-			assignment_free(&e->as);
-			e->as = cur;
-			e->res = cres;
-			memset(&cur, 0, sizeof(cur));
-			rc = 0;
-			break;
-		}
-	}
-	assignment_free(&cur);
-	carve_free(skip);
-	if (rc == CARVE_ENOFIT && strchr(tried, ',')) {
-		size_t len = strlen(why);
-
-		snprintf(why + len, whysize - len, " (flavors tried for placement: %s)", tried);
-	}
-	return rc;
+	return a->cat.nwls;
 }
 
 /* ---- preemption to make room on the nodes ---- */
@@ -1545,8 +1268,8 @@ static const struct carve_adm *vord;
 /* Victim order: lower priority, then most recently admitted, then key. */
 static int victim_cmp(const void *pa, const void *pb)
 {
-	const struct wl *x = &vord->wls[*(const uint32_t *)pa];
-	const struct wl *y = &vord->wls[*(const uint32_t *)pb];
+	const struct wl *x = &vord->cat.wls[*(const uint32_t *)pa];
+	const struct wl *y = &vord->cat.wls[*(const uint32_t *)pb];
 
 	if (x->spec.priority != y->spec.priority)
 		return x->spec.priority < y->spec.priority ? -1 : 1;
@@ -1562,7 +1285,7 @@ static bool queue_borrows_for(const struct carve_adm *a, const struct wl *v)
 
 	for (i = 0; i < v->adm.nuse; i++)
 		if (v->adm.use[i].fr >= 0 && v->adm.use[i].q > 0 &&
-		    qt_borrowing(a, a->cqs[v->cq].node, v->adm.use[i].fr))
+		    qt_borrowing(a, a->cat.cqs[v->cq].node, v->adm.use[i].fr))
 			return true;
 	return false;
 }
@@ -1573,7 +1296,7 @@ static bool queue_borrows_for(const struct carve_adm *a, const struct wl *v)
  * (flavor, resource) v uses, per reclaimWithinCohort. */
 static bool node_candidate(const struct carve_adm *a, const struct wl *w, const struct wl *v)
 {
-	const struct cq *q = &a->cqs[w->cq], *o = &a->cqs[v->cq];
+	const struct cq *q = &a->cat.cqs[w->cq], *o = &a->cat.cqs[v->cq];
 
 	if (v == w || v->state != CARVE_WL_ADMITTED || v->marked || !v->pl || !v->npl)
 		return false;
@@ -1585,7 +1308,7 @@ static bool node_candidate(const struct carve_adm *a, const struct wl *w, const 
 		return q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL && v->spec.has_created &&
 		       (!w->spec.has_created || v->spec.created > w->spec.created);
 	}
-	if (q->spec.reclaim == CARVE_RECLAIM_NEVER || a->nodes[q->node].parent < 0 ||
+	if (q->spec.reclaim == CARVE_RECLAIM_NEVER || a->qt.nodes[q->node].parent < 0 ||
 	    qt_root(a, o->node) != qt_root(a, q->node) || o->spec.not_reclaimable ||
 	    !queue_borrows_for(a, v))
 		return false;
@@ -1615,9 +1338,9 @@ static int gang_places(struct carve_adm *a, struct wl *w, const struct assignmen
 		carve_free(blk);
 		return CARVE_ENOMEM;
 	}
-	rc = carve_placer_place(a->placer, g, (size_t)w->npodsets, topo, out);
+	rc = carve_placer_place(a->cat.placer, g, (size_t)w->npodsets, topo, out);
 	if (rc == 0)
-		carve_placer_release(a->placer, out, total);
+		carve_placer_release(a->cat.placer, out, total);
 	carve_free(out);
 	carve_free(blk);
 	return rc == 0 ? 1 : rc == CARVE_ENOMEM ? CARVE_ENOMEM : 0;
@@ -1633,8 +1356,8 @@ static int gang_places(struct carve_adm *a, struct wl *w, const struct assignmen
  * taken back: they hold their nodes until evicted).  Returns how many
  * targets it wrote (0: none helps, or Dynamic MIG is on), or CARVE_ENOMEM.
  */
-static int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
-			 struct target **tout)
+int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
+		  struct target **tout)
 {
 	uint32_t *c;
 	bool *gone;
@@ -1642,10 +1365,10 @@ static int place_victims(struct carve_adm *a, struct wl *w, const struct assignm
 	size_t n = 0, i, last = 0, nadm = 0, q;
 	int rc = 0, fits = 0, nv = 0;
 
-	if (carve_placer_is_mig_dynamic(a->placer) || !a->nwls)
+	if (carve_placer_is_mig_dynamic(a->cat.placer) || !a->cat.nwls)
 		return 0;
-	for (q = 0; q < a->ncqs; q++)
-		nadm += a->cqs[q].nwls;
+	for (q = 0; q < a->cat.ncqs; q++)
+		nadm += a->cat.cqs[q].nwls;
 	c = carve_malloc((nadm ? nadm : 1) * sizeof(*c));
 	gone = carve_calloc(nadm ? nadm : 1, sizeof(*gone));
 	targets = carve_malloc((nadm ? nadm : 1) * sizeof(*targets));
@@ -1657,14 +1380,14 @@ static int place_victims(struct carve_adm *a, struct wl *w, const struct assignm
 	}
 	/* Candidates are admitted, so in their queue's list; victim_cmp is a
 	 * total order, so the order they are collected in does not matter. */
-	for (q = 0; q < a->ncqs; q++)
-		for (i = 0; i < a->cqs[q].nwls; i++)
-			if (node_candidate(a, w, &a->wls[a->cqs[q].wls[i]]))
-				c[n++] = a->cqs[q].wls[i];
+	for (q = 0; q < a->cat.ncqs; q++)
+		for (i = 0; i < a->cat.cqs[q].nwls; i++)
+			if (node_candidate(a, w, &a->cat.wls[a->cat.cqs[q].wls[i]]))
+				c[n++] = a->cat.cqs[q].wls[i];
 	vord = a;
 	qsort(c, n, sizeof(*c), victim_cmp);
 	for (i = 0; i < n && !fits; i++) {
-		carve_placer_release(a->placer, a->wls[c[i]].pl, a->wls[c[i]].npl);
+		carve_placer_release(a->cat.placer, a->cat.wls[c[i]].pl, a->cat.wls[c[i]].npl);
 		gone[i] = true;
 		last = i;
 		fits = gang_places(a, w, as);
@@ -1672,10 +1395,10 @@ static int place_victims(struct carve_adm *a, struct wl *w, const struct assignm
 			rc = fits;
 	}
 	for (i = 0; fits > 0 && i < last; i++) {
-		const struct wl *v = &a->wls[c[i]];
+		const struct wl *v = &a->cat.wls[c[i]];
 		int still;
 
-		if (carve_placer_retake(a->placer, v->pl, v->npl))
+		if (carve_placer_retake(a->cat.placer, v->pl, v->npl))
 			continue; /* cannot happen: nothing else changed */
 		gone[i] = false;
 		still = gang_places(a, w, as);
@@ -1684,16 +1407,16 @@ static int place_victims(struct carve_adm *a, struct wl *w, const struct assignm
 			break;
 		}
 		if (!still) {
-			carve_placer_release(a->placer, v->pl, v->npl);
+			carve_placer_release(a->cat.placer, v->pl, v->npl);
 			gone[i] = true;
 		}
 	}
 	for (i = n; i-- > 0;) {
-		const struct wl *v = &a->wls[c[i]];
+		const struct wl *v = &a->cat.wls[c[i]];
 
 		if (!gone[i])
 			continue;
-		carve_placer_retake(a->placer, v->pl, v->npl);
+		carve_placer_retake(a->cat.placer, v->pl, v->npl);
 		if (fits > 0 && rc == 0) {
 			targets[nv].wl = c[i];
 			targets[nv++].reason = v->cq == w->cq ? CARVE_PREEMPT_IN_CQ
@@ -1711,515 +1434,6 @@ static int place_victims(struct carve_adm *a, struct wl *w, const struct assignm
 	return rc ? rc : nv;
 }
 
-/* A head that cannot be admitted: under BestEffortFIFO the next workload
- * of its queue gets its turn until something changes. */
-static void set_aside(struct carve_adm *a, struct wl *w)
-{
-	if (a->cqs[w->cq].spec.strategy != CARVE_BEST_EFFORT_FIFO || w->inadmissible)
-		return;
-	pq_remove(a, &a->cqs[w->cq], (uint32_t)(w - a->wls));
-	aside_push(a, &a->cqs[w->cq], (uint32_t)(w - a->wls));
-	w->inadmissible = true;
-	a->set_aside++;
-}
-
-static bool in_set(const int *v, int n, int x)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-/*
- * The victims the preemption oracle already found for e's assignment, when
- * victim search would find the same: same needs (as a set), the same
- * usage of every needed (flavor, resource), and every other one it uses
- * fitting now without borrowing, so that it fits at every step of any
- * search (taking victims only frees quota and lowers the queue's usage)
- * and every fit test answers as for the oracle's usage.  Not with fair
- * sharing (it weighs the whole usage).  NULL: search again.
- */
-static const struct ocache *oracle_reuse(const struct carve_adm *a, const struct wl *w,
-					 const struct entry *e)
-{
-	int node = a->cqs[w->cq].node, s, k;
-	size_t i, j;
-
-	if (a->fair_sharing)
-		return NULL;
-	for (s = 0; s < a->nocache; s++) {
-		const struct ocache *c = &a->ocache[s];
-		bool ok = c->nneed == e->res.nneed;
-
-		for (k = 0; ok && k < c->nneed; k++)
-			ok = in_set(e->res.need, e->res.nneed, c->need[k]) &&
-			     in_set(c->need, c->nneed, e->res.need[k]);
-		for (i = 0; ok && i < e->as.nuse; i++) {
-			const struct frq *u = &e->as.use[i];
-
-			if (u->fr < 0)
-				continue;
-			if (in_set(c->need, c->nneed, u->fr)) {
-				for (j = 0; j < c->nuse && c->use[j].fr != u->fr; j++)
-					;
-				ok = j < c->nuse && c->use[j].q == u->q;
-			} else {
-				ok = u->q <= qt_available(a, node, u->fr) &&
-				     !qt_borrowing_with(a, node, u->fr, u->q);
-			}
-		}
-		for (j = 0; ok && j < c->nuse; j++) { /* nothing the oracle used is missing */
-			for (i = 0; i < e->as.nuse && e->as.use[i].fr != c->use[j].fr; i++)
-				;
-			ok = i < e->as.nuse;
-		}
-		if (ok)
-			return c;
-	}
-	return NULL;
-}
-
-/* Assignment (and victims when it needs preemption) for counts (NULL: full). */
-static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, struct entry *e)
-{
-	assignment_free(&e->as);
-	e->ntargets = 0;
-	if (assign_flavors(a, w, counts, &e->as, &e->res) == CARVE_ENOMEM)
-		return CARVE_ENOMEM;
-	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM) {
-		const struct ocache *c = oracle_reuse(a, w, e);
-		int n;
-
-		if (c) {
-			n = (int)c->ntargets;
-			if (n)
-				memcpy(a->scratch_targets, c->targets, c->ntargets * sizeof(*c->targets));
-		} else {
-			n = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need, e->res.nneed,
-					    a->scratch_targets);
-		}
-
-		if (n > 0) {
-			struct target *t = carve_realloc(e->targets, (size_t)n * sizeof(*t));
-
-			if (!t)
-				return CARVE_ENOMEM;
-			memcpy(t, a->scratch_targets, (size_t)n * sizeof(*t));
-			e->targets = t;
-		}
-		e->ntargets = n;
-	}
-	return 0;
-}
-
-/* Room for every workload in the buffers preemption works in. */
-static int ensure_scratch(struct carve_adm *a)
-{
-	size_t cap = a->nwls ? a->nwls : 1;
-	void *t, *c;
-
-	if (a->capscratch >= cap)
-		return 0;
-	t = carve_realloc(a->scratch_targets, cap * sizeof(*a->scratch_targets));
-	if (t)
-		a->scratch_targets = t;
-	c = carve_realloc(a->scratch_cands, cap * sizeof(*a->scratch_cands));
-	if (c)
-		a->scratch_cands = c;
-	if (!t || !c)
-		return CARVE_ENOMEM;
-	a->capscratch = cap;
-	return 0;
-}
-
-static int id_cmp(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* The marked workloads, in id order (finished ones dropped from the list). */
-static void marked_settle(struct carve_adm *a)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < a->nmarked; i++)
-		if (a->wls[a->marked[i]].marked)
-			a->marked[n++] = a->marked[i];
-	a->nmarked = n;
-	if (n > 1)
-		qsort(a->marked, n, sizeof(*a->marked), id_cmp);
-}
-
-/*
- * Partial admission: podSets with minCount below count may shrink.  The
- * total reduction d (0 .. sum of count - minCount) is spread over the
- * podSets in proportion to their slack; the smallest d that fits (or
- * finds victims) wins, found by bisection as Kueue's PodSetReducer does.
- * Leaves e holding the best assignment found, or the full one.
- */
-static int partial_search(struct carve_adm *a, struct wl *w, struct entry *e)
-{
-	int32_t counts[64];
-	int64_t total = 0, lo = 0, hi, best = -1;
-	int p;
-
-	if (w->npodsets > 64)
-		return 0;
-	for (p = 0; p < w->npodsets; p++)
-		total += w->ps[p].spec.count - w->ps[p].spec.min_count;
-	if (total <= 0)
-		return 0;
-	hi = total;
-	while (lo <= hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-
-		for (p = 0; p < w->npodsets; p++)
-			counts[p] = w->ps[p].spec.count -
-				    (int32_t)((w->ps[p].spec.count - w->ps[p].spec.min_count) * mid /
-					      total);
-		if (evaluate(a, w, counts, e))
-			return CARVE_ENOMEM;
-		if (e->res.mode == GM_FIT || e->ntargets > 0) {
-			best = mid;
-			hi = mid - 1;
-		} else {
-			lo = mid + 1;
-		}
-	}
-	if (best < 0)
-		return evaluate(a, w, NULL, e);
-	for (p = 0; p < w->npodsets; p++)
-		counts[p] = w->ps[p].spec.count -
-			    (int32_t)((w->ps[p].spec.count - w->ps[p].spec.min_count) * best / total);
-	return evaluate(a, w, counts, e);
-}
-
-int carve_adm_cycle(struct carve_adm *a, int64_t now)
-{
-	struct entry *ents, **ord;
-	uint32_t *marked;
-	size_t nents = 0, nmarked = 0, capmarked, i, q;
-	int decisions = 0, *skip_cohort = NULL, rc = 0;
-
-	if (!a->finalized)
-		return CARVE_EINVAL;
-	a->cycle++;
-	a->now = now;
-	a->set_aside = 0;
-	if (a->changed) {
-		/* BestEffortFIFO: something moved, so set-aside workloads get
-		 * another chance (Kueue requeues its inadmissible workloads). */
-		for (q = 0; q < a->ncqs; q++) {
-			struct cq *c = &a->cqs[q];
-
-			while (c->naside) {
-				uint32_t id = c->aside[--c->naside];
-
-				if (a->wls[id].state != CARVE_WL_PENDING)
-					continue; /* finished while set aside */
-				a->wls[id].inadmissible = false;
-				pq_push(a, c, id);
-				visit_add(a, id);
-			}
-		}
-		a->changed = false;
-	}
-	marked_settle(a);
-	capmarked = a->nmarked + 16;
-	/* One entry per queue at most; kept between cycles. */
-	if (!a->ents)
-		a->ents = carve_malloc((a->ncqs ? a->ncqs : 1) * sizeof(struct entry));
-	if (!a->ord)
-		a->ord = carve_malloc((a->ncqs ? a->ncqs : 1) * sizeof(*a->ord));
-	ents = a->ents;
-	ord = a->ord;
-	marked = carve_malloc(capmarked * sizeof(*marked));
-	if (!a->skip_cohort)
-		a->skip_cohort = carve_malloc((a->nnodes ? a->nnodes : 1) * sizeof(int));
-	skip_cohort = a->skip_cohort;
-	if (skip_cohort)
-		memset(skip_cohort, 0, (a->nnodes ? a->nnodes : 1) * sizeof(int));
-	if (!ents || !ord || !marked || !skip_cohort || ensure_scratch(a)) {
-		rc = CARVE_ENOMEM;
-		goto out;
-	}
-	if (a->nmarked)
-		memcpy(marked, a->marked, a->nmarked * sizeof(*marked));
-	nmarked = a->nmarked;
-
-	/* 1. Heads and their assignments, all against the cycle-start state. */
-	for (q = 0; q < a->ncqs; q++) {
-		struct entry *e;
-		struct wl *w;
-		int h;
-
-		if (a->cqs[q].spec.stop != CARVE_STOP_NONE)
-			continue;
-		h = head_of(a, (int)q);
-		if (h < 0)
-			continue;
-		w = &a->wls[h];
-		e = &ents[nents++];
-		memset(&e->as, 0, sizeof(e->as)); /* e->res is set by evaluate */
-		e->targets = NULL;
-		e->ntargets = 0;
-		e->held = NULL;
-		e->nheld = 0;
-		e->wl = (uint32_t)h;
-		visit_add(a, (uint32_t)h); /* touched now; "waiting" again when not a head */
-		if (cq_reserve_admitted(&a->cqs[q])) { /* it may be admitted */
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-		if (evaluate(a, w, NULL, e)) {
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-		if (e->res.mode != GM_FIT && e->ntargets == 0 && partial_search(a, w, e)) {
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-	}
-	/* 2. In order; with fair sharing, the head whose queue would have the
-	 * lowest share after admitting it goes next, recomputed as usage moves. */
-	for (i = 0; i < nents; i++)
-		ord[i] = &ents[i];
-	sort_entries(ord, nents, a);
-	for (i = 0; i < nents; i++) {
-		struct entry *e;
-		struct wl *w;
-
-		if (a->fair_sharing)
-			pick_fairest(a, ord, i, nents);
-		e = ord[i];
-		w = &a->wls[e->wl];
-		int node = a->cqs[w->cq].node, root = qt_root(a, node);
-		bool in_cohort = a->nodes[node].parent >= 0;
-		size_t k, nsim;
-		bool fits, for_nodes;
-
-
-		if (e->res.mode == GM_NOFIT) {
-			set_pending(a, w, CARVE_PEND_NOFIT, e->res.why, a->cycle);
-			set_aside(a, w);
-			continue;
-		}
-		if (e->res.mode != GM_FIT && e->ntargets == 0) {
-			set_pending(a, w, CARVE_PEND_NOFIT, e->res.why[0] ? e->res.why :
-				    "needs preemption, but no workload can be preempted for it",
-				    a->cycle);
-			set_aside(a, w);
-			if (a->cqs[w->cq].spec.reclaim != CARVE_RECLAIM_ANY &&
-			    hold(a, e, node, true)) {
-				rc = CARVE_ENOMEM;
-				goto out;
-			}
-			continue;
-		}
-		if (e->res.mode != GM_FIT && in_cohort && skip_cohort[root]) {
-			set_pending(a, w, CARVE_PEND_SKIPPED, "another workload in the cohort issued "
-				    "preemptions in this cycle", a->cycle);
-			continue;
-		}
-		/* Does it fit now, with its victims and every victim marked
-		 * earlier removed? */
-		if (reserve((void **)&marked, &capmarked, nmarked + (size_t)e->ntargets,
-			    sizeof(*marked))) {
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-		nsim = nmarked;
-		for (k = 0; k < (size_t)e->ntargets; k++)
-			if (!a->wls[e->targets[k].wl].marked)
-				marked[nsim++] = e->targets[k].wl;
-		charge_tree(a, marked, nsim, -1, root);
-		fits = qt_fits(a, node, e->as.use, e->as.nuse);
-		charge_tree(a, marked, nsim, +1, root);
-		if (!fits) {
-			set_pending(a, w, CARVE_PEND_SKIPPED, "no longer fits after another workload "
-				    "was processed in this cycle", a->cycle);
-			continue;
-		}
-		for_nodes = false;
-		if (e->res.mode == GM_FIT) {
-			if (a->placer) {
-				char why[400];
-				int prc, nv = 0;
-
-				why[0] = '\0';
-				prc = place_wl(a, w, &e->as, why, sizeof(why));
-				if (prc == CARVE_ENOFIT)
-					prc = place_next_flavor(a, e, marked, nmarked, why,
-								sizeof(why));
-				if (prc == CARVE_ENOFIT)
-					nv = place_victims(a, w, &e->as, &e->targets);
-				if (prc == CARVE_ENOMEM || nv < 0) {
-					rc = CARVE_ENOMEM;
-					goto out;
-				}
-				if (nv > 0) {
-					e->ntargets = nv;
-					for_nodes = true;
-				} else if (prc) {
-					set_pending(a, w, CARVE_PEND_NOFIT, why, a->cycle);
-					set_aside(a, w);
-					continue;
-				}
-			}
-			if (!for_nodes) {
-				admit_entry(a, e);
-				decisions++;
-				continue;
-			}
-		}
-		/* Preempt: mark the victims; the preemptor holds its request. */
-		if (reserve((void **)&marked, &capmarked, nmarked + (size_t)e->ntargets,
-			    sizeof(*marked)) ||
-		    reserve((void **)&a->marked, &a->capmarked, a->nmarked + (size_t)e->ntargets,
-			    sizeof(*a->marked))) {
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-		for (k = 0; k < (size_t)e->ntargets; k++) {
-			struct wl *v = &a->wls[e->targets[k].wl];
-
-			if (v->marked)
-				continue;
-			a->marked[a->nmarked++] = e->targets[k].wl;
-			v->marked = true;
-			v->preemptor = e->wl;
-			v->preempt_reason = e->targets[k].reason;
-			v->cycle = a->cycle;
-			marked[nmarked++] = e->targets[k].wl;
-			decisions++;
-		}
-		if (in_cohort)
-			skip_cohort[root] = 1;
-		a->cqs[w->cq].claim = (int)e->wl;
-		{
-			char msg[128];
-
-			snprintf(msg, sizeof(msg), "waiting for %d preempted workload(s) to release "
-				 "their %s", e->ntargets, for_nodes ? "nodes" : "quota");
-			set_pending(a, w, CARVE_PEND_PREEMPTION_ISSUED, msg, a->cycle);
-		}
-		if (hold(a, e, node, false)) {
-			rc = CARVE_ENOMEM;
-			goto out;
-		}
-	}
-	/* 3. Release what waiting heads held during the cycle. */
-	for (i = 0; i < nents; i++) {
-		struct entry *e = &ents[i];
-		int node = a->cqs[a->wls[e->wl].cq].node;
-		size_t k;
-
-		for (k = 0; k < e->nheld; k++)
-			qt_add_usage(a, node, e->held[k].fr, -e->held[k].q);
-		e->nheld = 0;
-	}
-	/* Pending workloads that were not heads this cycle are "waiting behind
-	 * the head" (or their queue is stopped) as of this cycle; those set
-	 * aside keep the reason they were set aside for.  Only workloads on the
-	 * visit list can newly become so: every other pending one already is
-	 * (w->waiting, whose status names the last cycle), or is set aside. */
-	{
-		size_t n = 0;
-
-		for (i = 0; i < a->nvisit; i++) {
-			uint32_t id = a->visit[i];
-			struct wl *w = &a->wls[id];
-
-			if (w->state == CARVE_WL_PENDING && w->cycle == a->cycle && !w->inadmissible) {
-				a->visit[n++] = id; /* a head now: maybe waiting after the next */
-				continue;
-			}
-			w->in_visit = false;
-			if (w->state == CARVE_WL_PENDING && w->cycle != a->cycle && !w->inadmissible)
-				w->waiting = true;
-		}
-		a->nvisit = n;
-		a->cycle_done = a->cycle;
-	}
-	if (decisions)
-		a->changed = true;
-	rc = decisions;
-out:
-	for (i = 0; ents && i < nents; i++) {
-		struct entry *e = &ents[i];
-		size_t k;
-
-		/* On an early exit, give back anything still held. */
-		for (k = 0; k < e->nheld; k++)
-			qt_add_usage(a, a->cqs[a->wls[e->wl].cq].node, e->held[k].fr,
-				     -e->held[k].q);
-		carve_free(e->held);
-		assignment_free(&e->as);
-		carve_free(e->targets);
-	}
-	carve_free(marked);
-	return rc;
-}
-
-int carve_adm_evict_marked(struct carve_adm *a)
-{
-	size_t j;
-	int n = 0;
-
-	marked_settle(a); /* in id order, as a scan of every workload would go */
-	for (j = 0; j < a->nmarked; j++) {
-		uint32_t i = a->marked[j];
-		struct wl *w = &a->wls[i];
-
-		wl_charge(a, w, -1);
-		cq_del_wl(a, &a->cqs[w->cq], (uint32_t)i);
-		assignment_free(&w->adm);
-		carve_free(w->psr);
-		w->psr = NULL;
-		unplace_wl(a, w);
-		w->marked = false;
-		w->evicted = true;
-		w->state = CARVE_WL_PENDING;
-		/* Kueue's default requeuing timestamp is the eviction: the
-		 * workload goes behind everything already waiting. */
-		w->spec.created = a->now;
-		w->spec.has_created = true;
-		w->admitted_by_engine = false;
-		w->pending_reason = CARVE_PEND_NONE;
-		cq_add_pending(a, i); /* after its new timestamp: the heap orders by it */
-		visit_add(a, i);
-		n++;
-	}
-	a->nmarked = 0;
-	if (n)
-		a->changed = true;
-	return n;
-}
-
-int carve_adm_run(struct carve_adm *a, int64_t now, int max_cycles)
-{
-	int c, rc;
-
-	for (c = 0; c < max_cycles; c++) {
-		if (c)
-			carve_adm_evict_marked(a);
-		rc = carve_adm_cycle(a, now);
-		if (rc < 0)
-			return rc;
-		/* Stable: nothing decided and no queue has a new head to try. */
-		if (rc == 0 && !a->set_aside) {
-			c++;
-			break;
-		}
-	}
-	return c;
-}
-
 /* ---- status ---- */
 
 const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint32_t id)
@@ -2232,9 +1446,9 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	const char **psr_res, **psr_flv;
 	int64_t *psr_use;
 
-	if (id >= a->nwls)
+	if (id >= a->cat.nwls)
 		return NULL;
-	w = &a->wls[id];
+	w = &a->cat.wls[id];
 	if (!w->st)
 		w->st = carve_malloc(sizeof(*w->st));
 	st = w->st ? w->st : &a->st_oom;
@@ -2253,10 +1467,10 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 	st->cycle = w->cycle;
 	if (w->waiting && w->state == CARVE_WL_PENDING) {
 		st->pending_reason = CARVE_PEND_NOFIT;
-		st->message = a->cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
+		st->message = a->cat.cqs[w->cq].spec.stop != CARVE_STOP_NONE ?
 				      "its ClusterQueue is stopped (stopPolicy)" :
 				      "waiting behind the head of its queue";
-		st->cycle = a->cycle_done;
+		st->cycle = a->sched.cycle_done;
 	}
 	if (w->state != CARVE_WL_ADMITTED || !w->adm.count)
 		return st;
@@ -2290,8 +1504,8 @@ const struct carve_wl_status *carve_adm_status(const struct carve_adm *ca, uint3
 
 			if (fl < 0)
 				continue;
-			psr_res[base + (size_t)n] = carve_resreg_name(a->res, w->ps[p].res[r]);
-			psr_flv[base + (size_t)n] = a->flavors[fl].spec.name;
+			psr_res[base + (size_t)n] = carve_resreg_name(a->cat.res, w->ps[p].res[r]);
+			psr_flv[base + (size_t)n] = a->cat.flavors[fl].spec.name;
 			psr_use[base + (size_t)n] = carve_qty_sat_mul(w->ps[p].milli[r], pr->count);
 			n++;
 		}
@@ -2312,12 +1526,12 @@ int64_t carve_adm_cq_usage(const struct carve_adm *a, const char *cq, const char
 
 	if (q < 0)
 		return CARVE_ENOTFOUND;
-	res = carve_resreg_find(a->res, resource);
-	for (f = 0; f < a->nflavors; f++)
-		if (!strcmp(a->flavors[f].spec.name, flavor))
+	res = carve_resreg_find(a->cat.res, resource);
+	for (f = 0; f < a->cat.nflavors; f++)
+		if (!strcmp(a->cat.flavors[f].spec.name, flavor))
 			break;
-	if (res < 0 || f == a->nflavors || !a->finalized)
+	if (res < 0 || f == a->cat.nflavors || !a->cat.finalized)
 		return 0;
 	fr = fr_id(a, (int)f, res);
-	return fr < 0 ? 0 : a->nodes[a->cqs[q].node].usage[fr];
+	return fr < 0 ? 0 : a->qt.nodes[a->cat.cqs[q].node].usage[fr];
 }

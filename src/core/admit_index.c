@@ -106,7 +106,7 @@ void idmap_put(struct idmap *m, const char *key, uint32_t id)
 
 static const char *msg_key(const void *ctx, uint32_t id)
 {
-	return ((const struct carve_adm *)ctx)->msgs[id];
+	return ((const struct carve_adm *)ctx)->ix.msgs[id];
 }
 
 const char *adm_intern(struct carve_adm *a, const char *s)
@@ -116,27 +116,27 @@ const char *adm_intern(struct carve_adm *a, const char *s)
 
 	if (!*s)
 		return "";
-	if (a->last_msg && !strcmp(a->last_msg, s)) /* heads in a row often share one */
-		return a->last_msg;
-	id = idmap_find(&a->msgmap, s, msg_key, a);
+	if (a->ix.last_msg && !strcmp(a->ix.last_msg, s)) /* heads in a row often share one */
+		return a->ix.last_msg;
+	id = idmap_find(&a->ix.msgmap, s, msg_key, a);
 	if (id >= 0)
-		return a->last_msg = a->msgs[id];
-	if (a->nmsgs == a->capmsgs) {
-		size_t cap = a->capmsgs ? a->capmsgs * 2 : 64;
-		const char **v = carve_realloc(a->msgs, cap * sizeof(*v));
+		return a->ix.last_msg = a->ix.msgs[id];
+	if (a->ix.nmsgs == a->ix.capmsgs) {
+		size_t cap = a->ix.capmsgs ? a->ix.capmsgs * 2 : 64;
+		const char **v = carve_realloc(a->ix.msgs, cap * sizeof(*v));
 
 		if (!v)
 			return "(out of memory)";
-		a->msgs = v;
-		a->capmsgs = cap;
+		a->ix.msgs = v;
+		a->ix.capmsgs = cap;
 	}
 	c = carve_arena_strdup(&a->arena, s);
-	if (!c || idmap_reserve(&a->msgmap, msg_key, a))
+	if (!c || idmap_reserve(&a->ix.msgmap, msg_key, a))
 		return "(out of memory)";
-	a->msgs[a->nmsgs] = c;
-	idmap_put(&a->msgmap, c, (uint32_t)a->nmsgs);
-	a->nmsgs++;
-	return a->last_msg = c;
+	a->ix.msgs[a->ix.nmsgs] = c;
+	idmap_put(&a->ix.msgmap, c, (uint32_t)a->ix.nmsgs);
+	a->ix.nmsgs++;
+	return a->ix.last_msg = c;
 }
 
 /* ---- key ranks ---- */
@@ -145,8 +145,8 @@ static const struct carve_adm *rord;
 
 static int rank_cmp(const void *x, const void *y)
 {
-	return strcmp(rord->wls[*(const uint32_t *)x].spec.key,
-		      rord->wls[*(const uint32_t *)y].spec.key);
+	return strcmp(rord->cat.wls[*(const uint32_t *)x].spec.key,
+		      rord->cat.wls[*(const uint32_t *)y].spec.key);
 }
 
 static size_t log2sz(size_t n)
@@ -163,34 +163,34 @@ bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n)
 	uint32_t *ord, *rk;
 	size_t i;
 
-	for (i = 0; i < n && ids[i] < a->nranked; i++)
+	for (i = 0; i < n && ids[i] < a->ix.nranked; i++)
 		;
 	if (i == n)
 		return true;
-	a->krank_debt += n * log2sz(n);
-	if (a->krank_debt < a->nwls * log2sz(a->nwls))
+	a->ix.krank_debt += n * log2sz(n);
+	if (a->ix.krank_debt < a->cat.nwls * log2sz(a->cat.nwls))
 		return false;
-	a->krank_debt = 0;
-	ord = carve_malloc((a->nwls ? a->nwls : 1) * sizeof(*ord));
-	rk = carve_realloc(a->krank, (a->nwls ? a->nwls : 1) * sizeof(*rk));
+	a->ix.krank_debt = 0;
+	ord = carve_malloc((a->cat.nwls ? a->cat.nwls : 1) * sizeof(*ord));
+	rk = carve_realloc(a->ix.krank, (a->cat.nwls ? a->cat.nwls : 1) * sizeof(*rk));
 	if (!ord || !rk) {
 		carve_free(ord);
 		if (rk)
-			a->krank = rk;
+			a->ix.krank = rk;
 		return false;
 	}
-	a->krank = rk;
-	for (i = 0; i < a->nwls; i++)
+	a->ix.krank = rk;
+	for (i = 0; i < a->cat.nwls; i++)
 		ord[i] = (uint32_t)i;
 	rord = a;
-	qsort(ord, a->nwls, sizeof(*ord), rank_cmp);
+	qsort(ord, a->cat.nwls, sizeof(*ord), rank_cmp);
 	rord = NULL;
-	for (i = 0; i < a->nwls; i++)
+	for (i = 0; i < a->cat.nwls; i++)
 		rk[ord[i]] = (uint32_t)i;
 	carve_free(ord);
-	a->nranked = a->nwls;
-	for (i = 0; i < a->ncqs; i++) { /* the copies beside the admitted lists */
-		struct cq *q = &a->cqs[i];
+	a->ix.nranked = a->cat.nwls;
+	for (i = 0; i < a->cat.ncqs; i++) { /* the copies beside the admitted lists */
+		struct cq *q = &a->cat.cqs[i];
 		size_t j;
 
 		for (j = 0; j < q->nwls; j++)
@@ -223,7 +223,7 @@ static bool pq_less(const struct carve_adm *a, const struct pqent *x, const stru
 		return x->priority > y->priority;
 	if (x->created != y->created)
 		return x->created < y->created;
-	return wl_queue_cmp(&a->wls[x->id], &a->wls[y->id]) < 0;
+	return wl_queue_cmp(&a->cat.wls[x->id], &a->cat.wls[y->id]) < 0;
 }
 
 static void pq_up(struct carve_adm *a, struct cq *q, size_t i)
@@ -264,7 +264,7 @@ static void pq_down(struct carve_adm *a, struct cq *q, size_t i)
  * Priority and creation time must not change while it is in the heap. */
 void pq_push(struct carve_adm *a, struct cq *q, uint32_t id)
 {
-	const struct wl *w = &a->wls[id];
+	const struct wl *w = &a->cat.wls[id];
 	struct pqent *e = &q->pend[q->npend++];
 
 	e->created = w->spec.has_created ? w->spec.created : INT64_MIN;
@@ -300,7 +300,7 @@ void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
 /* Finished workloads are left in the heap and dropped when they surface. */
 int pq_top(struct carve_adm *a, struct cq *q)
 {
-	while (q->npend && a->wls[q->pend[0].id].state != CARVE_WL_PENDING)
+	while (q->npend && a->cat.wls[q->pend[0].id].state != CARVE_WL_PENDING)
 		pq_remove_at(a, q, 0);
 	return q->npend ? (int)q->pend[0].id : -1;
 }

@@ -1,7 +1,9 @@
 /*
  * admit_int.h - private layout of the admission engine, shared by
  * quota.c (the quota tree), flavor.c (flavor assignment), preempt.c
- * (victim selection) and admit.c (engine object and the cycle).
+ * (victim selection), admit.c (engine object, lists, placement),
+ * admit_cycle.c (the cycle), admit_index.c (indexes) and admit_check.c
+ * (the invariant checker).
  *
  * Invariants:
  *   - Quota is tracked per "fr": a (flavor, resource) pair that some
@@ -46,6 +48,7 @@ struct qnode {
 	int cq;          /* index in adm->cqs when is_cq, else -1 */
 	int parent;      /* node index, -1 for a root */
 	int depth;       /* 0 for a root */
+	int height;      /* distance to its deepest leaf: 0 for a ClusterQueue */
 	int root;        /* node index of its root (itself for a root) */
 	int rcq_first, rcq_n; /* at a root: its ClusterQueues, adm->root_cqs[first ..] */
 	int64_t *nominal, *blimit, *llimit; /* per fr; QTY_INF = no limit */
@@ -203,56 +206,94 @@ struct idmap {
 	size_t cap, n;
 };
 
-struct carve_adm {
-	struct carve_arena arena;
+/*
+ * The engine.  Its state is grouped by owner and lifetime:
+ *   cat    the objects: flavors, ClusterQueues (with their admitted lists
+ *          and pending heaps) and workloads, by dense id; filled by the
+ *          carve_adm_add_* calls (admit.c), never shrunk.
+ *   qt     the quota tree (quota.c): nodes with per-fr quota and usage,
+ *          the fr ids, each root's ClusterQueues; built by qt_finalize(),
+ *          usage changed only through qt_add_usage().
+ *   ix     indexes over cat (admit_index.c): hash maps, interned messages,
+ *          key ranks; derived data, rebuilt or extended, never the truth.
+ *   sched  scheduling state carried from one cycle to the next (admit.c,
+ *          admit_cycle.c): the cycle counter and time, the marked victims,
+ *          the workloads whose "waiting" status may change.
+ *   cyc    scratch of one cycle or one call (admit_cycle.c, flavor.c,
+ *          preempt.c): buffers kept only to avoid allocating; nothing in
+ *          it is meaningful between calls.
+ * Everything is owned by the engine and freed by carve_adm_destroy().
+ */
+struct adm_catalog {
+	struct carve_resreg *res;
+	bool finalized;
+	struct flavor *flavors;
+	size_t nflavors, capflavors;
+	struct cq *cqs;
+	size_t ncqs, capcqs;
+	struct wl *wls;
+	size_t nwls, capwls;
+	struct carve_placer *placer;        /* borrowed; NULL: quota-only admission */
+	const struct carve_cluster *cluster; /* the placer's, borrowed */
+};
+
+struct adm_quota {
+	struct qnode *nodes;
+	size_t nnodes, capnodes;
+	int nfr;
+	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
+	int *fr_flavor, *fr_res;
+	int *root_cqs;   /* ClusterQueue ids grouped by root, ascending within one */
+};
+
+struct adm_index {
 	struct idmap wlmap, cqmap, msgmap; /* workloads by key, queues by name, messages */
 	const char **msgs;
 	size_t nmsgs, capmsgs;
+	const char *last_msg; /* the message interned last */
+	/* Key ranks (admit_index.c): krank[id] orders the keys of workloads
+	 * 0 .. nranked-1 as strcmp does; rebuilt when sorting by key costs
+	 * more than rebuilding would (krank_debt). */
+	uint32_t *krank;
+	size_t nranked, krank_debt;
+};
+
+struct adm_sched {
+	int cycle;
+	int cycle_done;     /* last cycle that ran to its end */
+	int64_t now;        /* time of the current (last) cycle */
+	bool changed;       /* something was admitted or released since the last cycle */
+	int set_aside;      /* BestEffortFIFO heads set aside in the last cycle */
+	bool fair_sharing;  /* order heads and preempt by dominant resource share */
 	/* Workloads whose "waiting behind the head" status may need setting at
 	 * the end of the next cycle (added, evicted, set-aside cleared, heads). */
 	uint32_t *visit;
 	size_t nvisit, capvisit;
 	uint32_t *marked;   /* marked workloads (may hold finished ones: filtered) */
 	size_t nmarked, capmarked;
+};
+
+struct adm_scratch {
+	struct entry *ents; /* the cycle's heads (admit_cycle.c), room for every queue */
+	struct entry **ord; /* ... in the order they are processed */
+	int *skip_cohort;   /* per node: preemptions a root's heads issued this cycle */
 	struct target *scratch_targets; /* room for every workload: preemption oracle */
 	void *scratch_keys;             /* preempt.c: candidate sort keys */
 	size_t capkeys;
-	/* Key ranks (admit_index.c): krank[id] orders the keys of workloads
-	 * 0 .. nranked-1 as strcmp does; rebuilt when sorting by key costs
-	 * more than rebuilding would (krank_debt). */
-	uint32_t *krank;
-	size_t nranked, krank_debt;
 	uint32_t *scratch_cands;        /* preempt.c: candidate ids */
 	size_t capscratch;
-	int cycle_done;     /* last cycle that ran to its end */
-	struct entry *ents; /* the cycle's heads (admit.c), room for every queue */
-	struct entry **ord; /* ... in the order they are processed */
-	int *skip_cohort;   /* per node: a root whose heads issued preemptions this cycle */
-	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
-	const char *last_msg; /* the message interned last */
 	struct ocache ocache[OCACHE_SLOTS]; /* oracle results of the last assignment */
 	int nocache;
-	struct carve_resreg *res;
-	bool finalized;
-	struct flavor *flavors;
-	size_t nflavors, capflavors;
-	struct qnode *nodes;
-	size_t nnodes, capnodes;
-	struct cq *cqs;
-	size_t ncqs, capcqs;
-	struct wl *wls;
-	size_t nwls, capwls;
-	int nfr;
-	int *fr_of;      /* [flavor * CARVE_RES_MAX + res] -> fr or -1 */
-	int *fr_flavor, *fr_res;
-	int *root_cqs;   /* ClusterQueue ids grouped by root, ascending within one */
-	int cycle;
-	int64_t now;     /* time of the current (last) cycle */
-	bool changed;    /* something was admitted or released since the last cycle */
-	int set_aside;   /* BestEffortFIFO heads set aside in the last cycle */
-	bool fair_sharing; /* order heads and preempt by dominant resource share */
-	struct carve_placer *placer;        /* borrowed; NULL: quota-only admission */
-	const struct carve_cluster *cluster; /* the placer's, borrowed */
+};
+
+struct carve_adm {
+	struct carve_arena arena;
+	struct adm_catalog cat;
+	struct adm_quota qt;
+	struct adm_index ix;
+	struct adm_sched sched;
+	struct adm_scratch cyc;
+	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
 };
 
 /* ---- quota.c ---- */
@@ -263,6 +304,9 @@ int64_t qt_available(const struct carve_adm *a, int node, int fr);
 int64_t qt_potential(const struct carve_adm *a, int node, int fr);
 bool qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val);
 bool qt_borrowing(const struct carve_adm *a, int node, int fr);
+/* The lowest subtree (node index) holding val more of fr for node; node
+ * itself when it need not borrow.  Its height is the borrowing level. */
+int qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val);
 int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val);
 void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta);
 int qt_root(const struct carve_adm *a, int node);
@@ -289,8 +333,31 @@ void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
 int pq_top(struct carve_adm *a, struct cq *q);
 void aside_push(struct carve_adm *a, struct cq *q, uint32_t id);
 
-/* ---- admit.c ---- */
+/* ---- admit.c: the objects, their lists, placement ---- */
 void wl_charge(struct carve_adm *a, struct wl *w, int sign);
+/* Room for need elements in *arr (at least doubling); CARVE_ENOMEM. */
+int adm_reserve(void **arr, size_t *cap, size_t need, size_t size);
+/* Room in q's admitted list for one more; CARVE_ENOMEM. */
+int cq_reserve_admitted(struct cq *q);
+/* Into / out of q's admitted list (room made by cq_reserve_admitted),
+ * after the workload's assignment and admission time are set. */
+void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id);
+void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id);
+/* Into / out of its queue's pending heap (room reserved at add time). */
+void cq_add_pending(struct carve_adm *a, uint32_t id);
+void cq_del_pending(struct carve_adm *a, uint32_t id);
+/* Onto sched.visit once (never allocates). */
+void visit_add(struct carve_adm *a, uint32_t id);
+/* Places every pod of w at the counts of as, all or nothing, and keeps the
+ * placement on w: 0, CARVE_ENOFIT or CARVE_EINVAL (why says why; nothing
+ * held), CARVE_ENOMEM.  unplace_wl gives it back. */
+int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
+	     size_t whysize);
+void unplace_wl(struct carve_adm *a, struct wl *w);
+/* Victims that make room on the nodes for w's gang under as (replacing
+ * *tout, carve_malloc'd): how many, 0 when none helps, or CARVE_ENOMEM. */
+int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
+		  struct target **tout);
 /* Bit fr set for each fr w's admission charges (q > 0); all bits when
  * there are more than 64 frs (then test wl's usage itself). */
 uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w);
@@ -301,7 +368,9 @@ enum gmode { GM_NOFIT = 0, GM_NOCAND, GM_PREEMPT, GM_RECLAIM, GM_FIT };
 
 struct assign_result {
 	enum gmode mode;    /* worst over podsets */
-	int borrow_level;   /* highest over podsets */
+	int borrow_level;   /* highest over podsets: height of the lowest cohort
+			     * subtree holding the request (after preemption
+			     * when it preempts), 0 without borrowing */
 	bool borrowing;
 	char why[512];      /* for NoFit */
 	int need[128];      /* frs whose request needs preemption */

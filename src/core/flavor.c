@@ -5,8 +5,12 @@
  *
  * Per flavor the request is classified against the current quota tree:
  * FIT (fits what is available), or, when it fits what the queue could ever
- * get, one of RECLAIM (victims in other queues), PREEMPT (victims only in
- * its own queue) or NOCAND (no victim at all); otherwise NOFIT.  The search
+ * get and may preempt (may_preempt: within nominal, reclaimable inside the
+ * hierarchy, or borrowWithinCohort), one of RECLAIM (victims in other
+ * queues), PREEMPT (victims only in its own queue) or NOCAND (no victim at
+ * all); otherwise NOFIT.  Its borrowing level is the height of the lowest
+ * cohort subtree holding it (qt_borrow_level), for RECLAIM and PREEMPT
+ * once the victims are gone.  The search
  * stops at a flavor that fits without borrowing, at one that fits by
  * borrowing when whenCanBorrow is MayStopSearch, or at one that needs
  * preemption (with victims) when whenCanPreempt is MayStopSearch; else the
@@ -14,7 +18,8 @@
  * NOCAND), then less borrowing, then the earlier flavor; with preference
  * PreemptionOverBorrowing borrowing is compared first.  Podsets are
  * assigned in order and see the usage of earlier podsets of the same
- * workload.  The tree is never modified.
+ * workload.  The tree is left as found (the oracle removes victims only
+ * for the time it measures).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +69,7 @@ int assignment_alloc(struct assignment *as, const struct wl *w)
 bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
 		    char *why, size_t whysize)
 {
-	const struct flavor *f = &a->flavors[flavor];
+	const struct flavor *f = &a->cat.flavors[flavor];
 	struct carve_labels fl = carve_labels_of(f->spec.labels, f->spec.nlabels);
 	size_t i, bad = 0;
 
@@ -145,15 +150,32 @@ static int64_t use_get(const struct frq *use, size_t n, int fr)
  * workload's own, NOCAND when there is none.
  */
 static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
-			 const int *need, int nneed)
+			 const int *need, int nneed, int *level_after)
 {
-	struct target *t = a->scratch_targets; /* room for every workload */
+	struct target *t = a->cyc.scratch_targets; /* room for every workload */
 	enum gmode m = GM_NOCAND;
-	int n, i;
+	int n, i, node = a->cat.cqs[w->cq].node;
+	size_t k;
 
 	n = preempt_targets(a, w, use, nuse, need, nneed, t);
-	if (a->nocache < OCACHE_SLOTS && nneed <= CARVE_RES_MAX && nuse <= CARVE_RES_MAX) {
-		struct ocache *c = &a->ocache[a->nocache];
+	/* The borrowing level once the victims are gone (Kueue's oracle
+	 * returns it with the preemption possibility): a flavor that needs
+	 * preemption is compared by where it would then take its quota. */
+	*level_after = 0;
+	if (n > 0) {
+		for (i = 0; i < n; i++)
+			wl_charge(a, &a->cat.wls[t[i].wl], -1);
+		for (k = 0; k < nuse; k++) {
+			int l = qt_borrow_level(a, node, use[k].fr, use[k].q);
+
+			if (l > *level_after)
+				*level_after = l;
+		}
+		for (i = 0; i < n; i++)
+			wl_charge(a, &a->cat.wls[t[i].wl], +1);
+	}
+	if (a->cyc.nocache < OCACHE_SLOTS && nneed <= CARVE_RES_MAX && nuse <= CARVE_RES_MAX) {
+		struct ocache *c = &a->cyc.ocache[a->cyc.nocache];
 		size_t want = n > 0 ? (size_t)n : 0;
 
 		if (want > c->cap) {
@@ -172,11 +194,11 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 			if (want)
 				memcpy(c->targets, t, want * sizeof(*t));
 			c->ntargets = want;
-			a->nocache++;
+			a->cyc.nocache++;
 		}
 	}
 	for (i = 0; i < n; i++) {
-		if (a->wls[t[i].wl].cq != w->cq) {
+		if (a->cat.wls[t[i].wl].cq != w->cq) {
 			m = GM_RECLAIM;
 			break;
 		}
@@ -187,9 +209,31 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 
 static const char *res_name(const struct carve_adm *a, int id)
 {
-	const char *n = carve_resreg_name(a->res, id);
+	const char *n = carve_resreg_name(a->cat.res, id);
 
 	return n ? n : "?";
+}
+
+/*
+ * Whether a request of val of fr that does not fit what is available may
+ * look for victims at all (Kueue's fitsResourceQuota): when it is within
+ * the queue's nominal quota; when a subtree below the root would hold it
+ * (preemption may reclaim inside the hierarchy); or when the queue may
+ * preempt while borrowing (borrowWithinCohort, or fair sharing with
+ * reclaimWithinCohort).  Otherwise the flavor does not fit.
+ */
+static bool may_preempt(const struct carve_adm *a, const struct cq *q, int node, int fr,
+			int64_t val)
+{
+	int sub;
+
+	if (val <= a->qt.nodes[node].nominal[fr])
+		return true;
+	if (q->spec.bwc != CARVE_BWC_NEVER ||
+	    (a->sched.fair_sharing && q->spec.reclaim != CARVE_RECLAIM_NEVER))
+		return true;
+	sub = qt_fit_subtree(a, node, fr, val);
+	return a->qt.nodes[sub].parent >= 0;
 }
 
 /*
@@ -201,13 +245,13 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 				const bool *skip, struct assignment *out,
 				struct assign_result *res)
 {
-	const struct cq *q = &a->cqs[w->cq];
+	const struct cq *q = &a->cat.cqs[w->cq];
 	const struct cq_group *cg = &q->groups[g];
 	const struct podset *ps = &w->ps[p];
 	int node = q->node, f, r;
 	struct cand best = {GM_NOFIT, 0, -1};
 	char why[256] = "";
-	int best_need[CARVE_RES_MAX], best_nneed = 0, k2;
+	int best_need[CARVE_RES_MAX], best_nneed = 0, k2, level_after;
 
 	for (f = 0; f < cg->nflv; f++) {
 		int fl = cg->flv[f];
@@ -215,6 +259,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 		struct frq trial[CARVE_RES_MAX * 4];
 		size_t ntrial = 0, k;
 		int need[CARVE_RES_MAX], nneed = 0;
+		int level_fit = 0, level_need = 0; /* of the frs that fit, that need preemption */
 
 		if (fl < 0 || (skip && skip[fl]))
 			continue;
@@ -224,7 +269,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 		for (k = 0; k < out->nuse && ntrial < CARVE_RES_MAX * 4; k++)
 			trial[ntrial++] = out->use[k];
 		for (r = 0; r < ps->nreqs; r++) {
-			int fr;
+			int fr, level;
 			int64_t val, avail, pot;
 
 			if (q->group_of[ps->res[r]] != g)
@@ -235,29 +280,43 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 			if (fr < 0) {
 				c.mode = GM_NOFIT;
 				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s",
-					 res_name(a, ps->res[r]), a->flavors[fl].spec.name);
+					 res_name(a, ps->res[r]), a->cat.flavors[fl].spec.name);
 				break;
 			}
 			if (ntrial < CARVE_RES_MAX * 4)
 				use_add(trial, &ntrial, fr, (int64_t)count * ps->milli[r]);
 			avail = qt_available(a, node, fr);
 			pot = qt_potential(a, node, fr);
+			level = qt_borrow_level(a, node, fr, val);
 			if (val <= avail) {
-				/* fits */
+				if (level > level_fit)
+					level_fit = level;
+			} else if (val <= pot && !may_preempt(a, q, node, fr, val)) {
+				/* Kueue looks for victims only when the request fits
+				 * the queue's nominal quota, when a subtree below the
+				 * root could hold it, or when borrowWithinCohort (or
+				 * fair sharing) lets it preempt while borrowing. */
+				c.mode = GM_NOFIT;
+				snprintf(why, sizeof(why), "insufficient unused quota for %s in flavor "
+					 "%s, request above the nominal quota (%lld > %lld milli) and "
+					 "borrowWithinCohort does not allow preemption while borrowing",
+					 res_name(a, ps->res[r]), a->cat.flavors[fl].spec.name,
+					 (long long)val, (long long)a->qt.nodes[node].nominal[fr]);
+				break;
 			} else if (val <= pot) {
 				if (c.mode > GM_PREEMPT)
 					c.mode = GM_PREEMPT;
 				need[nneed++] = fr;
+				if (level > level_need)
+					level_need = level;
 			} else {
 				c.mode = GM_NOFIT;
 				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s, "
 					 "request > maximum capacity (%lld > %lld milli)",
-					 res_name(a, ps->res[r]), a->flavors[fl].spec.name,
+					 res_name(a, ps->res[r]), a->cat.flavors[fl].spec.name,
 					 (long long)val, (long long)pot);
 				break;
 			}
-			if (qt_borrow_level(a, node, fr, val) > c.level)
-				c.level = qt_borrow_level(a, node, fr, val);
 		}
 		if (c.mode == GM_NOFIT)
 			continue;
@@ -274,8 +333,13 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 				if (n2 < nneed)
 					trial[j++] = trial[k];
 			}
-			c.mode = oracle(a, w, trial, j, need, nneed);
+			c.mode = oracle(a, w, trial, j, need, nneed, &level_after);
+			/* with victims: where the request then takes its quota;
+			 * without: where it would now */
+			if (c.mode != GM_NOCAND)
+				level_need = level_after;
 		}
+		c.level = level_fit > level_need ? level_fit : level_need;
 		if (best.flavor_idx < 0 || preferred(&c, &best, q->spec.preempt_over_borrow)) {
 			best = c;
 			best_nneed = nneed;
@@ -311,7 +375,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 		use_add(out->use, &out->nuse, fr, (int64_t)count * ps->milli[r]);
 	}
 	if (best.mode != GM_FIT && !res->why[0]) {
-		struct flavor *bf = &a->flavors[cg->flv[best.flavor_idx]];
+		struct flavor *bf = &a->cat.flavors[cg->flv[best.flavor_idx]];
 
 		if (!bf->preempt_why) { /* made once per flavor, kept in the arena */
 			snprintf(res->why, sizeof(res->why), "insufficient unused quota in flavor "
@@ -333,10 +397,10 @@ int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
 			const bool *skip, struct assignment *out, struct assign_result *res)
 {
-	const struct cq *q = &a->cqs[w->cq];
+	const struct cq *q = &a->cat.cqs[w->cq];
 	int p, r, g;
 
-	a->nocache = 0; /* oracle results are this assignment's only */
+	a->cyc.nocache = 0; /* oracle results are this assignment's only */
 	res->mode = GM_FIT;
 	res->borrow_level = 0;
 	res->borrowing = false;

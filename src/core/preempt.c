@@ -37,7 +37,7 @@ static bool cq_borrowing(const struct carve_adm *a, int cq, const int *need, int
 	int k;
 
 	for (k = 0; k < nneed; k++)
-		if (qt_borrowing(a, a->cqs[cq].node, need[k]))
+		if (qt_borrowing(a, a->cat.cqs[cq].node, need[k]))
 			return true;
 	return false;
 }
@@ -47,10 +47,10 @@ static bool cq_borrowing(const struct carve_adm *a, int cq, const int *need, int
 static bool under_nominal(const struct carve_adm *a, const struct wl *w, const int *need,
 			  int nneed)
 {
-	int node = a->cqs[w->cq].node, k;
+	int node = a->cat.cqs[w->cq].node, k;
 
 	for (k = 0; k < nneed; k++)
-		if (a->nodes[node].usage[need[k]] >= a->nodes[node].nominal[need[k]])
+		if (a->qt.nodes[node].usage[need[k]] >= a->qt.nodes[node].nominal[need[k]])
 			return false;
 	return true;
 }
@@ -208,9 +208,9 @@ static void ckey_set(const struct carve_adm *a, struct ckey *k, const struct cq 
 {
 	const struct vrec *r = &o->vr[i];
 	uint32_t id = o->wls[i];
-	bool marked = a->nmarked && a->wls[id].marked; /* none marked: no need to look */
+	bool marked = a->sched.nmarked && a->cat.wls[id].marked; /* none marked: no need to look */
 
-	k->k = (uint64_t)!marked << 34 | (uint64_t)(o - a->cqs == cq) << 33 |
+	k->k = (uint64_t)!marked << 34 | (uint64_t)(o - a->cat.cqs == cq) << 33 |
 	       (uint64_t)((uint32_t)r->priority ^ 0x80000000u) << 1 | (uint64_t)!r->has_at;
 	k->at = r->at;
 	k->key = NULL;
@@ -234,9 +234,9 @@ static bool prepare_keys(struct carve_adm *a, struct ckey *ks, size_t n, uint32_
 	ranked = krank_ready(a, ids, n);
 	for (i = 0; i < n; i++) {
 		if (ranked)
-			ks[i].rank = a->krank[ks[i].id];
+			ks[i].rank = a->ix.krank[ks[i].id];
 		else
-			ks[i].key = a->wls[ks[i].id].spec.key;
+			ks[i].key = a->cat.wls[ks[i].id].spec.key;
 	}
 	return ranked;
 }
@@ -245,20 +245,20 @@ static bool prepare_keys(struct carve_adm *a, struct ckey *ks, size_t n, uint32_
  * twice. */
 static int keys_room(struct carve_adm *a, const struct wl *w)
 {
-	int root = qt_root(a, a->cqs[w->cq].node), k;
-	size_t n = a->cqs[w->cq].nwls;
+	int root = qt_root(a, a->cat.cqs[w->cq].node), k;
+	size_t n = a->cat.cqs[w->cq].nwls;
 
-	for (k = 0; k < a->nodes[root].rcq_n; k++)
-		n += a->cqs[a->root_cqs[a->nodes[root].rcq_first + k]].nwls;
+	for (k = 0; k < a->qt.nodes[root].rcq_n; k++)
+		n += a->cat.cqs[a->qt.root_cqs[a->qt.nodes[root].rcq_first + k]].nwls;
 	n *= 2; /* the candidates, then those of w's own queue */
-	if (n > a->capkeys) {
-		size_t cap = n > 2 * a->capkeys ? n : 2 * a->capkeys;
-		void *v = carve_realloc(a->scratch_keys, cap * sizeof(struct ckey));
+	if (n > a->cyc.capkeys) {
+		size_t cap = n > 2 * a->cyc.capkeys ? n : 2 * a->cyc.capkeys;
+		void *v = carve_realloc(a->cyc.scratch_keys, cap * sizeof(struct ckey));
 
 		if (!v)
 			return CARVE_ENOMEM;
-		a->scratch_keys = v;
-		a->capkeys = cap;
+		a->cyc.scratch_keys = v;
+		a->cyc.capkeys = cap;
 	}
 	return 0;
 }
@@ -267,11 +267,11 @@ static int keys_room(struct carve_adm *a, const struct wl *w)
 static size_t find_candidates(const struct carve_adm *a, const struct wl *w, const int *need,
 			      int nneed, struct ckey *ks)
 {
-	const struct cq *q = &a->cqs[w->cq];
+	const struct cq *q = &a->cat.cqs[w->cq];
 	int node = q->node, root = qt_root(a, node);
 	size_t n = 0, i;
 	uint64_t nm = 0;
-	bool slow = a->nfr > 64; /* masks hold no information: test usage */
+	bool slow = a->qt.nfr > 64; /* masks hold no information: test usage */
 	int k;
 
 	for (k = 0; k < nneed && !slow; k++)
@@ -289,17 +289,17 @@ static size_t find_candidates(const struct carve_adm *a, const struct wl *w, con
 				continue;
 			if (r->priority == w->spec.priority &&
 			    !(q->spec.within_cq == CARVE_WCQ_LOWER_OR_NEWER_EQUAL &&
-			      created_after(&a->wls[q->wls[i]], w)))
+			      created_after(&a->cat.wls[q->wls[i]], w)))
 				continue;
-			if (slow && !uses_any(a, &a->wls[q->wls[i]], need, nneed))
+			if (slow && !uses_any(a, &a->cat.wls[q->wls[i]], need, nneed))
 				continue;
 			ckey_set(a, &ks[n++], q, i, w->cq);
 		}
-	if (a->nodes[node].parent < 0 || q->spec.reclaim == CARVE_RECLAIM_NEVER)
+	if (a->qt.nodes[node].parent < 0 || q->spec.reclaim == CARVE_RECLAIM_NEVER)
 		return n;
-	for (k = 0; k < a->nodes[root].rcq_n; k++) {
-		int c = a->root_cqs[a->nodes[root].rcq_first + k];
-		const struct cq *o = &a->cqs[c];
+	for (k = 0; k < a->qt.nodes[root].rcq_n; k++) {
+		int c = a->qt.root_cqs[a->qt.nodes[root].rcq_first + k];
+		const struct cq *o = &a->cat.cqs[c];
 
 		if (c == w->cq || o->spec.not_reclaimable)
 			continue;
@@ -312,7 +312,7 @@ static size_t find_candidates(const struct carve_adm *a, const struct wl *w, con
 				continue;
 			if (q->spec.reclaim == CARVE_RECLAIM_LOWER && r->priority >= w->spec.priority)
 				continue;
-			if (slow && !uses_any(a, &a->wls[o->wls[i]], need, nneed))
+			if (slow && !uses_any(a, &a->cat.wls[o->wls[i]], need, nneed))
 				continue;
 			ckey_set(a, &ks[n++], o, i, w->cq);
 		}
@@ -323,7 +323,7 @@ static size_t find_candidates(const struct carve_adm *a, const struct wl *w, con
 static bool wl_fits(const struct carve_adm *a, const struct wl *w, const struct frq *use,
 		    size_t nuse, bool allow_borrowing)
 {
-	int node = a->cqs[w->cq].node;
+	int node = a->cat.cqs[w->cq].node;
 	size_t i;
 
 	for (i = 0; i < nuse; i++) {
@@ -353,7 +353,7 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 
 	for (i = 0; i < cands->n; i++) {
 		uint32_t id = lz_id(cands, i);
-		struct wl *v = &a->wls[id];
+		struct wl *v = &a->cat.wls[id];
 		enum carve_preempt_reason reason = CARVE_PREEMPT_IN_CQ;
 
 		if (v->cq != w->cq) {
@@ -377,7 +377,7 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 	}
 	if (!fits) {
 		for (i = 0; i < n; i++)
-			wl_charge(a, &a->wls[out[i].wl], +1);
+			wl_charge(a, &a->cat.wls[out[i].wl], +1);
 		return 0;
 	}
 	/* Give back victims that turn out not to be needed, newest choice first
@@ -394,16 +394,16 @@ static int fill_back(struct carve_adm *a, struct wl *w, const struct frq *use, s
 	size_t i;
 
 	for (k = (int)n - 2; k >= 0; k--) {
-		wl_charge(a, &a->wls[out[k].wl], +1);
+		wl_charge(a, &a->cat.wls[out[k].wl], +1);
 		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
 			memmove(&out[k], &out[k + 1], (n - (size_t)k - 1) * sizeof(*out));
 			n--;
 		} else {
-			wl_charge(a, &a->wls[out[k].wl], -1);
+			wl_charge(a, &a->cat.wls[out[k].wl], -1);
 		}
 	}
 	for (i = 0; i < n; i++)
-		wl_charge(a, &a->wls[out[i].wl], +1);
+		wl_charge(a, &a->cat.wls[out[i].wl], +1);
 	return (int)n;
 }
 
@@ -414,8 +414,8 @@ static int64_t cand_cq_share(struct carve_adm *a, const uint32_t *cands, size_t 
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!gone[i] && a->wls[cands[i]].cq == cq)
-			return qt_drs(a, a->cqs[cq].node, NULL, 0, +1);
+		if (!gone[i] && a->cat.wls[cands[i]].cq == cq)
+			return qt_drs(a, a->cat.cqs[cq].node, NULL, 0, +1);
 	return -1;
 }
 
@@ -434,7 +434,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 {
 	bool *gone = carve_calloc(n ? n : 1, sizeof(*gone));
 	bool *retry = carve_calloc(n ? n : 1, sizeof(*retry));
-	int pnode = a->cqs[w->cq].node;
+	int pnode = a->cat.cqs[w->cq].node;
 	int64_t pshare = qt_drs(a, pnode, use, nuse, +1);
 	size_t nt = 0, i;
 	bool fits = false;
@@ -447,7 +447,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 		bool took = false;
 
 		for (i = 0; i < n; i++) {
-			int cq = a->wls[cands[i]].cq;
+			int cq = a->cat.wls[cands[i]].cq;
 			int64_t sh;
 
 			if (gone[i] || retry[i])
@@ -461,7 +461,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 		if (best_cq < 0)
 			break;
 		for (i = 0; i < n && !took; i++) {
-			struct wl *v = &a->wls[cands[i]];
+			struct wl *v = &a->cat.wls[cands[i]];
 			bool below;
 
 			if (gone[i] || retry[i] || v->cq != best_cq)
@@ -470,7 +470,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 				out[nt].reason = CARVE_PREEMPT_IN_CQ;
 			} else {
 				below = below_prio && v->spec.priority < *below_prio;
-				if (!below && pshare > qt_drs(a, a->cqs[v->cq].node, v->adm.use,
+				if (!below && pshare > qt_drs(a, a->cat.cqs[v->cq].node, v->adm.use,
 							       v->adm.nuse, -1)) {
 					retry[i] = true;
 					continue;
@@ -486,18 +486,18 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 			pshare = qt_drs(a, pnode, use, nuse, +1);
 			if (best_cq != w->cq && !cq_borrowing(a, best_cq, need, nneed))
 				for (size_t j = 0; j < n; j++)
-					if (a->wls[cands[j]].cq == best_cq && !gone[j])
+					if (a->cat.wls[cands[j]].cq == best_cq && !gone[j])
 						retry[j] = true;
 		}
 	}
 	/* Second strategy: the preemptor's share stays below the queue's. */
 	for (i = 0; i < n && !fits; i++) {
-		struct wl *v = &a->wls[cands[i]];
+		struct wl *v = &a->cat.wls[cands[i]];
 
 		if (gone[i] || !retry[i] || v->cq == w->cq ||
 		    !cq_borrowing(a, v->cq, need, nneed))
 			continue;
-		if (pshare >= qt_drs(a, a->cqs[v->cq].node, NULL, 0, +1))
+		if (pshare >= qt_drs(a, a->cat.cqs[v->cq].node, NULL, 0, +1))
 			continue;
 		wl_charge(a, v, -1);
 		gone[i] = true;
@@ -508,7 +508,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 out:
 	if (!fits) {
 		for (i = 0; i < nt; i++)
-			wl_charge(a, &a->wls[out[i].wl], +1);
+			wl_charge(a, &a->cat.wls[out[i].wl], +1);
 		nt = 0;
 	} else {
 		nt = (size_t)fill_back(a, w, use, nuse, out, nt, true);
@@ -521,8 +521,8 @@ out:
 int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 		    const int *need, int nneed, struct target *targets)
 {
-	const struct cq *q = &a->cqs[w->cq];
-	uint32_t *cands = a->scratch_cands; /* room for all */
+	const struct cq *q = &a->cat.cqs[w->cq];
+	uint32_t *cands = a->cyc.scratch_cands; /* room for all */
 	struct ckey *ks;
 	struct lz all, same;
 	size_t n, nsame = 0, i;
@@ -530,7 +530,7 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 
 	if (keys_room(a, w))
 		goto out;
-	ks = a->scratch_keys;
+	ks = a->cyc.scratch_keys;
 	n = find_candidates(a, w, need, nneed, ks);
 	if (!n)
 		goto out;
@@ -554,7 +554,7 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 		r = minimal(a, w, use, nuse, need, nneed, &all, true, NULL, targets);
 		goto out;
 	}
-	if (a->fair_sharing) {
+	if (a->sched.fair_sharing) {
 		int32_t thr = w->spec.priority;
 
 		if (q->spec.has_bwc_threshold && q->spec.bwc_max_priority < thr)
@@ -575,8 +575,8 @@ int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, si
 
 			/* nothing taken from all yet: a subset keeps the order */
 			for (i = 0; i < n; i++)
-				if (a->wls[ks[i].id].cq == w->cq ||
-				    a->wls[ks[i].id].spec.priority < thr)
+				if (a->cat.wls[ks[i].id].cq == w->cq ||
+				    a->cat.wls[ks[i].id].spec.priority < thr)
 					ks[j++] = ks[i];
 			all.n = j;
 			if (all.done)

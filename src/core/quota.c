@@ -41,14 +41,14 @@ static int64_t min64(int64_t x, int64_t y)
 
 int fr_id(const struct carve_adm *a, int flavor, int res)
 {
-	if (flavor < 0 || res < 0 || (size_t)flavor >= a->nflavors || res >= CARVE_RES_MAX)
+	if (flavor < 0 || res < 0 || (size_t)flavor >= a->cat.nflavors || res >= CARVE_RES_MAX)
 		return -1;
-	return a->fr_of[flavor * CARVE_RES_MAX + res];
+	return a->qt.fr_of[flavor * CARVE_RES_MAX + res];
 }
 
 int64_t qt_guaranteed(const struct carve_adm *a, int node, int fr)
 {
-	const struct qnode *n = &a->nodes[node];
+	const struct qnode *n = &a->qt.nodes[node];
 
 	if (n->llimit[fr] == QTY_INF)
 		return 0;
@@ -57,7 +57,7 @@ int64_t qt_guaranteed(const struct carve_adm *a, int node, int fr)
 
 int64_t qt_available(const struct carve_adm *a, int node, int fr)
 {
-	const struct qnode *n = &a->nodes[node];
+	const struct qnode *n = &a->qt.nodes[node];
 	int64_t g, local, pav;
 
 	if (n->parent < 0)
@@ -76,7 +76,7 @@ int64_t qt_available(const struct carve_adm *a, int node, int fr)
 
 int64_t qt_potential(const struct carve_adm *a, int node, int fr)
 {
-	const struct qnode *n = &a->nodes[node];
+	const struct qnode *n = &a->qt.nodes[node];
 	int64_t av;
 
 	if (n->parent < 0)
@@ -89,7 +89,7 @@ int64_t qt_potential(const struct carve_adm *a, int node, int fr)
 
 bool qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val)
 {
-	const struct qnode *n = &a->nodes[node];
+	const struct qnode *n = &a->qt.nodes[node];
 
 	return sat_add(n->usage[fr], val) > n->subtree[fr];
 }
@@ -99,26 +99,54 @@ bool qt_borrowing(const struct carve_adm *a, int node, int fr)
 	return qt_borrowing_with(a, node, fr, 0);
 }
 
+/* Quota of node not visible to its parent that usage leaves free:
+ * max(0, guaranteed - usage) (Kueue's LocalAvailable). */
+static int64_t local_available(const struct carve_adm *a, int node, int fr)
+{
+	return max64(0, qt_guaranteed(a, node, fr) - a->qt.nodes[node].usage[fr]);
+}
+
 /*
- * How far up the tree a request of val must reach: 0 when it fits in the
- * node's own subtree quota, k when the k-th ancestor's subtree is the
- * lowest that still has room; the root's level when none has.
+ * The lowest subtree that holds val more of fr for node (Kueue's
+ * FindHeightOfLowestSubtreeThatFits): node itself when it does not borrow
+ * (or is a root); else the first ancestor whose subtree takes what its
+ * children's guaranteed quota leaves of the request (without borrowing
+ * itself); the root when none does.
+ */
+int qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val)
+{
+	int64_t remaining;
+
+	if (a->qt.nodes[node].parent < 0 || !qt_borrowing_with(a, node, fr, val))
+		return node;
+	remaining = val - local_available(a, node, fr);
+	for (node = a->qt.nodes[node].parent; a->qt.nodes[node].parent >= 0;
+	     node = a->qt.nodes[node].parent) {
+		if (!qt_borrowing_with(a, node, fr, remaining))
+			return node;
+		remaining -= local_available(a, node, fr);
+	}
+	return node;
+}
+
+/*
+ * Borrowing level of a request of val (Kueue's Assignment.Borrowing): 0
+ * when it fits in the node's own quota, else the height of the lowest
+ * subtree that holds it (qt_fit_subtree; a height is the distance to the
+ * deepest leaf below), so borrowing from a nearer, smaller subtree is a
+ * lower level than borrowing from one that spans more of the tree.
  */
 int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val)
 {
-	int level = 0;
+	int n = qt_fit_subtree(a, node, fr, val);
 
-	while (a->nodes[node].parent >= 0 && qt_borrowing_with(a, node, fr, val)) {
-		node = a->nodes[node].parent;
-		level++;
-	}
-	return level;
+	return n == node ? 0 : a->qt.nodes[n].height;
 }
 
 void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
 {
 	while (node >= 0 && delta) {
-		struct qnode *n = &a->nodes[node];
+		struct qnode *n = &a->qt.nodes[node];
 		int64_t g = qt_guaranteed(a, node, fr);
 		int64_t before = max64(0, n->usage[fr] - g);
 		int64_t after;
@@ -132,7 +160,7 @@ void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
 
 int qt_root(const struct carve_adm *a, int node)
 {
-	return a->nodes[node].root;
+	return a->qt.nodes[node].root;
 }
 
 bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n)
@@ -151,10 +179,10 @@ bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t 
 
 static int add_fr(struct carve_adm *a, int flavor, int res)
 {
-	int *slot = &a->fr_of[flavor * CARVE_RES_MAX + res];
+	int *slot = &a->qt.fr_of[flavor * CARVE_RES_MAX + res];
 
 	if (*slot < 0)
-		*slot = a->nfr++;
+		*slot = a->qt.nfr++;
 	return *slot;
 }
 
@@ -162,8 +190,8 @@ static int find_flavor(const struct carve_adm *a, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < a->nflavors; i++)
-		if (!strcmp(a->flavors[i].spec.name, name))
+	for (i = 0; i < a->cat.nflavors; i++)
+		if (!strcmp(a->cat.flavors[i].spec.name, name))
 			return (int)i;
 	return -1;
 }
@@ -185,7 +213,7 @@ static int collect_frs(struct carve_adm *a, const struct qnode *n, struct carve_
 						    n->is_cq ? "ClusterQueue" : "Cohort", n->name,
 						    gs->flavors[f]);
 			for (r = 0; r < gs->nres; r++) {
-				int id = carve_resreg_intern(a->res, gs->resources[r]);
+				int id = carve_resreg_intern(a->cat.res, gs->resources[r]);
 
 				if (id < 0)
 					return carve_errorf(err, id, "%s: too many distinct resources",
@@ -201,7 +229,7 @@ static int alloc_node_arrays(struct carve_adm *a, struct qnode *n)
 {
 	int64_t **arrs[] = {&n->nominal, &n->blimit, &n->llimit, &n->subtree, &n->usage};
 	size_t i;
-	int k, nfr = a->nfr ? a->nfr : 1;
+	int k, nfr = a->qt.nfr ? a->qt.nfr : 1;
 
 	for (i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
 		*arrs[i] = carve_arena_alloc(&a->arena, (size_t)nfr * sizeof(int64_t));
@@ -227,7 +255,7 @@ static void fill_quota(struct carve_adm *a, struct qnode *n)
 
 			for (r = 0; r < gs->nres; r++) {
 				const struct carve_fquota *q = &gs->quota[f * gs->nres + r];
-				int fr = fr_id(a, fl, carve_resreg_find(a->res, gs->resources[r]));
+				int fr = fr_id(a, fl, carve_resreg_find(a->cat.res, gs->resources[r]));
 
 				if (fr < 0 || !q->present)
 					continue;
@@ -245,8 +273,8 @@ static int find_node(const struct carve_adm *a, const char *name, bool cq)
 {
 	size_t i;
 
-	for (i = 0; i < a->nnodes; i++)
-		if (a->nodes[i].is_cq == cq && !strcmp(a->nodes[i].name, name))
+	for (i = 0; i < a->qt.nnodes; i++)
+		if (a->qt.nodes[i].is_cq == cq && !strcmp(a->qt.nodes[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -259,16 +287,16 @@ static int cohort_node(struct carve_adm *a, const char *name)
 
 	if (i >= 0)
 		return i;
-	if (a->nnodes == a->capnodes) {
-		size_t c = a->capnodes ? a->capnodes * 2 : 16;
-		struct qnode *v = carve_realloc(a->nodes, c * sizeof(*v));
+	if (a->qt.nnodes == a->qt.capnodes) {
+		size_t c = a->qt.capnodes ? a->qt.capnodes * 2 : 16;
+		struct qnode *v = carve_realloc(a->qt.nodes, c * sizeof(*v));
 
 		if (!v)
 			return CARVE_ENOMEM;
-		a->nodes = v;
-		a->capnodes = c;
+		a->qt.nodes = v;
+		a->qt.capnodes = c;
 	}
-	n = &a->nodes[a->nnodes];
+	n = &a->qt.nodes[a->qt.nnodes];
 	memset(n, 0, sizeof(*n));
 	n->name = carve_arena_strdup(&a->arena, name);
 	if (!n->name)
@@ -276,7 +304,7 @@ static int cohort_node(struct carve_adm *a, const char *name)
 	n->cq = -1;
 	n->parent = -1;
 	n->fair_weight_milli = 1000;
-	return (int)a->nnodes++;
+	return (int)a->qt.nnodes++;
 }
 
 /* Subtree quotas bottom-up: children before parents (by depth, deepest first). */
@@ -285,107 +313,134 @@ static void compute_subtrees(struct carve_adm *a)
 	int maxdepth = 0, d, fr;
 	size_t i;
 
-	for (i = 0; i < a->nnodes; i++)
-		if (a->nodes[i].depth > maxdepth)
-			maxdepth = a->nodes[i].depth;
-	for (i = 0; i < a->nnodes; i++)
-		for (fr = 0; fr < a->nfr; fr++)
-			a->nodes[i].subtree[fr] = a->nodes[i].nominal[fr];
+	for (i = 0; i < a->qt.nnodes; i++)
+		if (a->qt.nodes[i].depth > maxdepth)
+			maxdepth = a->qt.nodes[i].depth;
+	for (i = 0; i < a->qt.nnodes; i++)
+		for (fr = 0; fr < a->qt.nfr; fr++)
+			a->qt.nodes[i].subtree[fr] = a->qt.nodes[i].nominal[fr];
 	for (d = maxdepth; d > 0; d--)
-		for (i = 0; i < a->nnodes; i++) {
-			struct qnode *n = &a->nodes[i];
+		for (i = 0; i < a->qt.nnodes; i++) {
+			struct qnode *n = &a->qt.nodes[i];
 
 			if (n->depth != d || n->parent < 0)
 				continue;
-			for (fr = 0; fr < a->nfr; fr++)
-				a->nodes[n->parent].subtree[fr] =
-					sat_add(a->nodes[n->parent].subtree[fr],
+			for (fr = 0; fr < a->qt.nfr; fr++)
+				a->qt.nodes[n->parent].subtree[fr] =
+					sat_add(a->qt.nodes[n->parent].subtree[fr],
 						n->subtree[fr] - qt_guaranteed(a, (int)i, fr));
+		}
+}
+
+/* Heights (distance to the deepest leaf): 0 for a ClusterQueue or an empty
+ * cohort, 1 for a cohort of ClusterQueues only, one more than its highest
+ * child cohort otherwise.  Children before parents (deepest first). */
+static void compute_heights(struct carve_adm *a)
+{
+	int maxdepth = 0, d;
+	size_t i;
+
+	for (i = 0; i < a->qt.nnodes; i++) {
+		a->qt.nodes[i].height = 0;
+		if (a->qt.nodes[i].depth > maxdepth)
+			maxdepth = a->qt.nodes[i].depth;
+	}
+	for (d = maxdepth; d > 0; d--)
+		for (i = 0; i < a->qt.nnodes; i++) {
+			const struct qnode *n = &a->qt.nodes[i];
+			struct qnode *p;
+
+			if (n->depth != d || n->parent < 0)
+				continue;
+			p = &a->qt.nodes[n->parent];
+			if (p->height < n->height + 1)
+				p->height = n->height + 1;
 		}
 }
 
 int qt_finalize(struct carve_adm *a, struct carve_error *err)
 {
-	size_t i, ncq_nodes = a->nnodes;
+	size_t i, ncq_nodes = a->qt.nnodes;
 	int rc;
 
-	a->fr_of = carve_arena_alloc(&a->arena, (a->nflavors ? a->nflavors : 1) *
+	a->qt.fr_of = carve_arena_alloc(&a->arena, (a->cat.nflavors ? a->cat.nflavors : 1) *
 						  CARVE_RES_MAX * sizeof(int));
-	if (!a->fr_of)
+	if (!a->qt.fr_of)
 		return CARVE_ENOMEM;
-	for (i = 0; i < a->nflavors * CARVE_RES_MAX; i++)
-		a->fr_of[i] = -1;
+	for (i = 0; i < a->cat.nflavors * CARVE_RES_MAX; i++)
+		a->qt.fr_of[i] = -1;
 	/* Implicit cohorts named by queues or as parents. */
-	for (i = 0; i < a->ncqs; i++)
-		if (a->cqs[i].spec.cohort) {
-			rc = cohort_node(a, a->cqs[i].spec.cohort);
+	for (i = 0; i < a->cat.ncqs; i++)
+		if (a->cat.cqs[i].spec.cohort) {
+			rc = cohort_node(a, a->cat.cqs[i].spec.cohort);
 			if (rc < 0)
 				return carve_errorf(err, rc, "out of memory");
 		}
-	for (i = 0; i < a->nnodes; i++)
-		if (!a->nodes[i].is_cq && a->nodes[i].parent_name) {
-			rc = cohort_node(a, a->nodes[i].parent_name);
+	for (i = 0; i < a->qt.nnodes; i++)
+		if (!a->qt.nodes[i].is_cq && a->qt.nodes[i].parent_name) {
+			rc = cohort_node(a, a->qt.nodes[i].parent_name);
 			if (rc < 0)
 				return carve_errorf(err, rc, "out of memory");
 		}
 	(void)ncq_nodes;
-	for (i = 0; i < a->nnodes; i++) {
-		struct qnode *n = &a->nodes[i];
-		const char *pname = n->is_cq ? a->cqs[n->cq].spec.cohort : n->parent_name;
+	for (i = 0; i < a->qt.nnodes; i++) {
+		struct qnode *n = &a->qt.nodes[i];
+		const char *pname = n->is_cq ? a->cat.cqs[n->cq].spec.cohort : n->parent_name;
 
 		n->parent = pname ? find_node(a, pname, false) : -1;
 		if ((rc = collect_frs(a, n, err)))
 			return rc;
 	}
 	/* Depths, refusing cycles. */
-	for (i = 0; i < a->nnodes; i++) {
+	for (i = 0; i < a->qt.nnodes; i++) {
 		int d = 0, cur = (int)i;
 
-		while (a->nodes[cur].parent >= 0) {
-			cur = a->nodes[cur].parent;
-			if (++d > (int)a->nnodes)
+		while (a->qt.nodes[cur].parent >= 0) {
+			cur = a->qt.nodes[cur].parent;
+			if (++d > (int)a->qt.nnodes)
 				return carve_errorf(err, CARVE_EINVAL,
 						    "cohort %s is part of a parent cycle",
-						    a->nodes[cur].name);
+						    a->qt.nodes[cur].name);
 		}
-		a->nodes[i].depth = d;
-		a->nodes[i].root = cur;
+		a->qt.nodes[i].depth = d;
+		a->qt.nodes[i].root = cur;
 	}
 	/* Each root's ClusterQueues, for victim search within a cohort tree. */
-	a->root_cqs = carve_arena_alloc(&a->arena, (a->ncqs ? a->ncqs : 1) * sizeof(int));
-	if (!a->root_cqs)
+	a->qt.root_cqs = carve_arena_alloc(&a->arena, (a->cat.ncqs ? a->cat.ncqs : 1) * sizeof(int));
+	if (!a->qt.root_cqs)
 		return CARVE_ENOMEM;
-	for (i = 0; i < a->ncqs; i++)
-		a->nodes[a->nodes[a->cqs[i].node].root].rcq_n++;
+	for (i = 0; i < a->cat.ncqs; i++)
+		a->qt.nodes[a->qt.nodes[a->cat.cqs[i].node].root].rcq_n++;
 	{
 		int off = 0;
 
-		for (i = 0; i < a->nnodes; i++) {
-			a->nodes[i].rcq_first = off;
-			off += a->nodes[i].rcq_n;
-			a->nodes[i].rcq_n = 0;
+		for (i = 0; i < a->qt.nnodes; i++) {
+			a->qt.nodes[i].rcq_first = off;
+			off += a->qt.nodes[i].rcq_n;
+			a->qt.nodes[i].rcq_n = 0;
 		}
 	}
-	for (i = 0; i < a->ncqs; i++) {
-		struct qnode *r = &a->nodes[a->nodes[a->cqs[i].node].root];
+	for (i = 0; i < a->cat.ncqs; i++) {
+		struct qnode *r = &a->qt.nodes[a->qt.nodes[a->cat.cqs[i].node].root];
 
-		a->root_cqs[r->rcq_first + r->rcq_n++] = (int)i;
+		a->qt.root_cqs[r->rcq_first + r->rcq_n++] = (int)i;
 	}
-	a->fr_flavor = carve_arena_alloc(&a->arena, (size_t)(a->nfr ? a->nfr : 1) * sizeof(int));
-	a->fr_res = carve_arena_alloc(&a->arena, (size_t)(a->nfr ? a->nfr : 1) * sizeof(int));
-	if (!a->fr_flavor || !a->fr_res)
+	a->qt.fr_flavor = carve_arena_alloc(&a->arena, (size_t)(a->qt.nfr ? a->qt.nfr : 1) * sizeof(int));
+	a->qt.fr_res = carve_arena_alloc(&a->arena, (size_t)(a->qt.nfr ? a->qt.nfr : 1) * sizeof(int));
+	if (!a->qt.fr_flavor || !a->qt.fr_res)
 		return CARVE_ENOMEM;
-	for (i = 0; i < a->nflavors * CARVE_RES_MAX; i++)
-		if (a->fr_of[i] >= 0) {
-			a->fr_flavor[a->fr_of[i]] = (int)(i / CARVE_RES_MAX);
-			a->fr_res[a->fr_of[i]] = (int)(i % CARVE_RES_MAX);
+	for (i = 0; i < a->cat.nflavors * CARVE_RES_MAX; i++)
+		if (a->qt.fr_of[i] >= 0) {
+			a->qt.fr_flavor[a->qt.fr_of[i]] = (int)(i / CARVE_RES_MAX);
+			a->qt.fr_res[a->qt.fr_of[i]] = (int)(i % CARVE_RES_MAX);
 		}
-	for (i = 0; i < a->nnodes; i++) {
-		if (alloc_node_arrays(a, &a->nodes[i]))
+	for (i = 0; i < a->qt.nnodes; i++) {
+		if (alloc_node_arrays(a, &a->qt.nodes[i]))
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-		fill_quota(a, &a->nodes[i]);
+		fill_quota(a, &a->qt.nodes[i]);
 	}
 	compute_subtrees(a);
+	compute_heights(a);
 	return 0;
 }
 
@@ -398,7 +453,7 @@ int qt_finalize(struct carve_adm *a, struct carve_error *err)
  */
 int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign)
 {
-	const struct qnode *n = &a->nodes[node];
+	const struct qnode *n = &a->qt.nodes[node];
 	int64_t borrowed[CARVE_RES_MAX] = {0}, lendable[CARVE_RES_MAX] = {0}, drs = 0;
 	int fr, r;
 	size_t i;
@@ -407,7 +462,7 @@ int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_
 		return 0;
 	if (n->fair_weight_milli <= 0)
 		return INT64_MAX;
-	for (fr = 0; fr < a->nfr; fr++) {
+	for (fr = 0; fr < a->qt.nfr; fr++) {
 		int64_t u = n->usage[fr], b;
 
 		for (i = 0; i < nuse; i++)
@@ -415,9 +470,9 @@ int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_
 				u += sign * use[i].q;
 		b = u - n->subtree[fr];
 		if (b > 0)
-			borrowed[a->fr_res[fr]] += b;
-		lendable[a->fr_res[fr]] = sat_add(lendable[a->fr_res[fr]],
-						  a->nodes[n->parent].subtree[fr]);
+			borrowed[a->qt.fr_res[fr]] += b;
+		lendable[a->qt.fr_res[fr]] = sat_add(lendable[a->qt.fr_res[fr]],
+						  a->qt.nodes[n->parent].subtree[fr]);
 	}
 	for (r = 0; r < CARVE_RES_MAX; r++)
 		if (borrowed[r] > 0 && lendable[r] > 0 && lendable[r] != QTY_INF) {

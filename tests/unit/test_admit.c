@@ -7,6 +7,9 @@
  */
 #include "testutil.h"
 
+#include <stdarg.h>
+
+#include "admit_int.h" /* the corruption test reaches into the engine */
 #include "carve/admission.h"
 
 struct run {
@@ -17,6 +20,15 @@ struct run {
 /* Loads yaml, builds the engine and runs `cycles` cycles (evicting marked
  * workloads between them); cycles < 0 runs until stable. */
 static bool fair_sharing;
+
+/* carve_adm_check after every cycle of every test. */
+static void check_engine(struct carve_adm *a)
+{
+	struct carve_error err;
+
+	if (carve_adm_check(a, &err))
+		fail_msg("carve_adm_check: %s", err.text);
+}
 
 static struct run run(const char *yaml, int cycles)
 {
@@ -30,6 +42,7 @@ static struct run run(const char *yaml, int cycles)
 	if (r.m->diags.nerrors)
 		tu_dump(r.m);
 	assert_int_equal(r.m->diags.nerrors, 0);
+	check_engine(r.ad->adm);
 	if (cycles < 0) {
 		assert_true(carve_adm_run(r.ad->adm, 0, 100) > 0);
 	} else {
@@ -37,8 +50,10 @@ static struct run run(const char *yaml, int cycles)
 			if (c)
 				carve_adm_evict_marked(r.ad->adm);
 			assert_true(carve_adm_cycle(r.ad->adm, 0) >= 0);
+			check_engine(r.ad->adm);
 		}
 	}
+	check_engine(r.ad->adm);
 	return r;
 }
 
@@ -560,6 +575,531 @@ static void try_next_flavor_avoids_borrowing(void **state)
 	done(&r);
 }
 
+/* ---- Kueue behaviours: borrowing level, fungibility, preemption ---- */
+
+#define FLAVORS2                                                                    \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f1}\n" \
+	"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"              \
+	"metadata: {name: f2}\n---\n"
+
+/* A ClusterQueue over flavors f1, f2 (gpu quota q1, q2); extra inside spec. */
+#define CQ2(name, cohort, q1, q2, extra)                                              \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: " name \
+	"}\nspec:\n  cohortName: " cohort "\n" extra                                     \
+	"  resourceGroups:\n  - coveredResources: [gpu]\n    flavors:\n"                \
+	"    - {name: f1, resources: [{name: gpu, nominalQuota: " q1 "}]}\n"             \
+	"    - {name: f2, resources: [{name: gpu, nominalQuota: " q2 "}]}\n---\n"        \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q, "     \
+	"namespace: " name "}\nspec: {clusterQueue: " name "}\n---\n"
+
+/* Admitted with its gpus on flavor fl. */
+#define ADMITTED_ON(ns, name, prio, gpu, fl)                                           \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: " name     \
+	", namespace: " ns "}\nspec:\n  queueName: q\n  priority: " prio "\n"            \
+	"  podSets:\n  - name: main\n    count: 1\n    template:\n      spec:\n"         \
+	"        containers:\n        - name: c\n          resources: {requests: {gpu: " \
+	gpu "}}\nstatus:\n  admission:\n    clusterQueue: " ns "\n    podSetAssignments:\n" \
+	"    - {name: main, count: 1, flavors: {gpu: " fl "}}\n---\n"
+
+#define COHORT(name, parent)                                                          \
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: " name "}\n" \
+	"spec: {parentName: " parent "}\n---\n"
+
+/*
+ * (a) Heads that fit are ordered by borrowing level, the height of the
+ * lowest cohort subtree that holds the request, before priority.  b1
+ * borrows inside cohort c (height 1); a, directly under the root r whose
+ * subtree holds c, borrows from r (height 2).  Only one of them fits:
+ * b1's low-priority head goes first, a's high-priority head is skipped.
+ */
+static void borrowing_level_is_subtree_height(void **state)
+{
+	struct run r = run(FLAVOR COHORT("c", "r")
+			   CQ("a", "cohortName: r", "{name: gpu, nominalQuota: 4}", "")
+			   CQ("b1", "cohortName: c", "{name: gpu, nominalQuota: 4}", "")
+			   CQ("b2", "cohortName: c", "{name: gpu, nominalQuota: 4}", "")
+			   ADMITTED("a", "full", "0", "4", "1")
+			   ADMITTED("b1", "full", "0", "4", "1")
+			   ADMITTED("b2", "one", "0", "1", "1")
+			   WL("a", "high", "10", "3", "1", "")
+			   WL("b1", "low", "0", "3", "1", ""), 1);
+
+	(void)state;
+	assert_admitted(&r, "b1/low", 3);
+	assert_true(st(&r, "b1/low")->borrowing);
+	assert_pending(&r, "a/high", CARVE_PEND_SKIPPED);
+	done(&r);
+}
+
+/*
+ * (b) flavorFungibility preference PreemptionOverBorrowing: f1 fits only
+ * by borrowing b's idle quota; f2 fits by preempting a's own low-priority
+ * workload, after which it borrows nothing.  Borrowing is compared first,
+ * so f2 wins; with BorrowingOverPreemption f1 (a fit) wins.
+ */
+static void preemption_over_borrowing(void **state)
+{
+	static const char *const fmt = FLAVORS2
+		CQ2("a", "co", "0", "2",
+		    "  preemption: {withinClusterQueue: LowerPriority}\n"
+		    "  flavorFungibility: {whenCanBorrow: TryNextFlavor, whenCanPreempt: "
+		    "TryNextFlavor, preference: %s}\n")
+		CQ2("b", "co", "4", "0", "")
+		ADMITTED_ON("a", "low", "0", "2", "f2")
+		WL("a", "high", "5", "1", "2", "");
+	char yaml[8192];
+	struct run r;
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml), fmt, "PreemptionOverBorrowing");
+	r = run(yaml, 1);
+	assert_pending(&r, "a/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low")->marked);
+	done(&r);
+	snprintf(yaml, sizeof(yaml), fmt, "BorrowingOverPreemption");
+	r = run(yaml, 1);
+	assert_admitted(&r, "a/high", 1);
+	assert_string_equal(st(&r, "a/high")->podsets[0].flavors[0], "f1");
+	assert_false(st(&r, "a/low")->marked);
+	done(&r);
+}
+
+/*
+ * (c) Two flavors that both need preemption in a's own queue (reclaim is
+ * off): on f1 a is at its nominal quota, on f2 under it but b borrows the
+ * rest.  Once the victims are gone neither borrows, so they tie and the
+ * first flavor, f1, is kept (its victim low1 is preempted, not low2).
+ */
+static void equal_preemption_keeps_first_flavor(void **state)
+{
+	struct run r = run(FLAVORS2
+			   CQ2("a", "co", "2", "4",
+			       "  preemption: {withinClusterQueue: LowerPriority}\n"
+			       "  flavorFungibility: {whenCanPreempt: TryNextFlavor}\n")
+			   CQ2("b", "co", "0", "0", "")
+			   ADMITTED_ON("a", "low1", "0", "2", "f1")
+			   ADMITTED_ON("a", "low2", "0", "2", "f2")
+			   ADMITTED_ON("b", "borrower", "0", "2", "f2")
+			   WL("a", "high", "5", "1", "2", ""), 1);
+
+	(void)state;
+	assert_pending(&r, "a/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low1")->marked);
+	assert_false(st(&r, "a/low2")->marked);
+	assert_false(st(&r, "b/borrower")->marked);
+	done(&r);
+}
+
+/*
+ * (d) A request above the queue's nominal quota would have to borrow; in a
+ * flat cohort, without borrowWithinCohort, it may not preempt at all, not
+ * even its own queue's lower-priority workload.  With borrowWithinCohort
+ * it may.
+ */
+static void no_preemption_beyond_nominal(void **state)
+{
+	static const char *const fmt = FLAVOR
+		CQ("a", "cohortName: co", "{name: gpu, nominalQuota: 4}",
+		   "  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: "
+		   "LowerPriority, borrowWithinCohort: {policy: %s}}\n")
+		CQ("b", "cohortName: co", "{name: gpu, nominalQuota: 4}", "")
+		ADMITTED("a", "low", "0", "4", "1")
+		ADMITTED("b", "some", "0", "2", "1")
+		WL("a", "big", "5", "1", "6", "");
+	char yaml[8192];
+	struct run r;
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml), fmt, "Never");
+	r = run(yaml, 1);
+	assert_pending(&r, "a/big", CARVE_PEND_NOFIT);
+	assert_non_null(strstr(st(&r, "a/big")->message, "above the nominal quota"));
+	assert_false(st(&r, "a/low")->marked);
+	done(&r);
+	snprintf(yaml, sizeof(yaml), fmt, "LowerPriority");
+	r = run(yaml, 1);
+	assert_pending(&r, "a/big", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low")->marked);
+	done(&r);
+}
+
+/*
+ * (e) Two ClusterQueues of one cohort each preempt their own lower-priority
+ * workload in the same cycle: the victims are disjoint and neither borrows.
+ * When both would take the same victim (the only borrower, c's), the
+ * second is skipped.
+ */
+static void disjoint_preemptions_in_one_cohort(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+			      "  preemption: {withinClusterQueue: LowerPriority}\n")
+			   CQ("b", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+			      "  preemption: {withinClusterQueue: LowerPriority}\n")
+			   ADMITTED("a", "low", "0", "2", "1")
+			   ADMITTED("b", "low", "0", "2", "1")
+			   WL("a", "high", "5", "1", "2", "")
+			   WL("b", "high", "5", "1", "2", ""), 1);
+
+	(void)state;
+	assert_pending(&r, "a/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_pending(&r, "b/high", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_true(st(&r, "a/low")->marked);
+	assert_true(st(&r, "b/low")->marked);
+	done(&r);
+	r = run(FLAVOR
+		CQ("a", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+		   "  preemption: {reclaimWithinCohort: Any}\n")
+		CQ("b", "cohortName: co", "{name: gpu, nominalQuota: 2}",
+		   "  preemption: {reclaimWithinCohort: Any}\n")
+		CQ("c", "cohortName: co", "{name: gpu, nominalQuota: 0}", "")
+		ADMITTED("c", "borrower", "0", "1", "4")
+		WL("a", "x", "0", "1", "2", "")
+		WL("b", "y", "0", "1", "2", ""), 1);
+	assert_true(st(&r, "c/borrower")->marked);
+	assert_pending(&r, "a/x", CARVE_PEND_PREEMPTION_ISSUED);
+	assert_pending(&r, "b/y", CARVE_PEND_SKIPPED);
+	assert_non_null(strstr(st(&r, "b/y")->message, "overlap"));
+	done(&r);
+}
+
+/* ---- carve_adm_check ---- */
+
+/* carve_adm_check must fail with a message containing want. */
+static void assert_broken(struct carve_adm *a, const char *want)
+{
+	struct carve_error err;
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(carve_adm_check(a, &err), CARVE_EINVAL);
+	if (!strstr(err.text, want))
+		fail_msg("carve_adm_check said \"%s\", expected \"%s\"", err.text, want);
+}
+
+static void check_detects_corruption(void **state)
+{
+	struct run r = run(FLAVOR
+			   CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 4}",
+			      "  preemption: {withinClusterQueue: LowerPriority}\n")
+			   CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 1}", "")
+			   ADMITTED("b", "held", "0", "1", "1")
+			   ADMITTED("a", "low", "0", "4", "1")
+			   WL("a", "high", "10", "2", "1", "")
+			   WL("a", "behind", "0", "1", "1", "")
+			   WL("b", "one", "0", "1", "1", ""), 1);
+	struct carve_adm *a = r.ad->adm;
+	/* The cohort is full: a/high preempts a/low in its queue; b/one waits. */
+	int low = carve_adm_find_workload(a, "a/low");
+	int behind = carve_adm_find_workload(a, "a/behind");
+	struct wl *wb = &a->cat.wls[behind];
+	struct cq *qa = &a->cat.cqs[wb->cq];
+	int node = qa->node, root = a->qt.nodes[node].root, fr = 0;
+	const char *key;
+
+	(void)state;
+	assert_true(st(&r, "a/low")->marked); /* a state with every kind of list */
+	assert_pending(&r, "b/one", CARVE_PEND_NOFIT);
+	check_engine(a);
+	/* a queue's usage counter */
+	a->qt.nodes[node].usage[fr] += 1000;
+	assert_broken(a, "ClusterQueue a: usage of f/gpu");
+	a->qt.nodes[node].usage[fr] -= 1000;
+	/* the cohort's */
+	a->qt.nodes[root].usage[fr] -= 1;
+	assert_broken(a, "Cohort c: usage of f/gpu");
+	a->qt.nodes[root].usage[fr] += 1;
+	/* an admitted workload also in a pending list */
+	qa->aside[qa->naside++] = (uint32_t)low;
+	assert_broken(a, "admitted and pending at once");
+	qa->naside--;
+	/* a pending workload in no list */
+	assert_true(qa->npend >= 2);
+	qa->npend--;
+	assert_broken(a, "times in its queue's heap");
+	qa->npend++;
+	/* heap order */
+	{
+		struct pqent t = qa->pend[0];
+
+		qa->pend[0] = qa->pend[1];
+		qa->pend[1] = t;
+		assert_broken(a, "heap order broken");
+		qa->pend[1] = qa->pend[0];
+		qa->pend[0] = t;
+	}
+	/* a pending workload marked */
+	wb->marked = true;
+	assert_broken(a, "marked for preemption but not admitted");
+	wb->marked = false;
+	/* a victim record */
+	qa->vr[0].priority++;
+	assert_broken(a, "victim record");
+	qa->vr[0].priority--;
+	/* a charge that is not its admission's */
+	a->cat.wls[low].adm.use[0].q += 1000;
+	assert_broken(a, "charges f/gpu differently");
+	a->cat.wls[low].adm.use[0].q -= 1000;
+	/* the by-key index */
+	key = wb->spec.key;
+	wb->spec.key = "a/nobody";
+	assert_broken(a, "not found by its key");
+	wb->spec.key = key;
+	check_engine(a);
+	done(&r);
+}
+
+/* ---- property: random cohorts, queues, policies and workloads ---- */
+
+struct ybuf {
+	char s[65536];
+	size_t n;
+};
+
+static void yput(struct ybuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(b->s + b->n, sizeof(b->s) - b->n, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0 && (size_t)k < sizeof(b->s) - b->n);
+	b->n += (size_t)k;
+}
+
+static uint64_t prng;
+
+static uint32_t rnd(uint32_t n)
+{
+	uint64_t z = (prng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (uint32_t)(z % n);
+}
+
+static const char *pick(const char *const *v, uint32_t n)
+{
+	return v[rnd(n)];
+}
+
+/* Quota lines for flavors f0, f1 over cpu and gpu, with random limits. */
+static void rq_groups(struct ybuf *b, bool cohort)
+{
+	int f;
+
+	yput(b, "  resourceGroups:\n  - coveredResources: [cpu, gpu]\n    flavors:\n");
+	for (f = 0; f < 2; f++) {
+		int g = (int)rnd(cohort ? 4 : 9), c = 2 + (int)rnd(15);
+
+		yput(b, "    - name: f%d\n      resources:\n", f);
+		yput(b, "      - {name: cpu, nominalQuota: \"%d\"}\n", c);
+		yput(b, "      - {name: gpu, nominalQuota: \"%d\"", g);
+		if (!cohort && rnd(4) == 0)
+			yput(b, ", borrowingLimit: \"%d\"", (int)rnd(5));
+		if (rnd(5) == 0)
+			yput(b, ", lendingLimit: \"%d\"", (int)rnd((uint32_t)g + 1));
+		yput(b, "}\n");
+	}
+}
+
+static void rq_cq(struct ybuf *b, int q, const char *cohort)
+{
+	static const char *const wcq[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority"};
+	static const char *const rec[] = {"Never", "LowerPriority", "Any"};
+	static const char *const strat[] = {"BestEffortFIFO", "StrictFIFO"};
+	static const char *const fung[] = {"MayStopSearch", "TryNextFlavor"};
+	const char *reclaim = pick(rec, 3), *wb = pick(fung, 2), *wp = pick(fung, 2);
+
+	yput(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q%d}\n"
+		"spec:\n  namespaceSelector: {}\n  cohortName: %s\n  queueingStrategy: %s\n",
+	     q, cohort, pick(strat, 2));
+	yput(b, "  preemption:\n    withinClusterQueue: %s\n    reclaimWithinCohort: %s\n",
+	     pick(wcq, 3), reclaim);
+	if (strcmp(reclaim, "Never") && rnd(2)) {
+		yput(b, "    borrowWithinCohort: {policy: LowerPriority");
+		if (rnd(2))
+			yput(b, ", maxPriorityThreshold: %d", (int)rnd(3));
+		yput(b, "}\n");
+	}
+	yput(b, "  flavorFungibility: {whenCanBorrow: %s, whenCanPreempt: %s", wb, wp);
+	if (!strcmp(wb, "TryNextFlavor") && !strcmp(wp, "TryNextFlavor") && rnd(2))
+		yput(b, ", preference: %s",
+		     rnd(2) ? "PreemptionOverBorrowing" : "BorrowingOverPreemption");
+	yput(b, "}\n");
+	rq_groups(b, false);
+	yput(b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: q%d}\nspec: {clusterQueue: q%d}\n---\n", q, q);
+}
+
+static void rq_workload(struct ybuf *b, int i, int nq)
+{
+	static const char *const prio[] = {"-1", "0", "0", "1", "2", "5"};
+	int count = 1 + (int)rnd(4);
+
+	yput(b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w%d, "
+		"namespace: ns", i);
+	if (rnd(6))
+		yput(b, ", creationTimestamp: \"2026-01-01T00:%02d:%02dZ\"", i / 60, i % 60);
+	yput(b, "}\nspec:\n  queueName: q%d\n  priority: %s\n  podSets:\n  - name: main\n"
+		"    count: %d\n", (int)rnd((uint32_t)nq), pick(prio, 6), count);
+	if (count > 1 && rnd(3) == 0)
+		yput(b, "    minCount: %d\n", 1 + (int)rnd((uint32_t)count - 1));
+	yput(b, "    template:\n      spec:\n        containers:\n        - name: c\n"
+		"          resources: {requests: {cpu: \"%d\", gpu: \"%d\"}}\n---\n",
+	     1 + (int)rnd(2), 1 + (int)rnd(3));
+}
+
+/* A workload arriving between cycles, through the engine's API, with a
+ * priority above most of those already there (so it tends to preempt). */
+static void rq_arrive(struct carve_adm *a, int i, int nq, int64_t now)
+{
+	struct carve_req reqs[2] = {{"cpu", 1000}, {"gpu", 1000}};
+	struct carve_podset_spec ps;
+	struct carve_wl_spec w;
+	char key[32], cq[16];
+	struct carve_error err;
+
+	memset(&ps, 0, sizeof(ps));
+	memset(&w, 0, sizeof(w));
+	reqs[1].milli = 1000 * (1 + (int64_t)rnd(3));
+	ps.name = "main";
+	ps.count = ps.min_count = 1 + (int32_t)rnd(3);
+	ps.nreqs = 2;
+	ps.reqs = reqs;
+	snprintf(key, sizeof(key), "ns/late%d", i);
+	snprintf(cq, sizeof(cq), "q%d", (int)rnd((uint32_t)nq));
+	w.key = key;
+	w.cq = cq;
+	w.priority = 1 + (int32_t)rnd(6);
+	w.created = now;
+	w.has_created = true;
+	w.npodsets = 1;
+	w.podsets = &ps;
+	if (carve_adm_add_workload(a, &w, &err) < 0)
+		fail_msg("adding %s: %s", key, err.text);
+}
+
+/* No queue is over-admitted once the marked victims are gone: what every
+ * ClusterQueue may still take is then never negative, for any (flavor,
+ * resource).  (Until the driver evicts them, victims keep their quota
+ * while workloads admitted after the preemptor in the same cycle may
+ * already count on it, as in Kueue.) */
+static void assert_not_overadmitted(struct carve_adm *a)
+{
+	size_t q, i;
+	int fr;
+
+	for (i = 0; i < a->cat.nwls; i++)
+		if (a->cat.wls[i].marked)
+			wl_charge(a, &a->cat.wls[i], -1);
+	for (q = 0; q < a->cat.ncqs; q++)
+		for (fr = 0; fr < a->qt.nfr; fr++)
+			if (qt_available(a, a->cat.cqs[q].node, fr) < 0) {
+				const struct qnode *n = &a->qt.nodes[a->cat.cqs[q].node];
+
+				fail_msg("ClusterQueue %s over-admitted in %s/%s: available %lld, "
+					 "usage %lld of nominal %lld; cohort %s usage %lld of %lld",
+					 a->cat.cqs[q].spec.name,
+					 a->cat.flavors[a->qt.fr_flavor[fr]].spec.name,
+					 carve_resreg_name(a->cat.res, a->qt.fr_res[fr]),
+					 (long long)qt_available(a, a->cat.cqs[q].node, fr),
+					 (long long)n->usage[fr], (long long)n->nominal[fr],
+					 a->qt.nodes[n->root].name,
+					 (long long)a->qt.nodes[n->root].usage[fr],
+					 (long long)a->qt.nodes[n->root].subtree[fr]);
+			}
+	for (i = 0; i < a->cat.nwls; i++)
+		if (a->cat.wls[i].marked)
+			wl_charge(a, &a->cat.wls[i], +1);
+}
+
+static void property_random_quota(void **state)
+{
+	static struct ybuf b;
+	int trial, admitted = 0, preempted = 0, finished = 0;
+
+	(void)state;
+	prng = 20260701;
+	for (trial = 0; trial < 200; trial++) {
+		int nq = 2 + (int)rnd(4), nw = 8 + (int)rnd(25), i, c;
+		bool nested = rnd(2);
+		struct carve_manifests *m;
+		struct carve_admission *ad;
+
+		b.n = 0;
+		yput(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+			 "metadata: {name: f0}\n---\napiVersion: kueue.x-k8s.io/v1beta2\n"
+			 "kind: ResourceFlavor\nmetadata: {name: f1}\n---\n");
+		if (nested) { /* root r (maybe with quota of its own) over cohorts c0, c1 */
+			yput(&b, "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+				 "metadata: {name: r}\nspec:\n");
+			if (rnd(2))
+				rq_groups(&b, true);
+			else
+				yput(&b, "  resourceGroups: []\n");
+			for (i = 0; i < 2; i++)
+				yput(&b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\n"
+					 "metadata: {name: c%d}\nspec: {parentName: r}\n", i);
+			yput(&b, "---\n");
+		}
+		for (i = 0; i < nq; i++) {
+			static const char *const where[] = {"r", "c0", "c1"};
+
+			rq_cq(&b, i, nested ? pick(where, 3) : "r");
+		}
+		for (i = 0; i < nw; i++)
+			rq_workload(&b, i, nq);
+		m = tu_load(b.s);
+		if (m->diags.nerrors)
+			tu_dump(m);
+		assert_int_equal(m->diags.nerrors, 0);
+		ad = carve_admission_build(m);
+		assert_non_null(ad);
+		carve_adm_set_fair_sharing(ad->adm, rnd(4) == 0);
+		check_engine(ad->adm);
+		for (c = 0; c < 14; c++) {
+			int rc, late = (int)rnd(3);
+
+			if (c)
+				carve_adm_evict_marked(ad->adm);
+			while (late-- > 0)
+				rq_arrive(ad->adm, (int)carve_adm_workload_count(ad->adm), nq, 100 + c);
+			check_engine(ad->adm);
+			rc = carve_adm_cycle(ad->adm, 100 + c);
+			assert_true(rc >= 0);
+			check_engine(ad->adm);
+			assert_not_overadmitted(ad->adm);
+			nw = (int)carve_adm_workload_count(ad->adm);
+			for (i = 0; i < nw; i++) {
+				const struct carve_wl_status *s = carve_adm_status(ad->adm, (uint32_t)i);
+
+				admitted += s->state == CARVE_WL_ADMITTED && s->cycle == c + 1 &&
+					    s->admitted_by_engine;
+				preempted += s->marked && s->cycle == c + 1;
+			}
+			/* Some admitted workloads finish. */
+			for (i = 0; i < nw; i++) {
+				const struct carve_wl_status *s = carve_adm_status(ad->adm, (uint32_t)i);
+
+				if (s->state == CARVE_WL_ADMITTED && rnd(5) == 0) {
+					assert_int_equal(carve_adm_finish(ad->adm, (uint32_t)i), 0);
+					finished++;
+				}
+			}
+			check_engine(ad->adm);
+		}
+		carve_admission_destroy(ad);
+		carve_manifests_destroy(m);
+	}
+	print_message("admitted %d, preempted %d, finished %d\n", admitted, preempted, finished);
+	/* Every kind of decision was exercised. */
+	assert_true(admitted > 2000);
+	assert_true(preempted > 150);
+	assert_true(finished > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +1121,13 @@ int main(void)
 		cmocka_unit_test(newer_equal_priority_preemption),
 		cmocka_unit_test(priority_class_orders_heads),
 		cmocka_unit_test(try_next_flavor_avoids_borrowing),
+		cmocka_unit_test(borrowing_level_is_subtree_height),
+		cmocka_unit_test(preemption_over_borrowing),
+		cmocka_unit_test(equal_preemption_keeps_first_flavor),
+		cmocka_unit_test(no_preemption_beyond_nominal),
+		cmocka_unit_test(disjoint_preemptions_in_one_cohort),
+		cmocka_unit_test(check_detects_corruption),
+		cmocka_unit_test(property_random_quota),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,11 +108,21 @@ static struct run build_yaml(const struct buf *b)
 	return r;
 }
 
+/* The admission engine's own invariants (quota usage, heaps, indexes). */
+static void check_engine(const struct run *r)
+{
+	struct carve_error err;
+
+	if (carve_adm_check(r->ad->adm, &err))
+		fail_msg("carve_adm_check: %s", err.text);
+}
+
 static struct run run_yaml(const struct buf *b)
 {
 	struct run r = build_yaml(b);
 
 	assert_true(carve_adm_run(r.ad->adm, r.ad->now, 100) > 0);
+	check_engine(&r);
 	return r;
 }
 
@@ -1215,8 +1225,9 @@ static void pr_workload(struct buf *b, struct pr_wl *w, int i)
 	put(b, "}}\n---\n");
 }
 
-/* After a cycle: the placer is sound, admitted gangs are placed whole, and
- * each queue's usage is what its admitted workloads request. */
+/* After a cycle: the placer and the engine are sound, admitted gangs are
+ * placed whole, and each queue's usage is what its admitted workloads
+ * request. */
 static void pr_check(const struct run *r, const struct pr_wl *w, size_t nw, int npools)
 {
 	int64_t want[2][8][PR_NRES];
@@ -1224,6 +1235,7 @@ static void pr_check(const struct run *r, const struct pr_wl *w, size_t nw, int 
 	int q, f, res;
 
 	check_placer(r);
+	check_engine(r);
 	memset(want, 0, sizeof(want));
 	for (i = 0; i < nw; i++) {
 		const struct carve_wl_status *s = st(r, w[i].key);
