@@ -515,56 +515,35 @@ static int podset_preq(struct carve_adm *a, const struct carve_wl_spec *s, struc
 		       struct carve_error *err)
 {
 	struct carve_pod_req *r = carve_arena_alloc(&a->arena, sizeof(*r));
-	int k, kinds = 0;
+	struct carve_req reqs[CARVE_RES_MAX];
+	struct carve_podset_spec merged = ps->spec;
+	struct carve_error why = {0};
+	int k;
 
 	if (!r)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	ps->preq = r;
-	memset(r, 0, sizeof(*r));
 	for (k = 0; k < ps->nreqs; k++) {
-		const char *name = carve_resreg_name(a->cat.res, ps->res[k]), *prof = NULL;
-		int64_t m = ps->milli[k];
-
-		if (ps->res[k] == CARVE_RES_CPU) {
-			r->cpu_milli = m;
-			continue;
-		}
-		if (ps->res[k] == CARVE_RES_MEMORY) {
-			r->memory_milli = m;
-			continue;
-		}
-		if (ps->res[k] == CARVE_RES_GPU) {
-			r->gpu = CARVE_GREQ_GPU;
-		} else if (!strcmp(name, "nvidia.com/gpu.shared")) {
-			r->gpu = CARVE_GREQ_REPLICA;
-		} else if (carve_res_is_mig(name, &prof) && prof && *prof) {
-			r->gpu = CARVE_GREQ_MIG;
-			r->mig_profile = ADUP(a, prof);
-			if (!r->mig_profile)
-				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-		} else {
-			continue; /* not a device the placer knows: quota only */
-		}
-		kinds++;
-		if (m % 1000 || m / 1000 < 1 || m / 1000 > CARVE_POD_MAX_GPUS)
-			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: %s wants a "
-					    "whole number of devices from 1 to %d per pod", s->key,
-					    ps->spec.name, name, CARVE_POD_MAX_GPUS);
-		r->count = (int)(m / 1000);
+		reqs[k].name = carve_resreg_name(a->cat.res, ps->res[k]);
+		reqs[k].milli = ps->milli[k];
 	}
-	if (ps->spec.gpu_milli || ps->spec.gpu_mem_mib) {
-		if (ps->spec.gpu_milli < 0 || ps->spec.gpu_milli > 999)
-			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: a GPU fraction "
-					    "must be above 0 and below 1", s->key, ps->spec.name);
-		r->gpu = CARVE_GREQ_FRACTION;
-		r->milli = ps->spec.gpu_milli;
-		r->mem_mib = ps->spec.gpu_mem_mib;
-		kinds++;
+	merged.nreqs = (size_t)ps->nreqs;
+	merged.reqs = reqs;
+	if (carve_pod_req_of(&merged, r, &why))
+		return carve_errorf(err, CARVE_EINVAL, "workload %s %s", s->key, why.text);
+	/* the constraints are the podSet's and its flavors', per assignment
+	 * (build_groups); the request keeps devices, cpu and memory */
+	r->nselector = 0;
+	r->selector = NULL;
+	r->nterms = 0;
+	r->terms = NULL;
+	r->ntolerations = 0;
+	r->tolerations = NULL;
+	if (r->mig_profile) {
+		r->mig_profile = ADUP(a, r->mig_profile);
+		if (!r->mig_profile)
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
-	if (kinds > 1)
-		return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s asks for more than one "
-				    "kind of GPU device per pod (MIG profiles, whole, shared or "
-				    "fractional GPUs); it cannot be placed", s->key, ps->spec.name);
 	return 0;
 }
 
