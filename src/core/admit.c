@@ -5,7 +5,7 @@
  * workloads, and the status views.  The cycle itself is admit_cycle.c.
  *
  * With a placer (carve_adm_set_placer), a head that fits its quota is
- * admitted only when its whole gang is placed (place_wl; within one domain
+ * admitted only when its whole gang is placed (carve__place_wl; within one domain
  * of its podSets' topology level when they name one); otherwise it is
  * NoFit and charges nothing.  A workload holds its placement exactly while
  * it is admitted: placed right before it is charged, released when it is
@@ -76,7 +76,7 @@ void carve_adm_destroy(struct carve_adm *a)
 	if (!a)
 		return;
 	for (i = 0; i < a->cat.nwls; i++) {
-		assignment_free(&a->cat.wls[i].adm);
+		carve__assignment_free(&a->cat.wls[i].adm);
 		carve_free(a->cat.wls[i].pl);
 		carve_free(a->cat.wls[i].psr);
 		carve_free(a->cat.wls[i].st);
@@ -87,9 +87,9 @@ void carve_adm_destroy(struct carve_adm *a)
 		carve_free(a->cat.cqs[i].pend);
 		carve_free(a->cat.cqs[i].aside);
 	}
-	idmap_free(&a->ix.wlmap);
-	idmap_free(&a->ix.cqmap);
-	idmap_free(&a->ix.msgmap);
+	carve__idmap_free(&a->ix.wlmap);
+	carve__idmap_free(&a->ix.cqmap);
+	carve__idmap_free(&a->ix.msgmap);
 	carve_free(a->ix.msgs);
 	carve_free(a->sched.visit);
 	carve_free(a->sched.marked);
@@ -128,7 +128,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 }
 
 /* Room for need elements in *arr (at least doubling). */
-int adm_reserve(void **arr, size_t *cap, size_t need, size_t size)
+int carve__adm_reserve(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t c;
 	void *v;
@@ -404,7 +404,7 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 	if ((rc = check_groups("ClusterQueue", s->name, s->groups, s->ngroups, err)))
 		return rc;
 	if (grow((void **)&a->cat.cqs, &a->cat.capcqs, a->cat.ncqs, sizeof(*a->cat.cqs)) ||
-	    idmap_reserve(&a->ix.cqmap, cq_key, a))
+	    carve__idmap_reserve(&a->ix.cqmap, cq_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	id = new_node(a, s->name, true, err);
 	if (id < 0)
@@ -425,7 +425,7 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 		a->qt.nnodes--;
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
-	idmap_put(&a->ix.cqmap, q->spec.name, (uint32_t)a->cat.ncqs);
+	carve__idmap_put(&a->ix.cqmap, q->spec.name, (uint32_t)a->cat.ncqs);
 	a->cat.ncqs++;
 	return 0;
 }
@@ -476,7 +476,7 @@ int carve_adm_finalize(struct carve_adm *a, struct carve_error *err)
 
 	if (a->cat.finalized)
 		return 0;
-	if ((rc = qt_finalize(a, err)))
+	if ((rc = carve__qt_finalize(a, err)))
 		return rc;
 	for (i = 0; i < a->cat.ncqs; i++)
 		if ((rc = index_cq(a, &a->cat.cqs[i], err)))
@@ -489,12 +489,12 @@ int carve_adm_finalize(struct carve_adm *a, struct carve_error *err)
 
 static int find_cq(const struct carve_adm *a, const char *name)
 {
-	return idmap_find(&a->ix.cqmap, name, cq_key, a);
+	return carve__idmap_find(&a->ix.cqmap, name, cq_key, a);
 }
 
 int carve_adm_find_workload(const struct carve_adm *a, const char *key)
 {
-	int id = idmap_find(&a->ix.wlmap, key, wl_key, a);
+	int id = carve__idmap_find(&a->ix.wlmap, key, wl_key, a);
 
 	return id >= 0 ? id : CARVE_ENOTFOUND;
 }
@@ -809,7 +809,7 @@ static void explain_nofit(struct carve_adm *a, const struct wl *w, struct carve_
  * placement on w.  Returns 0, CARVE_ENOFIT or CARVE_EINVAL (why says why;
  * nothing held), CARVE_ENOMEM.
  */
-int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
+int carve__place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
 	     size_t whysize)
 {
 	struct carve_pod_group *g = NULL;
@@ -849,7 +849,7 @@ int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, cha
 }
 
 /* Gives back w's placement, if it has one. */
-void unplace_wl(struct carve_adm *a, struct wl *w)
+void carve__unplace_wl(struct carve_adm *a, struct wl *w)
 {
 	if (w->pl && a->cat.placer)
 		carve_placer_release(a->cat.placer, w->pl, w->npl);
@@ -964,17 +964,17 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 	return 0;
 }
 
-void wl_charge(struct carve_adm *a, struct wl *w, int sign)
+void carve__wl_charge(struct carve_adm *a, struct wl *w, int sign)
 {
 	size_t i;
 	int node = a->cat.cqs[w->cq].node;
 
 	for (i = 0; i < w->adm.nuse; i++)
 		if (w->adm.use[i].fr >= 0)
-			qt_add_usage(a, node, w->adm.use[i].fr, sign * w->adm.use[i].q);
+			carve__qt_add_usage(a, node, w->adm.use[i].fr, sign * w->adm.use[i].q);
 }
 
-uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w)
+uint64_t carve__wl_frmask(const struct carve_adm *a, const struct wl *w)
 {
 	uint64_t m = 0;
 	size_t i;
@@ -988,31 +988,31 @@ uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w)
 }
 
 /* Room in q's admitted list for one more. */
-int cq_reserve_admitted(struct cq *q)
+int carve__cq_reserve_admitted(struct cq *q)
 {
 	size_t cap = q->capwls;
 
 	if (q->nwls < cap)
 		return 0;
-	if (adm_reserve((void **)&q->wls, &cap, q->nwls + 1, sizeof(*q->wls)))
+	if (carve__adm_reserve((void **)&q->wls, &cap, q->nwls + 1, sizeof(*q->wls)))
 		return CARVE_ENOMEM;
 	cap = q->capwls;
-	if (adm_reserve((void **)&q->vr, &cap, q->nwls + 1, sizeof(*q->vr)))
+	if (carve__adm_reserve((void **)&q->vr, &cap, q->nwls + 1, sizeof(*q->vr)))
 		return CARVE_ENOMEM;
 	q->capwls = cap;
 	return 0;
 }
 
-/* Into its queue's admitted list (room made by cq_reserve_admitted), after
+/* Into its queue's admitted list (room made by carve__cq_reserve_admitted), after
  * its assignment and admission time are set; swap-removed by position, as
  * a scan would. */
-void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
+void carve__cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
 	const struct wl *w = &a->cat.wls[id];
 	struct vrec *r = &q->vr[q->nwls];
 
 	a->cat.wls[id].qpos = (uint32_t)q->nwls;
-	r->mask = wl_frmask(a, w);
+	r->mask = carve__wl_frmask(a, w);
 	r->at = w->admitted_at;
 	r->priority = w->spec.priority;
 	r->rank = id < a->ix.nranked ? a->ix.krank[id] : UINT32_MAX;
@@ -1020,7 +1020,7 @@ void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 	q->wls[q->nwls++] = id;
 }
 
-void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
+void carve__cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 {
 	size_t i = a->cat.wls[id].qpos;
 
@@ -1033,20 +1033,20 @@ void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id)
 }
 
 /* Into its queue's heap; the room was reserved when it was added. */
-void cq_add_pending(struct carve_adm *a, uint32_t id)
+void carve__cq_add_pending(struct carve_adm *a, uint32_t id)
 {
-	pq_push(a, &a->cat.cqs[a->cat.wls[id].cq], id);
+	carve__pq_push(a, &a->cat.cqs[a->cat.wls[id].cq], id);
 }
 
 /* A head leaving its queue's heap (admitted). */
-void cq_del_pending(struct carve_adm *a, uint32_t id)
+void carve__cq_del_pending(struct carve_adm *a, uint32_t id)
 {
-	pq_remove(a, &a->cat.cqs[a->cat.wls[id].cq], id);
+	carve__pq_remove(a, &a->cat.cqs[a->cat.wls[id].cq], id);
 }
 
 /* Appends id to the visit list once; room for every workload was reserved
  * when it was added, so this never allocates. */
-void visit_add(struct carve_adm *a, uint32_t id)
+void carve__visit_add(struct carve_adm *a, uint32_t id)
 {
 	if (a->cat.wls[id].in_visit)
 		return;
@@ -1075,7 +1075,7 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 	size_t i, k;
 	int p, r;
 
-	if (assignment_alloc(as, w))
+	if (carve__assignment_alloc(as, w))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	for (p = 0; p < w->npodsets; p++) {
 		const struct carve_ps_admission *pa = NULL;
@@ -1109,7 +1109,7 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 								    pa->flavors[k].value);
 				}
 			as->flavor[p * CARVE_RES_MAX + r] = fl;
-			fr = fl >= 0 ? fr_id(a, fl, w->ps[p].res[r]) : -1;
+			fr = fl >= 0 ? carve__fr_id(a, fl, w->ps[p].res[r]) : -1;
 			if (fr < 0)
 				continue; /* not under quota here: charges nothing */
 			for (k = 0; k < as->nuse && as->use[k].fr != fr; k++)
@@ -1118,7 +1118,7 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 				as->use[as->nuse].fr = fr;
 				as->use[as->nuse++].q = 0;
 			}
-			as->use[k].q = sat_add(as->use[k].q,
+			as->use[k].q = carve__sat_add(as->use[k].q,
 					       (int64_t)pa->count * w->ps[p].milli[r]);
 		}
 	}
@@ -1145,13 +1145,13 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		return carve_errorf(err, CARVE_ENOTFOUND, "workload %s: ClusterQueue %s does not exist",
 				    s->key, s->cq ? s->cq : "(none)");
 	if (grow((void **)&a->cat.wls, &a->cat.capwls, a->cat.nwls, sizeof(*a->cat.wls)) ||
-	    (s->admitted && cq_reserve_admitted(&a->cat.cqs[cq])) ||
+	    (s->admitted && carve__cq_reserve_admitted(&a->cat.cqs[cq])) ||
 	    grow((void **)&a->cat.cqs[cq].pend, &a->cat.cqs[cq].cappend, a->cat.cqs[cq].nall,
 		 sizeof(struct pqent)) ||
 	    grow((void **)&a->cat.cqs[cq].aside, &a->cat.cqs[cq].capaside, a->cat.cqs[cq].nall,
 		 sizeof(uint32_t)) ||
 	    grow((void **)&a->sched.visit, &a->sched.capvisit, a->cat.nwls, sizeof(*a->sched.visit)) ||
-	    idmap_reserve(&a->ix.wlmap, wl_key, a))
+	    carve__idmap_reserve(&a->ix.wlmap, wl_key, a))
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	/* Both lists now have room for every workload of the queue, so moving
 	 * one between them later never allocates. */
@@ -1171,37 +1171,37 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		return rc;
 	if (s->admitted) {
 		if ((rc = admission_from_spec(a, w, s, err))) {
-			assignment_free(&w->adm);
+			carve__assignment_free(&w->adm);
 			return rc;
 		}
 		w->state = CARVE_WL_ADMITTED;
 		w->admitted_at = s->has_admitted_at ? s->admitted_at : s->created;
 		w->has_admitted_at = s->has_admitted_at || s->has_created;
-		cq_add_wl(a, &a->cat.cqs[cq], id);
-		wl_charge(a, w, +1);
+		carve__cq_add_wl(a, &a->cat.cqs[cq], id);
+		carve__wl_charge(a, w, +1);
 		if (a->cat.placer) {
 			char why[400];
 
 			why[0] = '\0';
-			rc = place_wl(a, w, &w->adm, why, sizeof(why));
+			rc = carve__place_wl(a, w, &w->adm, why, sizeof(why));
 			if (rc == CARVE_ENOMEM) {
-				wl_charge(a, w, -1);
-				cq_del_wl(a, &a->cat.cqs[cq], id);
-				assignment_free(&w->adm);
+				carve__wl_charge(a, w, -1);
+				carve__cq_del_wl(a, &a->cat.cqs[cq], id);
+				carve__assignment_free(&w->adm);
 				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 			}
 			if (rc) {
 				char msg[512];
 
 				snprintf(msg, sizeof(msg), "admitted without a placement (%s)", why);
-				w->message = adm_intern(a, msg);
+				w->message = carve__adm_intern(a, msg);
 			}
 		}
 	} else {
-		cq_add_pending(a, id);
-		visit_add(a, id);
+		carve__cq_add_pending(a, id);
+		carve__visit_add(a, id);
 	}
-	idmap_put(&a->ix.wlmap, w->spec.key, id);
+	carve__idmap_put(&a->ix.wlmap, w->spec.key, id);
 	a->cat.nwls++;
 	a->cat.cqs[cq].nall++;
 	a->sched.changed = true;
@@ -1216,9 +1216,9 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 		return CARVE_ENOTFOUND;
 	w = &a->cat.wls[id];
 	if (w->state == CARVE_WL_ADMITTED) {
-		wl_charge(a, w, -1);
-		cq_del_wl(a, &a->cat.cqs[w->cq], id);
-		unplace_wl(a, w);
+		carve__wl_charge(a, w, -1);
+		carve__cq_del_wl(a, &a->cat.cqs[w->cq], id);
+		carve__unplace_wl(a, w);
 	} else {
 		wl_settle(a, w); /* left in its heap or aside list: dropped there later */
 	}
@@ -1264,7 +1264,7 @@ static bool queue_borrows_for(const struct carve_adm *a, const struct wl *v)
 
 	for (i = 0; i < v->adm.nuse; i++)
 		if (v->adm.use[i].fr >= 0 && v->adm.use[i].q > 0 &&
-		    qt_borrowing(a, a->cat.cqs[v->cq].node, v->adm.use[i].fr))
+		    carve__qt_borrowing(a, a->cat.cqs[v->cq].node, v->adm.use[i].fr))
 			return true;
 	return false;
 }
@@ -1288,7 +1288,7 @@ static bool node_candidate(const struct carve_adm *a, const struct wl *w, const 
 		       (!w->spec.has_created || v->spec.created > w->spec.created);
 	}
 	if (q->spec.reclaim == CARVE_RECLAIM_NEVER || a->qt.nodes[q->node].parent < 0 ||
-	    qt_root(a, o->node) != qt_root(a, q->node) || o->spec.not_reclaimable ||
+	    carve__qt_root(a, o->node) != carve__qt_root(a, q->node) || o->spec.not_reclaimable ||
 	    !queue_borrows_for(a, v))
 		return false;
 	return q->spec.reclaim != CARVE_RECLAIM_LOWER || v->spec.priority < w->spec.priority;
@@ -1335,7 +1335,7 @@ static int gang_places(struct carve_adm *a, struct wl *w, const struct assignmen
  * taken back: they hold their nodes until evicted).  Returns how many
  * targets it wrote (0: none helps, or Dynamic MIG is on), or CARVE_ENOMEM.
  */
-int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
+int carve__place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
 		  struct target **tout)
 {
 	uint32_t *c;
@@ -1511,6 +1511,6 @@ int64_t carve_adm_cq_usage(const struct carve_adm *a, const char *cq, const char
 			break;
 	if (res < 0 || f == a->cat.nflavors || !a->cat.finalized)
 		return 0;
-	fr = fr_id(a, (int)f, res);
+	fr = carve__fr_id(a, (int)f, res);
 	return fr < 0 ? 0 : a->qt.nodes[a->cat.cqs[q].node].usage[fr];
 }

@@ -65,9 +65,9 @@ static int check_charge(const struct carve_adm *a, const struct wl *w, int64_t *
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			int fl = as->flavor[p * CARVE_RES_MAX + r];
 
-			fr = fl >= 0 ? fr_id(a, fl, w->ps[p].res[r]) : -1;
+			fr = fl >= 0 ? carve__fr_id(a, fl, w->ps[p].res[r]) : -1;
 			if (fr >= 0)
-				want[fr] = sat_add(want[fr],
+				want[fr] = carve__sat_add(want[fr],
 						   (int64_t)as->count[p] * w->ps[p].milli[r]);
 		}
 	for (i = 0; i < as->nuse; i++) {
@@ -125,7 +125,7 @@ static int check_usage(const struct carve_adm *a, int64_t *use, int64_t *tmp,
 			if (n->depth != depth || n->parent < 0)
 				continue;
 			for (fr = 0; fr < a->qt.nfr; fr++) {
-				int64_t g = qt_guaranteed(a, (int)i, fr);
+				int64_t g = carve__qt_guaranteed(a, (int)i, fr);
 				int64_t u = use[i * nfr + (size_t)fr];
 
 				use[(size_t)n->parent * nfr + (size_t)fr] += u > g ? u - g : 0;
@@ -171,7 +171,7 @@ static int check_admitted(const struct carve_adm *a, struct carve_error *err)
 						    "list holds %s (state %d, queue %d, qpos %u) at "
 						    "%zu", c->spec.name, w->spec.key, w->state, w->cq,
 						    w->qpos, i);
-			if (r->mask != wl_frmask(a, w) || r->priority != w->spec.priority ||
+			if (r->mask != carve__wl_frmask(a, w) || r->priority != w->spec.priority ||
 			    r->has_at != w->has_admitted_at ||
 			    (r->has_at && r->at != w->admitted_at) ||
 			    r->rank != (id < a->ix.nranked ? a->ix.krank[id] : UINT32_MAX))
@@ -213,7 +213,7 @@ static int check_pending(const struct carve_adm *a, uint32_t *seen, struct carve
 				return carve_errorf(err, CARVE_EINVAL, "ClusterQueue %s: heap entry "
 						    "of %s does not match it", c->spec.name,
 						    w->spec.key);
-			if (i > 0 && wl_queue_cmp(w, &a->cat.wls[c->pend[(i - 1) / 2].id]) < 0)
+			if (i > 0 && carve__wl_queue_cmp(w, &a->cat.wls[c->pend[(i - 1) / 2].id]) < 0)
 				return carve_errorf(err, CARVE_EINVAL, "ClusterQueue %s: heap order "
 						    "broken at %s", c->spec.name, w->spec.key);
 			if (w->state == CARVE_WL_PENDING && w->inadmissible)
@@ -296,15 +296,15 @@ static int check_indexes(const struct carve_adm *a, struct carve_error *err)
 				    a->ix.wlmap.n, a->ix.cqmap.n, a->ix.msgmap.n, a->cat.nwls,
 				    a->cat.ncqs, a->ix.nmsgs);
 	for (i = 0; i < a->cat.nwls; i++)
-		if (idmap_find(&a->ix.wlmap, a->cat.wls[i].spec.key, wl_name, a) != (int)i)
+		if (carve__idmap_find(&a->ix.wlmap, a->cat.wls[i].spec.key, wl_name, a) != (int)i)
 			return carve_errorf(err, CARVE_EINVAL, "workload %s is not found by its "
 					    "key", a->cat.wls[i].spec.key);
 	for (i = 0; i < a->cat.ncqs; i++)
-		if (idmap_find(&a->ix.cqmap, a->cat.cqs[i].spec.name, cq_name, a) != (int)i)
+		if (carve__idmap_find(&a->ix.cqmap, a->cat.cqs[i].spec.name, cq_name, a) != (int)i)
 			return carve_errorf(err, CARVE_EINVAL, "ClusterQueue %s is not found by "
 					    "its name", a->cat.cqs[i].spec.name);
 	for (i = 0; i < a->ix.nmsgs; i++)
-		if (idmap_find(&a->ix.msgmap, a->ix.msgs[i], msg_name, a) != (int)i)
+		if (carve__idmap_find(&a->ix.msgmap, a->ix.msgs[i], msg_name, a) != (int)i)
 			return carve_errorf(err, CARVE_EINVAL, "interned message %zu is not found",
 					    i);
 	return 0;

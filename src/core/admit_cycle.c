@@ -51,7 +51,7 @@ static int entry_cmp(const struct entry *x, const struct entry *y, const struct 
 
 	if (bx != by)
 		return bx < by ? -1 : 1;
-	return wl_queue_cmp(&a->cat.wls[x->wl], &a->cat.wls[y->wl]);
+	return carve__wl_queue_cmp(&a->cat.wls[x->wl], &a->cat.wls[y->wl]);
 }
 
 static const struct carve_adm *eord;
@@ -79,7 +79,7 @@ static void pick_fairest(const struct carve_adm *a, struct entry **e, size_t i, 
 
 	for (j = i; j < n; j++) {
 		const struct wl *w = &a->cat.wls[e[j]->wl];
-		int64_t s = qt_drs(a, a->cat.cqs[w->cq].node, e[j]->as.use, e[j]->as.nuse, +1);
+		int64_t s = carve__qt_drs(a, a->cat.cqs[w->cq].node, e[j]->as.use, e[j]->as.nuse, +1);
 
 		if (s < bs) {
 			bs = s;
@@ -115,11 +115,11 @@ static int head_of(struct carve_adm *a, int q)
 			return c->claim;
 		c->claim = -1;
 	}
-	return pq_top(a, c);
+	return carve__pq_top(a, c);
 }
 
 /* Removes (sign -1) or restores (+1) the usage of those of a set of
- * workloads that are in the cohort tree of root: what qt_fits at a node of
+ * workloads that are in the cohort tree of root: what carve__qt_fits at a node of
  * that tree sees (other trees' usage never reaches it). */
 static void charge_tree(struct carve_adm *a, const uint32_t *ids, size_t n, int sign, int root)
 {
@@ -129,7 +129,7 @@ static void charge_tree(struct carve_adm *a, const uint32_t *ids, size_t n, int 
 		struct wl *v = &a->cat.wls[ids[i]];
 
 		if (a->qt.nodes[a->cat.cqs[v->cq].node].root == root)
-			wl_charge(a, v, sign);
+			carve__wl_charge(a, v, sign);
 	}
 }
 
@@ -145,7 +145,7 @@ static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_re
 	}
 	w->waiting = false;
 	w->pending_reason = r;
-	w->message = adm_intern(a, msg);
+	w->message = carve__adm_intern(a, msg);
 	w->cycle = cycle;
 }
 
@@ -171,7 +171,7 @@ static int hold(struct carve_adm *a, struct entry *e, int node, bool stuck)
 		if (fr < 0)
 			continue;
 		if (stuck && e->res.borrowing && n->blimit[fr] != QTY_INF)
-			r = sat_add(n->nominal[fr], n->blimit[fr]) - n->usage[fr];
+			r = carve__sat_add(n->nominal[fr], n->blimit[fr]) - n->usage[fr];
 		else if (stuck && !e->res.borrowing)
 			r = n->nominal[fr] - n->usage[fr];
 		if (r > want)
@@ -180,7 +180,7 @@ static int hold(struct carve_adm *a, struct entry *e, int node, bool stuck)
 			continue;
 		e->held[e->nheld].fr = fr;
 		e->held[e->nheld++].q = r;
-		qt_add_usage(a, node, fr, r);
+		carve__qt_add_usage(a, node, fr, r);
 	}
 	return 0;
 }
@@ -189,7 +189,7 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 {
 	struct wl *w = &a->cat.wls[e->wl];
 
-	assignment_free(&w->adm);
+	carve__assignment_free(&w->adm);
 	w->adm = e->as;
 	carve_free(w->psr); /* the status view's podSets are this admission's now */
 	w->psr = NULL;
@@ -203,10 +203,10 @@ static void admit_entry(struct carve_adm *a, struct entry *e)
 	w->cycle = a->sched.cycle;
 	w->admitted_at = a->sched.now; /* the cycle's time */
 	w->has_admitted_at = true;
-	cq_del_pending(a, e->wl);
+	carve__cq_del_pending(a, e->wl);
 	w->inadmissible = false;
-	cq_add_wl(a, &a->cat.cqs[w->cq], e->wl);
-	wl_charge(a, w, +1);
+	carve__cq_add_wl(a, &a->cat.cqs[w->cq], e->wl);
+	carve__wl_charge(a, w, +1);
 }
 
 /*
@@ -265,27 +265,27 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 		bool fits;
 		int prc;
 
-		if (assign_flavors_skip(a, w, e->as.count, skip, &nx, &cres) == CARVE_ENOMEM) {
+		if (carve__assign_flavors_skip(a, w, e->as.count, skip, &nx, &cres) == CARVE_ENOMEM) {
 			rc = CARVE_ENOMEM;
 			break;
 		}
-		assignment_free(&cur);
+		carve__assignment_free(&cur);
 		cur = nx;
 		failed = &cur;
 		if (cres.mode != GM_FIT)
 			continue; /* needs preemption there: skip it too */
-		charge_tree(a, marked, nmarked, -1, qt_root(a, node));
-		fits = qt_fits(a, node, cur.use, cur.nuse);
-		charge_tree(a, marked, nmarked, +1, qt_root(a, node));
+		charge_tree(a, marked, nmarked, -1, carve__qt_root(a, node));
+		fits = carve__qt_fits(a, node, cur.use, cur.nuse);
+		charge_tree(a, marked, nmarked, +1, carve__qt_root(a, node));
 		if (!fits)
 			continue;
-		prc = place_wl(a, w, &cur, why2, sizeof(why2));
+		prc = carve__place_wl(a, w, &cur, why2, sizeof(why2));
 		if (prc == CARVE_ENOMEM) {
 			rc = CARVE_ENOMEM;
 			break;
 		}
 		if (prc == 0) {
-			assignment_free(&e->as);
+			carve__assignment_free(&e->as);
 			e->as = cur;
 			e->res = cres;
 			memset(&cur, 0, sizeof(cur));
@@ -293,7 +293,7 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 			break;
 		}
 	}
-	assignment_free(&cur);
+	carve__assignment_free(&cur);
 	carve_free(skip);
 	if (rc == CARVE_ENOFIT && strchr(tried, ',')) {
 		size_t len = strlen(why);
@@ -309,8 +309,8 @@ static void set_aside(struct carve_adm *a, struct wl *w)
 {
 	if (a->cat.cqs[w->cq].spec.strategy != CARVE_BEST_EFFORT_FIFO || w->inadmissible)
 		return;
-	pq_remove(a, &a->cat.cqs[w->cq], (uint32_t)(w - a->cat.wls));
-	aside_push(a, &a->cat.cqs[w->cq], (uint32_t)(w - a->cat.wls));
+	carve__pq_remove(a, &a->cat.cqs[w->cq], (uint32_t)(w - a->cat.wls));
+	carve__aside_push(a, &a->cat.cqs[w->cq], (uint32_t)(w - a->cat.wls));
 	w->inadmissible = true;
 	a->sched.set_aside++;
 }
@@ -359,8 +359,8 @@ static const struct ocache *oracle_reuse(const struct carve_adm *a, const struct
 					;
 				ok = j < c->nuse && c->use[j].q == u->q;
 			} else {
-				ok = u->q <= qt_available(a, node, u->fr) &&
-				     !qt_borrowing_with(a, node, u->fr, u->q);
+				ok = u->q <= carve__qt_available(a, node, u->fr) &&
+				     !carve__qt_borrowing_with(a, node, u->fr, u->q);
 			}
 		}
 		for (j = 0; ok && j < c->nuse; j++) { /* nothing the oracle used is missing */
@@ -377,9 +377,9 @@ static const struct ocache *oracle_reuse(const struct carve_adm *a, const struct
 /* Assignment (and victims when it needs preemption) for counts (NULL: full). */
 static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, struct entry *e)
 {
-	assignment_free(&e->as);
+	carve__assignment_free(&e->as);
 	e->ntargets = 0;
-	if (assign_flavors(a, w, counts, &e->as, &e->res) == CARVE_ENOMEM)
+	if (carve__assign_flavors(a, w, counts, &e->as, &e->res) == CARVE_ENOMEM)
 		return CARVE_ENOMEM;
 	if (e->res.mode == GM_PREEMPT || e->res.mode == GM_RECLAIM) {
 		const struct ocache *c = oracle_reuse(a, w, e);
@@ -390,7 +390,7 @@ static int evaluate(struct carve_adm *a, struct wl *w, const int32_t *counts, st
 			if (n)
 				memcpy(a->cyc.scratch_targets, c->targets, c->ntargets * sizeof(*c->targets));
 		} else {
-			n = preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need, e->res.nneed,
+			n = carve__preempt_targets(a, w, e->as.use, e->as.nuse, e->res.need, e->res.nneed,
 					    a->cyc.scratch_targets);
 		}
 
@@ -531,8 +531,8 @@ static int cycle_begin(struct carve_adm *a, int64_t now, struct cycle *cy)
 				if (a->cat.wls[id].state != CARVE_WL_PENDING)
 					continue; /* finished while set aside */
 				a->cat.wls[id].inadmissible = false;
-				pq_push(a, c, id);
-				visit_add(a, id);
+				carve__pq_push(a, c, id);
+				carve__visit_add(a, id);
 			}
 		}
 		a->sched.changed = false;
@@ -588,8 +588,8 @@ static int nominate(struct carve_adm *a, struct cycle *cy)
 		e->held = NULL;
 		e->nheld = 0;
 		e->wl = (uint32_t)h;
-		visit_add(a, (uint32_t)h); /* touched now; "waiting" again when not a head */
-		if (cq_reserve_admitted(&a->cat.cqs[q])) /* it may be admitted */
+		carve__visit_add(a, (uint32_t)h); /* touched now; "waiting" again when not a head */
+		if (carve__cq_reserve_admitted(&a->cat.cqs[q])) /* it may be admitted */
 			return CARVE_ENOMEM;
 		if (evaluate(a, w, NULL, e))
 			return CARVE_ENOMEM;
@@ -641,7 +641,7 @@ static bool targets_overlap(const struct carve_adm *a, const struct entry *e)
 static int entry_blocked(struct carve_adm *a, struct entry *e)
 {
 	struct wl *w = &a->cat.wls[e->wl];
-	int node = a->cat.cqs[w->cq].node, root = qt_root(a, node);
+	int node = a->cat.cqs[w->cq].node, root = carve__qt_root(a, node);
 	bool in_cohort = a->qt.nodes[node].parent >= 0;
 
 	if (e->res.mode == GM_NOFIT) {
@@ -677,11 +677,11 @@ static int entry_blocked(struct carve_adm *a, struct entry *e)
 static int entry_fits(struct carve_adm *a, struct cycle *cy, struct entry *e)
 {
 	struct wl *w = &a->cat.wls[e->wl];
-	int node = a->cat.cqs[w->cq].node, root = qt_root(a, node);
+	int node = a->cat.cqs[w->cq].node, root = carve__qt_root(a, node);
 	size_t k, nsim;
 	bool fits;
 
-	if (adm_reserve((void **)&cy->marked, &cy->capmarked, cy->nmarked + (size_t)e->ntargets,
+	if (carve__adm_reserve((void **)&cy->marked, &cy->capmarked, cy->nmarked + (size_t)e->ntargets,
 			sizeof(*cy->marked)))
 		return CARVE_ENOMEM;
 	nsim = cy->nmarked;
@@ -689,7 +689,7 @@ static int entry_fits(struct carve_adm *a, struct cycle *cy, struct entry *e)
 		if (!a->cat.wls[e->targets[k].wl].marked)
 			cy->marked[nsim++] = e->targets[k].wl;
 	charge_tree(a, cy->marked, nsim, -1, root);
-	fits = qt_fits(a, node, e->as.use, e->as.nuse);
+	fits = carve__qt_fits(a, node, e->as.use, e->as.nuse);
 	charge_tree(a, cy->marked, nsim, +1, root);
 	return fits;
 }
@@ -711,11 +711,11 @@ static int admit_or_place(struct carve_adm *a, struct cycle *cy, struct entry *e
 		int prc, nv = 0;
 
 		why[0] = '\0';
-		prc = place_wl(a, w, &e->as, why, sizeof(why));
+		prc = carve__place_wl(a, w, &e->as, why, sizeof(why));
 		if (prc == CARVE_ENOFIT)
 			prc = place_next_flavor(a, e, cy->marked, cy->nmarked, why, sizeof(why));
 		if (prc == CARVE_ENOFIT)
-			nv = place_victims(a, w, &e->as, &e->targets);
+			nv = carve__place_victims(a, w, &e->as, &e->targets);
 		if (prc == CARVE_ENOMEM || nv < 0)
 			return CARVE_ENOMEM;
 		if (nv > 0) {
@@ -744,13 +744,13 @@ static int issue_preemptions(struct carve_adm *a, struct cycle *cy, struct entry
 			     bool for_nodes)
 {
 	struct wl *w = &a->cat.wls[e->wl];
-	int node = a->cat.cqs[w->cq].node, root = qt_root(a, node);
+	int node = a->cat.cqs[w->cq].node, root = carve__qt_root(a, node);
 	char msg[128];
 	size_t k;
 
-	if (adm_reserve((void **)&cy->marked, &cy->capmarked, cy->nmarked + (size_t)e->ntargets,
+	if (carve__adm_reserve((void **)&cy->marked, &cy->capmarked, cy->nmarked + (size_t)e->ntargets,
 			sizeof(*cy->marked)) ||
-	    adm_reserve((void **)&a->sched.marked, &a->sched.capmarked,
+	    carve__adm_reserve((void **)&a->sched.marked, &a->sched.capmarked,
 			a->sched.nmarked + (size_t)e->ntargets, sizeof(*a->sched.marked)))
 		return CARVE_ENOMEM;
 	for (k = 0; k < (size_t)e->ntargets; k++) {
@@ -824,7 +824,7 @@ static void release_holds(struct carve_adm *a, struct cycle *cy)
 		int node = a->cat.cqs[a->cat.wls[e->wl].cq].node;
 
 		for (k = 0; k < e->nheld; k++)
-			qt_add_usage(a, node, e->held[k].fr, -e->held[k].q);
+			carve__qt_add_usage(a, node, e->held[k].fr, -e->held[k].q);
 		e->nheld = 0;
 	}
 }
@@ -865,10 +865,10 @@ static void cycle_end(struct carve_adm *a, struct cycle *cy)
 		struct entry *e = &cy->ents[i];
 
 		for (k = 0; k < e->nheld; k++)
-			qt_add_usage(a, a->cat.cqs[a->cat.wls[e->wl].cq].node, e->held[k].fr,
+			carve__qt_add_usage(a, a->cat.cqs[a->cat.wls[e->wl].cq].node, e->held[k].fr,
 				     -e->held[k].q);
 		carve_free(e->held);
-		assignment_free(&e->as);
+		carve__assignment_free(&e->as);
 		carve_free(e->targets);
 	}
 	carve_free(cy->marked);
@@ -909,12 +909,12 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		uint32_t i = a->sched.marked[j];
 		struct wl *w = &a->cat.wls[i];
 
-		wl_charge(a, w, -1);
-		cq_del_wl(a, &a->cat.cqs[w->cq], (uint32_t)i);
-		assignment_free(&w->adm);
+		carve__wl_charge(a, w, -1);
+		carve__cq_del_wl(a, &a->cat.cqs[w->cq], (uint32_t)i);
+		carve__assignment_free(&w->adm);
 		carve_free(w->psr);
 		w->psr = NULL;
-		unplace_wl(a, w);
+		carve__unplace_wl(a, w);
 		w->marked = false;
 		w->evicted = true;
 		w->state = CARVE_WL_PENDING;
@@ -924,8 +924,8 @@ int carve_adm_evict_marked(struct carve_adm *a)
 		w->spec.has_created = true;
 		w->admitted_by_engine = false;
 		w->pending_reason = CARVE_PEND_NONE;
-		cq_add_pending(a, i); /* after its new timestamp: the heap orders by it */
-		visit_add(a, i);
+		carve__cq_add_pending(a, i); /* after its new timestamp: the heap orders by it */
+		carve__visit_add(a, i);
 		n++;
 	}
 	a->sched.nmarked = 0;

@@ -11,9 +11,9 @@
  *   - A pending workload is in exactly one of its queue's heap (pend) or
  *     its set-aside list (aside): in the heap when it may be a head, aside
  *     while BestEffortFIFO has set it aside.  A finished workload may
- *     linger in either until it surfaces (pq_top) or the list is put back
+ *     linger in either until it surfaces (carve__pq_top) or the list is put back
  *     (never as a head).  The heap's root is the first pending workload in
- *     queue order (wl_queue_cmp, a total order: keys are unique); heads
+ *     queue order (carve__wl_queue_cmp, a total order: keys are unique); heads
  *     leave from the root, so no workload records its heap position.
  *   - Interned messages live in the engine's arena until it is destroyed;
  *     equal texts share one copy.
@@ -36,7 +36,7 @@ static uint32_t str_hash(const char *s)
 	return h ? h : 1;
 }
 
-void idmap_free(struct idmap *m)
+void carve__idmap_free(struct idmap *m)
 {
 	carve_free(m->slots);
 	memset(m, 0, sizeof(*m));
@@ -67,7 +67,7 @@ static int idmap_grow(struct idmap *m, const char *(*key_fn)(const void *, uint3
 	return 0;
 }
 
-int idmap_find(const struct idmap *m, const char *key,
+int carve__idmap_find(const struct idmap *m, const char *key,
 	       const char *(*key_fn)(const void *, uint32_t), const void *ctx)
 {
 	uint32_t h;
@@ -82,7 +82,7 @@ int idmap_find(const struct idmap *m, const char *key,
 	return -1;
 }
 
-int idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
+int carve__idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
 		  const void *ctx)
 {
 	if ((m->n + 1) * 2 > m->cap)
@@ -90,7 +90,7 @@ int idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t)
 	return 0;
 }
 
-void idmap_put(struct idmap *m, const char *key, uint32_t id)
+void carve__idmap_put(struct idmap *m, const char *key, uint32_t id)
 {
 	uint32_t h = str_hash(key);
 	size_t j;
@@ -109,7 +109,7 @@ static const char *msg_key(const void *ctx, uint32_t id)
 	return ((const struct carve_adm *)ctx)->ix.msgs[id];
 }
 
-const char *adm_intern(struct carve_adm *a, const char *s)
+const char *carve__adm_intern(struct carve_adm *a, const char *s)
 {
 	int id;
 	char *c;
@@ -118,7 +118,7 @@ const char *adm_intern(struct carve_adm *a, const char *s)
 		return "";
 	if (a->ix.last_msg && !strcmp(a->ix.last_msg, s)) /* heads in a row often share one */
 		return a->ix.last_msg;
-	id = idmap_find(&a->ix.msgmap, s, msg_key, a);
+	id = carve__idmap_find(&a->ix.msgmap, s, msg_key, a);
 	if (id >= 0)
 		return a->ix.last_msg = a->ix.msgs[id];
 	if (a->ix.nmsgs == a->ix.capmsgs) {
@@ -131,10 +131,10 @@ const char *adm_intern(struct carve_adm *a, const char *s)
 		a->ix.capmsgs = cap;
 	}
 	c = carve_arena_strdup(&a->arena, s);
-	if (!c || idmap_reserve(&a->ix.msgmap, msg_key, a))
+	if (!c || carve__idmap_reserve(&a->ix.msgmap, msg_key, a))
 		return "(out of memory)";
 	a->ix.msgs[a->ix.nmsgs] = c;
-	idmap_put(&a->ix.msgmap, c, (uint32_t)a->ix.nmsgs);
+	carve__idmap_put(&a->ix.msgmap, c, (uint32_t)a->ix.nmsgs);
 	a->ix.nmsgs++;
 	return a->ix.last_msg = c;
 }
@@ -158,7 +158,7 @@ static size_t log2sz(size_t n)
 	return l;
 }
 
-bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n)
+bool carve__krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n)
 {
 	uint32_t *ord, *rk;
 	size_t i;
@@ -203,7 +203,7 @@ bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n)
 
 /* Queue order: higher priority first, then older (no timestamp = oldest),
  * then key for determinism. */
-int wl_queue_cmp(const struct wl *x, const struct wl *y)
+int carve__wl_queue_cmp(const struct wl *x, const struct wl *y)
 {
 	if (x->spec.priority != y->spec.priority)
 		return x->spec.priority > y->spec.priority ? -1 : 1;
@@ -216,14 +216,14 @@ int wl_queue_cmp(const struct wl *x, const struct wl *y)
 	return strcmp(x->spec.key, y->spec.key);
 }
 
-/* wl_queue_cmp(x, y) < 0, deciding on the entries' numbers when they differ. */
+/* carve__wl_queue_cmp(x, y) < 0, deciding on the entries' numbers when they differ. */
 static bool pq_less(const struct carve_adm *a, const struct pqent *x, const struct pqent *y)
 {
 	if (x->priority != y->priority)
 		return x->priority > y->priority;
 	if (x->created != y->created)
 		return x->created < y->created;
-	return wl_queue_cmp(&a->cat.wls[x->id], &a->cat.wls[y->id]) < 0;
+	return carve__wl_queue_cmp(&a->cat.wls[x->id], &a->cat.wls[y->id]) < 0;
 }
 
 static void pq_up(struct carve_adm *a, struct cq *q, size_t i)
@@ -262,7 +262,7 @@ static void pq_down(struct carve_adm *a, struct cq *q, size_t i)
 
 /* Room was reserved at add time (capacity: every workload of the queue).
  * Priority and creation time must not change while it is in the heap. */
-void pq_push(struct carve_adm *a, struct cq *q, uint32_t id)
+void carve__pq_push(struct carve_adm *a, struct cq *q, uint32_t id)
 {
 	const struct wl *w = &a->cat.wls[id];
 	struct pqent *e = &q->pend[q->npend++];
@@ -287,7 +287,7 @@ static void pq_remove_at(struct carve_adm *a, struct cq *q, size_t i)
 }
 
 /* Removes pending workload id: the root in every use the cycle makes. */
-void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
+void carve__pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
 {
 	size_t i;
 
@@ -298,7 +298,7 @@ void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id)
 }
 
 /* Finished workloads are left in the heap and dropped when they surface. */
-int pq_top(struct carve_adm *a, struct cq *q)
+int carve__pq_top(struct carve_adm *a, struct cq *q)
 {
 	while (q->npend && a->cat.wls[q->pend[0].id].state != CARVE_WL_PENDING)
 		pq_remove_at(a, q, 0);
@@ -307,7 +307,7 @@ int pq_top(struct carve_adm *a, struct cq *q)
 
 /* Set aside (BestEffortFIFO); finished ones are dropped when the list is
  * put back into the heap. */
-void aside_push(struct carve_adm *a, struct cq *q, uint32_t id)
+void carve__aside_push(struct carve_adm *a, struct cq *q, uint32_t id)
 {
 	(void)a;
 	q->aside[q->naside++] = id;

@@ -11,9 +11,9 @@
  *     finalize.  A pair nobody lists has no fr and zero quota everywhere.
  *   - The quota tree holds ClusterQueues (leaves) and Cohorts; usage[fr]
  *     of a cohort is the sum over its children of what each uses beyond its
- *     guaranteed (non-lendable) quota, kept exact by qt_add_usage().
+ *     guaranteed (non-lendable) quota, kept exact by carve__qt_add_usage().
  *   - A workload's usage list (struct frq) is what it charges while
- *     admitted; the tree is charged and uncharged only through wl_charge().
+ *     admitted; the tree is charged and uncharged only through carve__wl_charge().
  *   - An admitted workload is in its queue's admitted list (cq.wls, at
  *     wl.qpos) with a victim record beside it (cq.vr) that matches it; a
  *     pending one is in its queue's heap or set-aside list (admit_index.c);
@@ -74,7 +74,7 @@ struct pqent {
  * queue's admitted list, so that filtering and ordering candidates does
  * not touch the workloads. */
 struct vrec {
-	uint64_t mask;     /* wl_frmask */
+	uint64_t mask;     /* carve__wl_frmask */
 	int64_t at;        /* admitted_at */
 	int32_t priority;
 	uint32_t rank;     /* its key's rank (krank), UINT32_MAX when not ranked */
@@ -97,7 +97,7 @@ struct cq {
 	uint32_t *wls;   /* admitted workloads (ids), unordered; wl.qpos is the index */
 	struct vrec *vr; /* parallel to wls: what victim search reads of each */
 	size_t nwls, capwls; /* room for one more admission is made before a cycle
-			      * may admit (cq_reserve_admitted) */
+			      * may admit (carve__cq_reserve_admitted) */
 	struct pqent *pend; /* pending workloads that may be heads: a binary heap
 			     * in queue order (admit_index.c) */
 	size_t npend, cappend;
@@ -127,7 +127,7 @@ struct podset {
 };
 
 /* Flavor chosen per (podset, request): fr ids (or -1) and flavor ids.
- * One carve_malloc'd block (assignment_alloc), freed through use. */
+ * One carve_malloc'd block (carve__assignment_alloc), freed through use. */
 struct assignment {
 	int32_t *count;  /* per podset */
 	int *flavor;     /* [podset * CARVE_RES_MAX + req] flavor id, -1 unassigned;
@@ -164,7 +164,7 @@ struct wl {
 	uint32_t qpos;            /* position in its queue's admitted list */
 	uint32_t preemptor;
 	int cycle;
-	const char *message;      /* "" or a literal or interned (adm_intern) */
+	const char *message;      /* "" or a literal or interned (carve__adm_intern) */
 	struct assignment adm;    /* valid while admitted */
 	int64_t admitted_at;      /* for victim ordering */
 	/* Placement while admitted (with a placer): npl places, podset by
@@ -212,8 +212,8 @@ struct idmap {
  *          and pending heaps) and workloads, by dense id; filled by the
  *          carve_adm_add_* calls (admit.c), never shrunk.
  *   qt     the quota tree (quota.c): nodes with per-fr quota and usage,
- *          the fr ids, each root's ClusterQueues; built by qt_finalize(),
- *          usage changed only through qt_add_usage().
+ *          the fr ids, each root's ClusterQueues; built by carve__qt_finalize(),
+ *          usage changed only through carve__qt_add_usage().
  *   ix     indexes over cat (admit_index.c): hash maps, interned messages,
  *          key ranks; derived data, rebuilt or extended, never the truth.
  *   sched  scheduling state carried from one cycle to the next (admit.c,
@@ -297,71 +297,71 @@ struct carve_adm {
 };
 
 /* ---- quota.c ---- */
-int qt_finalize(struct carve_adm *a, struct carve_error *err);
-int fr_id(const struct carve_adm *a, int flavor, int res);
-int64_t qt_guaranteed(const struct carve_adm *a, int node, int fr);
-int64_t qt_available(const struct carve_adm *a, int node, int fr);
-int64_t qt_potential(const struct carve_adm *a, int node, int fr);
-bool qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val);
-bool qt_borrowing(const struct carve_adm *a, int node, int fr);
+int carve__qt_finalize(struct carve_adm *a, struct carve_error *err);
+int carve__fr_id(const struct carve_adm *a, int flavor, int res);
+int64_t carve__qt_guaranteed(const struct carve_adm *a, int node, int fr);
+int64_t carve__qt_available(const struct carve_adm *a, int node, int fr);
+int64_t carve__qt_potential(const struct carve_adm *a, int node, int fr);
+bool carve__qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val);
+bool carve__qt_borrowing(const struct carve_adm *a, int node, int fr);
 /* The lowest subtree (node index) holding val more of fr for node; node
  * itself when it need not borrow.  Its height is the borrowing level. */
-int qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val);
-int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val);
-void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta);
-int qt_root(const struct carve_adm *a, int node);
-bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n);
+int carve__qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val);
+int carve__qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val);
+void carve__qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta);
+int carve__qt_root(const struct carve_adm *a, int node);
+bool carve__qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n);
 /* Weighted dominant resource share with use added (sign +1) or removed (-1). */
-int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
+int64_t carve__qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
 
 /* ---- admit_index.c ---- */
-int idmap_find(const struct idmap *m, const char *key,
+int carve__idmap_find(const struct idmap *m, const char *key,
 	       const char *(*key_fn)(const void *, uint32_t), const void *ctx);
-/* Room for one more; then idmap_put never fails. */
-int idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
+/* Room for one more; then carve__idmap_put never fails. */
+int carve__idmap_reserve(struct idmap *m, const char *(*key_fn)(const void *, uint32_t),
 		  const void *ctx);
-void idmap_put(struct idmap *m, const char *key, uint32_t id);
-void idmap_free(struct idmap *m);
-const char *adm_intern(struct carve_adm *a, const char *s);
-int wl_queue_cmp(const struct wl *x, const struct wl *y);
+void carve__idmap_put(struct idmap *m, const char *key, uint32_t id);
+void carve__idmap_free(struct idmap *m);
+const char *carve__adm_intern(struct carve_adm *a, const char *s);
+int carve__wl_queue_cmp(const struct wl *x, const struct wl *y);
 /* Whether krank orders every one of ids; else notes the n*log(n) key
  * comparisons a sort will do, rebuilding the ranks when those add up to
  * more than a rebuild (then true when it succeeded). */
-bool krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n);
-void pq_push(struct carve_adm *a, struct cq *q, uint32_t id);
-void pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
-int pq_top(struct carve_adm *a, struct cq *q);
-void aside_push(struct carve_adm *a, struct cq *q, uint32_t id);
+bool carve__krank_ready(struct carve_adm *a, const uint32_t *ids, size_t n);
+void carve__pq_push(struct carve_adm *a, struct cq *q, uint32_t id);
+void carve__pq_remove(struct carve_adm *a, struct cq *q, uint32_t id);
+int carve__pq_top(struct carve_adm *a, struct cq *q);
+void carve__aside_push(struct carve_adm *a, struct cq *q, uint32_t id);
 
 /* ---- admit.c: the objects, their lists, placement ---- */
-void wl_charge(struct carve_adm *a, struct wl *w, int sign);
+void carve__wl_charge(struct carve_adm *a, struct wl *w, int sign);
 /* Room for need elements in *arr (at least doubling); CARVE_ENOMEM. */
-int adm_reserve(void **arr, size_t *cap, size_t need, size_t size);
+int carve__adm_reserve(void **arr, size_t *cap, size_t need, size_t size);
 /* Room in q's admitted list for one more; CARVE_ENOMEM. */
-int cq_reserve_admitted(struct cq *q);
-/* Into / out of q's admitted list (room made by cq_reserve_admitted),
+int carve__cq_reserve_admitted(struct cq *q);
+/* Into / out of q's admitted list (room made by carve__cq_reserve_admitted),
  * after the workload's assignment and admission time are set. */
-void cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id);
-void cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id);
+void carve__cq_add_wl(struct carve_adm *a, struct cq *q, uint32_t id);
+void carve__cq_del_wl(struct carve_adm *a, struct cq *q, uint32_t id);
 /* Into / out of its queue's pending heap (room reserved at add time). */
-void cq_add_pending(struct carve_adm *a, uint32_t id);
-void cq_del_pending(struct carve_adm *a, uint32_t id);
+void carve__cq_add_pending(struct carve_adm *a, uint32_t id);
+void carve__cq_del_pending(struct carve_adm *a, uint32_t id);
 /* Onto sched.visit once (never allocates). */
-void visit_add(struct carve_adm *a, uint32_t id);
+void carve__visit_add(struct carve_adm *a, uint32_t id);
 /* Places every pod of w at the counts of as, all or nothing, and keeps the
  * placement on w: 0, CARVE_ENOFIT or CARVE_EINVAL (why says why; nothing
- * held), CARVE_ENOMEM.  unplace_wl gives it back. */
-int place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
+ * held), CARVE_ENOMEM.  carve__unplace_wl gives it back. */
+int carve__place_wl(struct carve_adm *a, struct wl *w, const struct assignment *as, char *why,
 	     size_t whysize);
-void unplace_wl(struct carve_adm *a, struct wl *w);
+void carve__unplace_wl(struct carve_adm *a, struct wl *w);
 /* Victims that make room on the nodes for w's gang under as (replacing
  * *tout, carve_malloc'd): how many, 0 when none helps, or CARVE_ENOMEM. */
-int place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
+int carve__place_victims(struct carve_adm *a, struct wl *w, const struct assignment *as,
 		  struct target **tout);
 /* Bit fr set for each fr w's admission charges (q > 0); all bits when
  * there are more than 64 frs (then test wl's usage itself). */
-uint64_t wl_frmask(const struct carve_adm *a, const struct wl *w);
-int64_t sat_add(int64_t x, int64_t y);
+uint64_t carve__wl_frmask(const struct carve_adm *a, const struct wl *w);
+int64_t carve__sat_add(int64_t x, int64_t y);
 
 /* ---- flavor.c ---- */
 enum gmode { GM_NOFIT = 0, GM_NOCAND, GM_PREEMPT, GM_RECLAIM, GM_FIT };
@@ -377,17 +377,17 @@ struct assign_result {
 	int nneed;
 };
 
-bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
+bool carve__flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
 		    char *why, size_t whysize);
-int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
+int carve__assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 		   struct assignment *out, struct assign_result *res);
 /* The same, never choosing a flavor id f with skip[f] (skip: nflavors
  * entries, or NULL): a flavor whose nodes cannot hold the gang. */
-int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
+int carve__assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
 			const bool *skip, struct assignment *out, struct assign_result *res);
-void assignment_free(struct assignment *as);
+void carve__assignment_free(struct assignment *as);
 /* Counts 0, flavors -1, no usage; CARVE_ENOMEM. */
-int assignment_alloc(struct assignment *as, const struct wl *w);
+int carve__assignment_alloc(struct assignment *as, const struct wl *w);
 
 /* ---- preempt.c ---- */
 
@@ -396,7 +396,7 @@ int assignment_alloc(struct assignment *as, const struct wl *w);
  * preemption; fills targets (capacity: number of workloads) and returns how
  * many, 0 when preemption cannot help.  Leaves the tree as it found it.
  */
-int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+int carve__preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 		    const int *need, int nneed, struct target *targets);
 
 #endif

@@ -9,7 +9,7 @@
  * hierarchy, or borrowWithinCohort), one of RECLAIM (victims in other
  * queues), PREEMPT (victims only in its own queue) or NOCAND (no victim at
  * all); otherwise NOFIT.  Its borrowing level is the height of the lowest
- * cohort subtree holding it (qt_borrow_level), for RECLAIM and PREEMPT
+ * cohort subtree holding it (carve__qt_borrow_level), for RECLAIM and PREEMPT
  * once the victims are gone.  The search
  * stops at a flavor that fits without borrowing, at one that fits by
  * borrowing when whenCanBorrow is MayStopSearch, or at one that needs
@@ -28,13 +28,13 @@
 #include "admit_int.h"
 #include "carve/match.h"
 
-void assignment_free(struct assignment *as)
+void carve__assignment_free(struct assignment *as)
 {
 	carve_free(as->use); /* the block holding all three */
 	memset(as, 0, sizeof(*as));
 }
 
-int assignment_alloc(struct assignment *as, const struct wl *w)
+int carve__assignment_alloc(struct assignment *as, const struct wl *w)
 {
 	size_t np = (size_t)w->npodsets, nuse = 1, p;
 	int r;
@@ -66,7 +66,7 @@ int assignment_alloc(struct assignment *as, const struct wl *w)
  * (CARVE_MATCH_OWN_KEYS), then the flavor's NoSchedule/NoExecute taints
  * against the podSet's and the flavor's tolerations.
  */
-bool flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
+bool carve__flavor_matches(const struct carve_adm *a, const struct podset *ps, int flavor,
 		    char *why, size_t whysize)
 {
 	const struct flavor *f = &a->cat.flavors[flavor];
@@ -127,7 +127,7 @@ static void use_add(struct frq *use, size_t *n, int fr, int64_t q)
 
 	for (i = 0; i < *n; i++)
 		if (use[i].fr == fr) {
-			use[i].q = sat_add(use[i].q, q);
+			use[i].q = carve__sat_add(use[i].q, q);
 			return;
 		}
 	use[*n].fr = fr;
@@ -157,22 +157,22 @@ static enum gmode oracle(struct carve_adm *a, struct wl *w, const struct frq *us
 	int n, i, node = a->cat.cqs[w->cq].node;
 	size_t k;
 
-	n = preempt_targets(a, w, use, nuse, need, nneed, t);
+	n = carve__preempt_targets(a, w, use, nuse, need, nneed, t);
 	/* The borrowing level once the victims are gone (Kueue's oracle
 	 * returns it with the preemption possibility): a flavor that needs
 	 * preemption is compared by where it would then take its quota. */
 	*level_after = 0;
 	if (n > 0) {
 		for (i = 0; i < n; i++)
-			wl_charge(a, &a->cat.wls[t[i].wl], -1);
+			carve__wl_charge(a, &a->cat.wls[t[i].wl], -1);
 		for (k = 0; k < nuse; k++) {
-			int l = qt_borrow_level(a, node, use[k].fr, use[k].q);
+			int l = carve__qt_borrow_level(a, node, use[k].fr, use[k].q);
 
 			if (l > *level_after)
 				*level_after = l;
 		}
 		for (i = 0; i < n; i++)
-			wl_charge(a, &a->cat.wls[t[i].wl], +1);
+			carve__wl_charge(a, &a->cat.wls[t[i].wl], +1);
 	}
 	if (a->cyc.nocache < OCACHE_SLOTS && nneed <= CARVE_RES_MAX && nuse <= CARVE_RES_MAX) {
 		struct ocache *c = &a->cyc.ocache[a->cyc.nocache];
@@ -232,7 +232,7 @@ static bool may_preempt(const struct carve_adm *a, const struct cq *q, int node,
 	if (q->spec.bwc != CARVE_BWC_NEVER ||
 	    (a->sched.fair_sharing && q->spec.reclaim != CARVE_RECLAIM_NEVER))
 		return true;
-	sub = qt_fit_subtree(a, node, fr, val);
+	sub = carve__qt_fit_subtree(a, node, fr, val);
 	return a->qt.nodes[sub].parent >= 0;
 }
 
@@ -263,7 +263,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 
 		if (fl < 0 || (skip && skip[fl]))
 			continue;
-		if (!flavor_matches(a, ps, fl, why, sizeof(why)))
+		if (!carve__flavor_matches(a, ps, fl, why, sizeof(why)))
 			continue;
 		/* The workload's whole usage if this flavor were chosen. */
 		for (k = 0; k < out->nuse && ntrial < CARVE_RES_MAX * 4; k++)
@@ -274,8 +274,8 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 
 			if (q->group_of[ps->res[r]] != g)
 				continue;
-			fr = fr_id(a, fl, ps->res[r]);
-			val = sat_add(use_get(out->use, out->nuse, fr),
+			fr = carve__fr_id(a, fl, ps->res[r]);
+			val = carve__sat_add(use_get(out->use, out->nuse, fr),
 				      (int64_t)count * ps->milli[r]);
 			if (fr < 0) {
 				c.mode = GM_NOFIT;
@@ -285,9 +285,9 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 			}
 			if (ntrial < CARVE_RES_MAX * 4)
 				use_add(trial, &ntrial, fr, (int64_t)count * ps->milli[r]);
-			avail = qt_available(a, node, fr);
-			pot = qt_potential(a, node, fr);
-			level = qt_borrow_level(a, node, fr, val);
+			avail = carve__qt_available(a, node, fr);
+			pot = carve__qt_potential(a, node, fr);
+			level = carve__qt_borrow_level(a, node, fr, val);
 			if (val <= avail) {
 				if (level > level_fit)
 					level_fit = level;
@@ -370,7 +370,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 
 		if (q->group_of[ps->res[r]] != g)
 			continue;
-		fr = fr_id(a, fl, ps->res[r]);
+		fr = carve__fr_id(a, fl, ps->res[r]);
 		out->flavor[p * CARVE_RES_MAX + r] = fl;
 		use_add(out->use, &out->nuse, fr, (int64_t)count * ps->milli[r]);
 	}
@@ -388,13 +388,13 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 	return best;
 }
 
-int assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
+int carve__assign_flavors(struct carve_adm *a, struct wl *w, const int32_t *counts,
 		   struct assignment *out, struct assign_result *res)
 {
-	return assign_flavors_skip(a, w, counts, NULL, out, res);
+	return carve__assign_flavors_skip(a, w, counts, NULL, out, res);
 }
 
-int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
+int carve__assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts,
 			const bool *skip, struct assignment *out, struct assign_result *res)
 {
 	const struct cq *q = &a->cat.cqs[w->cq];
@@ -406,7 +406,7 @@ int assign_flavors_skip(struct carve_adm *a, struct wl *w, const int32_t *counts
 	res->borrowing = false;
 	res->why[0] = '\0';
 	res->nneed = 0;
-	if (assignment_alloc(out, w))
+	if (carve__assignment_alloc(out, w))
 		return CARVE_ENOMEM;
 	for (p = 0; p < w->npodsets; p++) {
 		const struct podset *ps = &w->ps[p];

@@ -37,7 +37,7 @@ static bool cq_borrowing(const struct carve_adm *a, int cq, const int *need, int
 	int k;
 
 	for (k = 0; k < nneed; k++)
-		if (qt_borrowing(a, a->cat.cqs[cq].node, need[k]))
+		if (carve__qt_borrowing(a, a->cat.cqs[cq].node, need[k]))
 			return true;
 	return false;
 }
@@ -231,7 +231,7 @@ static bool prepare_keys(struct carve_adm *a, struct ckey *ks, size_t n, uint32_
 		return true; /* every one ranked (ranks kept beside the admitted lists) */
 	for (i = 0; i < n; i++)
 		ids[i] = ks[i].id;
-	ranked = krank_ready(a, ids, n);
+	ranked = carve__krank_ready(a, ids, n);
 	for (i = 0; i < n; i++) {
 		if (ranked)
 			ks[i].rank = a->ix.krank[ks[i].id];
@@ -245,7 +245,7 @@ static bool prepare_keys(struct carve_adm *a, struct ckey *ks, size_t n, uint32_
  * twice. */
 static int keys_room(struct carve_adm *a, const struct wl *w)
 {
-	int root = qt_root(a, a->cat.cqs[w->cq].node), k;
+	int root = carve__qt_root(a, a->cat.cqs[w->cq].node), k;
 	size_t n = a->cat.cqs[w->cq].nwls;
 
 	for (k = 0; k < a->qt.nodes[root].rcq_n; k++)
@@ -268,7 +268,7 @@ static size_t find_candidates(const struct carve_adm *a, const struct wl *w, con
 			      int nneed, struct ckey *ks)
 {
 	const struct cq *q = &a->cat.cqs[w->cq];
-	int node = q->node, root = qt_root(a, node);
+	int node = q->node, root = carve__qt_root(a, node);
 	size_t n = 0, i;
 	uint64_t nm = 0;
 	bool slow = a->qt.nfr > 64; /* masks hold no information: test usage */
@@ -329,9 +329,9 @@ static bool wl_fits(const struct carve_adm *a, const struct wl *w, const struct 
 	for (i = 0; i < nuse; i++) {
 		if (use[i].fr < 0)
 			continue;
-		if (!allow_borrowing && qt_borrowing_with(a, node, use[i].fr, use[i].q))
+		if (!allow_borrowing && carve__qt_borrowing_with(a, node, use[i].fr, use[i].q))
 			return false;
-		if (use[i].q > qt_available(a, node, use[i].fr))
+		if (use[i].q > carve__qt_available(a, node, use[i].fr))
 			return false;
 	}
 	return true;
@@ -367,7 +367,7 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 					reason = CARVE_PREEMPT_RECLAIM_WHILE_BORROWING;
 			}
 		}
-		wl_charge(a, v, -1);
+		carve__wl_charge(a, v, -1);
 		out[n].wl = id;
 		out[n++].reason = reason;
 		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
@@ -377,7 +377,7 @@ static int minimal(struct carve_adm *a, struct wl *w, const struct frq *use, siz
 	}
 	if (!fits) {
 		for (i = 0; i < n; i++)
-			wl_charge(a, &a->cat.wls[out[i].wl], +1);
+			carve__wl_charge(a, &a->cat.wls[out[i].wl], +1);
 		return 0;
 	}
 	/* Give back victims that turn out not to be needed, newest choice first
@@ -394,16 +394,16 @@ static int fill_back(struct carve_adm *a, struct wl *w, const struct frq *use, s
 	size_t i;
 
 	for (k = (int)n - 2; k >= 0; k--) {
-		wl_charge(a, &a->cat.wls[out[k].wl], +1);
+		carve__wl_charge(a, &a->cat.wls[out[k].wl], +1);
 		if (wl_fits(a, w, use, nuse, allow_borrowing)) {
 			memmove(&out[k], &out[k + 1], (n - (size_t)k - 1) * sizeof(*out));
 			n--;
 		} else {
-			wl_charge(a, &a->cat.wls[out[k].wl], -1);
+			carve__wl_charge(a, &a->cat.wls[out[k].wl], -1);
 		}
 	}
 	for (i = 0; i < n; i++)
-		wl_charge(a, &a->cat.wls[out[i].wl], +1);
+		carve__wl_charge(a, &a->cat.wls[out[i].wl], +1);
 	return (int)n;
 }
 
@@ -415,7 +415,7 @@ static int64_t cand_cq_share(struct carve_adm *a, const uint32_t *cands, size_t 
 
 	for (i = 0; i < n; i++)
 		if (!gone[i] && a->cat.wls[cands[i]].cq == cq)
-			return qt_drs(a, a->cat.cqs[cq].node, NULL, 0, +1);
+			return carve__qt_drs(a, a->cat.cqs[cq].node, NULL, 0, +1);
 	return -1;
 }
 
@@ -435,7 +435,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 	bool *gone = carve_calloc(n ? n : 1, sizeof(*gone));
 	bool *retry = carve_calloc(n ? n : 1, sizeof(*retry));
 	int pnode = a->cat.cqs[w->cq].node;
-	int64_t pshare = qt_drs(a, pnode, use, nuse, +1);
+	int64_t pshare = carve__qt_drs(a, pnode, use, nuse, +1);
 	size_t nt = 0, i;
 	bool fits = false;
 
@@ -470,7 +470,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 				out[nt].reason = CARVE_PREEMPT_IN_CQ;
 			} else {
 				below = below_prio && v->spec.priority < *below_prio;
-				if (!below && pshare > qt_drs(a, a->cat.cqs[v->cq].node, v->adm.use,
+				if (!below && pshare > carve__qt_drs(a, a->cat.cqs[v->cq].node, v->adm.use,
 							       v->adm.nuse, -1)) {
 					retry[i] = true;
 					continue;
@@ -478,12 +478,12 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 				out[nt].reason = below ? CARVE_PREEMPT_RECLAIM_WHILE_BORROWING :
 							 CARVE_PREEMPT_FAIR_SHARING;
 			}
-			wl_charge(a, v, -1);
+			carve__wl_charge(a, v, -1);
 			gone[i] = true;
 			out[nt++].wl = cands[i];
 			took = true;
 			fits = wl_fits(a, w, use, nuse, true);
-			pshare = qt_drs(a, pnode, use, nuse, +1);
+			pshare = carve__qt_drs(a, pnode, use, nuse, +1);
 			if (best_cq != w->cq && !cq_borrowing(a, best_cq, need, nneed))
 				for (size_t j = 0; j < n; j++)
 					if (a->cat.wls[cands[j]].cq == best_cq && !gone[j])
@@ -497,9 +497,9 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 		if (gone[i] || !retry[i] || v->cq == w->cq ||
 		    !cq_borrowing(a, v->cq, need, nneed))
 			continue;
-		if (pshare >= qt_drs(a, a->cat.cqs[v->cq].node, NULL, 0, +1))
+		if (pshare >= carve__qt_drs(a, a->cat.cqs[v->cq].node, NULL, 0, +1))
 			continue;
-		wl_charge(a, v, -1);
+		carve__wl_charge(a, v, -1);
 		gone[i] = true;
 		out[nt].wl = cands[i];
 		out[nt++].reason = CARVE_PREEMPT_FAIR_SHARING;
@@ -508,7 +508,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 out:
 	if (!fits) {
 		for (i = 0; i < nt; i++)
-			wl_charge(a, &a->cat.wls[out[i].wl], +1);
+			carve__wl_charge(a, &a->cat.wls[out[i].wl], +1);
 		nt = 0;
 	} else {
 		nt = (size_t)fill_back(a, w, use, nuse, out, nt, true);
@@ -518,7 +518,7 @@ out:
 	return (int)nt;
 }
 
-int preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+int carve__preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 		    const int *need, int nneed, struct target *targets)
 {
 	const struct cq *q = &a->cat.cqs[w->cq];

@@ -12,7 +12,7 @@
  *                    parent part capped by borrowingLimit;
  *   potential(n)   = the same ignoring usage: the most n could ever get.
  * Invariant: usage of every cohort equals that formula over its children
- * at all times; qt_add_usage() keeps it so by walking up from the queue.
+ * at all times; carve__qt_add_usage() keeps it so by walking up from the queue.
  */
 #include <string.h>
 
@@ -22,7 +22,7 @@
 /* carve_qty_sat_add with an unlimited operand absorbing: QTY_INF (=
  * INT64_MAX, what the saturating add clamps to) plus anything, even a
  * negative, stays unlimited. */
-int64_t sat_add(int64_t x, int64_t y)
+int64_t carve__sat_add(int64_t x, int64_t y)
 {
 	if (x == QTY_INF || y == QTY_INF)
 		return QTY_INF;
@@ -39,14 +39,14 @@ static int64_t min64(int64_t x, int64_t y)
 	return x < y ? x : y;
 }
 
-int fr_id(const struct carve_adm *a, int flavor, int res)
+int carve__fr_id(const struct carve_adm *a, int flavor, int res)
 {
 	if (flavor < 0 || res < 0 || (size_t)flavor >= a->cat.nflavors || res >= CARVE_RES_MAX)
 		return -1;
 	return a->qt.fr_of[flavor * CARVE_RES_MAX + res];
 }
 
-int64_t qt_guaranteed(const struct carve_adm *a, int node, int fr)
+int64_t carve__qt_guaranteed(const struct carve_adm *a, int node, int fr)
 {
 	const struct qnode *n = &a->qt.nodes[node];
 
@@ -55,55 +55,55 @@ int64_t qt_guaranteed(const struct carve_adm *a, int node, int fr)
 	return max64(0, n->subtree[fr] - n->llimit[fr]);
 }
 
-int64_t qt_available(const struct carve_adm *a, int node, int fr)
+int64_t carve__qt_available(const struct carve_adm *a, int node, int fr)
 {
 	const struct qnode *n = &a->qt.nodes[node];
 	int64_t g, local, pav;
 
 	if (n->parent < 0)
 		return n->subtree[fr] - n->usage[fr];
-	g = qt_guaranteed(a, node, fr);
+	g = carve__qt_guaranteed(a, node, fr);
 	local = max64(0, g - n->usage[fr]);
-	pav = qt_available(a, n->parent, fr);
+	pav = carve__qt_available(a, n->parent, fr);
 	if (n->blimit[fr] != QTY_INF) {
 		int64_t stored = n->subtree[fr] - g;
 		int64_t used = max64(0, n->usage[fr] - g);
 
-		pav = min64(sat_add(stored - used, n->blimit[fr]), pav);
+		pav = min64(carve__sat_add(stored - used, n->blimit[fr]), pav);
 	}
 	return local + pav;
 }
 
-int64_t qt_potential(const struct carve_adm *a, int node, int fr)
+int64_t carve__qt_potential(const struct carve_adm *a, int node, int fr)
 {
 	const struct qnode *n = &a->qt.nodes[node];
 	int64_t av;
 
 	if (n->parent < 0)
 		return n->subtree[fr];
-	av = sat_add(qt_guaranteed(a, node, fr), qt_potential(a, n->parent, fr));
+	av = carve__sat_add(carve__qt_guaranteed(a, node, fr), carve__qt_potential(a, n->parent, fr));
 	if (n->blimit[fr] != QTY_INF)
-		av = min64(av, sat_add(n->subtree[fr], n->blimit[fr]));
+		av = min64(av, carve__sat_add(n->subtree[fr], n->blimit[fr]));
 	return av;
 }
 
-bool qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val)
+bool carve__qt_borrowing_with(const struct carve_adm *a, int node, int fr, int64_t val)
 {
 	const struct qnode *n = &a->qt.nodes[node];
 
-	return sat_add(n->usage[fr], val) > n->subtree[fr];
+	return carve__sat_add(n->usage[fr], val) > n->subtree[fr];
 }
 
-bool qt_borrowing(const struct carve_adm *a, int node, int fr)
+bool carve__qt_borrowing(const struct carve_adm *a, int node, int fr)
 {
-	return qt_borrowing_with(a, node, fr, 0);
+	return carve__qt_borrowing_with(a, node, fr, 0);
 }
 
 /* Quota of node not visible to its parent that usage leaves free:
  * max(0, guaranteed - usage) (Kueue's LocalAvailable). */
 static int64_t local_available(const struct carve_adm *a, int node, int fr)
 {
-	return max64(0, qt_guaranteed(a, node, fr) - a->qt.nodes[node].usage[fr]);
+	return max64(0, carve__qt_guaranteed(a, node, fr) - a->qt.nodes[node].usage[fr]);
 }
 
 /*
@@ -113,16 +113,16 @@ static int64_t local_available(const struct carve_adm *a, int node, int fr)
  * children's guaranteed quota leaves of the request (without borrowing
  * itself); the root when none does.
  */
-int qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val)
+int carve__qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val)
 {
 	int64_t remaining;
 
-	if (a->qt.nodes[node].parent < 0 || !qt_borrowing_with(a, node, fr, val))
+	if (a->qt.nodes[node].parent < 0 || !carve__qt_borrowing_with(a, node, fr, val))
 		return node;
 	remaining = val - local_available(a, node, fr);
 	for (node = a->qt.nodes[node].parent; a->qt.nodes[node].parent >= 0;
 	     node = a->qt.nodes[node].parent) {
-		if (!qt_borrowing_with(a, node, fr, remaining))
+		if (!carve__qt_borrowing_with(a, node, fr, remaining))
 			return node;
 		remaining -= local_available(a, node, fr);
 	}
@@ -132,22 +132,22 @@ int qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val)
 /*
  * Borrowing level of a request of val (Kueue's Assignment.Borrowing): 0
  * when it fits in the node's own quota, else the height of the lowest
- * subtree that holds it (qt_fit_subtree; a height is the distance to the
+ * subtree that holds it (carve__qt_fit_subtree; a height is the distance to the
  * deepest leaf below), so borrowing from a nearer, smaller subtree is a
  * lower level than borrowing from one that spans more of the tree.
  */
-int qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val)
+int carve__qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val)
 {
-	int n = qt_fit_subtree(a, node, fr, val);
+	int n = carve__qt_fit_subtree(a, node, fr, val);
 
 	return n == node ? 0 : a->qt.nodes[n].height;
 }
 
-void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
+void carve__qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
 {
 	while (node >= 0 && delta) {
 		struct qnode *n = &a->qt.nodes[node];
-		int64_t g = qt_guaranteed(a, node, fr);
+		int64_t g = carve__qt_guaranteed(a, node, fr);
 		int64_t before = max64(0, n->usage[fr] - g);
 		int64_t after;
 
@@ -158,17 +158,17 @@ void qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
 	}
 }
 
-int qt_root(const struct carve_adm *a, int node)
+int carve__qt_root(const struct carve_adm *a, int node)
 {
 	return a->qt.nodes[node].root;
 }
 
-bool qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n)
+bool carve__qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (use[i].fr >= 0 && use[i].q > qt_available(a, node, use[i].fr))
+		if (use[i].fr >= 0 && use[i].q > carve__qt_available(a, node, use[i].fr))
 			return false;
 		else if (use[i].fr < 0 && use[i].q > 0)
 			return false;
@@ -255,7 +255,7 @@ static void fill_quota(struct carve_adm *a, struct qnode *n)
 
 			for (r = 0; r < gs->nres; r++) {
 				const struct carve_fquota *q = &gs->quota[f * gs->nres + r];
-				int fr = fr_id(a, fl, carve_resreg_find(a->cat.res, gs->resources[r]));
+				int fr = carve__fr_id(a, fl, carve_resreg_find(a->cat.res, gs->resources[r]));
 
 				if (fr < 0 || !q->present)
 					continue;
@@ -327,8 +327,8 @@ static void compute_subtrees(struct carve_adm *a)
 				continue;
 			for (fr = 0; fr < a->qt.nfr; fr++)
 				a->qt.nodes[n->parent].subtree[fr] =
-					sat_add(a->qt.nodes[n->parent].subtree[fr],
-						n->subtree[fr] - qt_guaranteed(a, (int)i, fr));
+					carve__sat_add(a->qt.nodes[n->parent].subtree[fr],
+						n->subtree[fr] - carve__qt_guaranteed(a, (int)i, fr));
 		}
 }
 
@@ -358,7 +358,7 @@ static void compute_heights(struct carve_adm *a)
 		}
 }
 
-int qt_finalize(struct carve_adm *a, struct carve_error *err)
+int carve__qt_finalize(struct carve_adm *a, struct carve_error *err)
 {
 	size_t i, ncq_nodes = a->qt.nnodes;
 	int rc;
@@ -451,7 +451,7 @@ int qt_finalize(struct carve_adm *a, struct carve_error *err)
  * that resource, in thousandths; the largest, divided by the weight.  0 at
  * a root or when nothing is borrowed; INT64_MAX for a zero weight.
  */
-int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign)
+int64_t carve__qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign)
 {
 	const struct qnode *n = &a->qt.nodes[node];
 	int64_t borrowed[CARVE_RES_MAX] = {0}, lendable[CARVE_RES_MAX] = {0}, drs = 0;
@@ -471,7 +471,7 @@ int64_t qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_
 		b = u - n->subtree[fr];
 		if (b > 0)
 			borrowed[a->qt.fr_res[fr]] += b;
-		lendable[a->qt.fr_res[fr]] = sat_add(lendable[a->qt.fr_res[fr]],
+		lendable[a->qt.fr_res[fr]] = carve__sat_add(lendable[a->qt.fr_res[fr]],
 						  a->qt.nodes[n->parent].subtree[fr]);
 	}
 	for (r = 0; r < CARVE_RES_MAX; r++)

@@ -993,10 +993,10 @@ static void assert_not_overadmitted(struct carve_adm *a)
 
 	for (i = 0; i < a->cat.nwls; i++)
 		if (a->cat.wls[i].marked)
-			wl_charge(a, &a->cat.wls[i], -1);
+			carve__wl_charge(a, &a->cat.wls[i], -1);
 	for (q = 0; q < a->cat.ncqs; q++)
 		for (fr = 0; fr < a->qt.nfr; fr++)
-			if (qt_available(a, a->cat.cqs[q].node, fr) < 0) {
+			if (carve__qt_available(a, a->cat.cqs[q].node, fr) < 0) {
 				const struct qnode *n = &a->qt.nodes[a->cat.cqs[q].node];
 
 				fail_msg("ClusterQueue %s over-admitted in %s/%s: available %lld, "
@@ -1004,7 +1004,7 @@ static void assert_not_overadmitted(struct carve_adm *a)
 					 a->cat.cqs[q].spec.name,
 					 a->cat.flavors[a->qt.fr_flavor[fr]].spec.name,
 					 carve_resreg_name(a->cat.res, a->qt.fr_res[fr]),
-					 (long long)qt_available(a, a->cat.cqs[q].node, fr),
+					 (long long)carve__qt_available(a, a->cat.cqs[q].node, fr),
 					 (long long)n->usage[fr], (long long)n->nominal[fr],
 					 a->qt.nodes[n->root].name,
 					 (long long)a->qt.nodes[n->root].usage[fr],
@@ -1012,7 +1012,7 @@ static void assert_not_overadmitted(struct carve_adm *a)
 			}
 	for (i = 0; i < a->cat.nwls; i++)
 		if (a->cat.wls[i].marked)
-			wl_charge(a, &a->cat.wls[i], +1);
+			carve__wl_charge(a, &a->cat.wls[i], +1);
 }
 
 static void property_random_quota(void **state)
