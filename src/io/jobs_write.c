@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "carve/resource.h"
 #include "carve/jobs.h"
 #include "carve/quantity.h"
 
@@ -44,7 +45,8 @@ static bool gpu_req(const struct carve_job_podset *ps, const struct carve_req **
 
 	*out = NULL;
 	for (i = 0; i < ps->nreqs; i++) {
-		if (!strcmp(ps->reqs[i].name, "cpu") || !strcmp(ps->reqs[i].name, "memory"))
+		if (carve_res_kind(ps->reqs[i].name, NULL) == CARVE_RK_CPU ||
+		    carve_res_kind(ps->reqs[i].name, NULL) == CARVE_RK_MEMORY)
 			continue;
 		if (*out)
 			return false;
@@ -105,9 +107,9 @@ static void csv_job(FILE *out, const struct carve_job *j, bool classes)
 	fprintf(out, "%s,%lld,%lld,%s,%s,%d,%d,%d,", j->name, (long long)j->arrival,
 		(long long)j->duration, j->ns ? j->ns : "", j->queue ? j->queue : "",
 		(int)j->priority, (int)ps->count, (int)ps->min_count);
-	put_qty(out, find_req(ps, "cpu"), false);
+	put_qty(out, find_req(ps, CARVE_RES_NAME_CPU), false);
 	fputc(',', out);
-	put_qty(out, find_req(ps, "memory"), true);
+	put_qty(out, find_req(ps, CARVE_RES_NAME_MEMORY), true);
 	fputc(',', out);
 	put_qty(out, g, false);
 	fprintf(out, ",%s,", g ? g->name : "");
@@ -182,7 +184,7 @@ static void yaml_podset(FILE *out, const struct carve_job_podset *ps)
 	if (ps->nreqs) {
 		fputs("    requests: {", out);
 		for (k = 0; k < ps->nreqs; k++) {
-			bool bytes = !strcmp(ps->reqs[k].name, "memory") ||
+			bool bytes = carve_res_kind(ps->reqs[k].name, NULL) == CARVE_RK_MEMORY ||
 				     !strcmp(ps->reqs[k].name, "ephemeral-storage");
 
 			fputs(k ? ", " : "", out);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "carve/resource.h"
 #include "carve/quantity.h"
 #include "loaders.h"
 
@@ -578,7 +579,9 @@ static void effective(struct ld *ld, struct pspec *p, bool limits, struct carve_
  * hugepages; a pod-level limit without a request defaults the request. */
 static bool pod_level(const char *name)
 {
-	return !strcmp(name, "cpu") || !strcmp(name, "memory") ||
+	enum carve_res_kind k = carve_res_kind(name, NULL);
+
+	return k == CARVE_RK_CPU || k == CARVE_RK_MEMORY ||
 	       !strncmp(name, "hugepages-", 10);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/resource.h"
 #include "carve/quantity.h"
 #include "loaders.h"
 
@@ -59,7 +60,7 @@ static bool opt_str(struct ld *ld, const struct ynode *v, const char **out, stru
 /* Formats one quantity of resource `name` for a message. */
 static const char *qty_text(const char *name, int64_t milli, char *buf, size_t size)
 {
-	if (!strcmp(name, "memory") || !strcmp(name, "ephemeral-storage") ||
+	if (carve_res_kind(name, NULL) == CARVE_RK_MEMORY || !strcmp(name, "ephemeral-storage") ||
 	    !strncmp(name, "hugepages-", 10))
 		carve_qty_format_bytes(milli, buf, size);
 	else
