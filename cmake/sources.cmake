@@ -53,6 +53,7 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/explain.c
   src/bridge/admission.c
   src/bridge/queues.c
+  src/bridge/cycles.c
   src/bridge/workloads.c
   src/bridge/result.c
 )

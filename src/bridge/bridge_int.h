@@ -84,6 +84,22 @@ const struct carve_label *br_conv_kv(struct bld *b, const struct carve_kvlist *l
 const struct carve_toleration_spec *br_conv_tols(struct bld *b, size_t n,
 						 const struct carve_toleration *t);
 
+/* cycles.c */
+/*
+ * Calls found(fctx, path, len) once for every cycle of the parent graph of
+ * n nodes (parent(ctx, i): i's parent, or -1), with the cycle's members in
+ * walk order: path[len - 1]'s parent link closes it (its parent is
+ * path[0]).  False on allocation failure (nothing reported).
+ */
+bool br_find_cycles(size_t n, int (*parent)(const void *ctx, size_t i), const void *ctx,
+		    void (*found)(void *fctx, const size_t *path, size_t len), void *fctx);
+/* The cycle as "a -> b -> a" in buf (size bytes; cut when longer); buf. */
+const char *br_cycle_text(const size_t *path, size_t len,
+			  const char *(*name)(const void *ctx, size_t i), const void *ctx,
+			  char *buf, size_t size);
+/* The one message for a cycle of parent links (at the closing link). */
+#define BR_CYCLE_MSG "%s %s: parent chain forms a cycle: %s"
+
 /* queues.c */
 void br_add_flavors(struct bld *b);
 void br_add_cohorts(struct bld *b);

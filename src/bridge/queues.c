@@ -132,37 +132,51 @@ static const struct carve_rgroup_spec *conv_groups(struct bld *b, const struct c
 
 /* ---- cohorts ---- */
 
+/* The parent graph of the Cohorts, for br_find_cycles(). */
+struct cohort_graph {
+	struct bld *b;
+	bool *cut;
+};
+
+static int cohort_parent(const void *ctx, size_t i)
+{
+	const struct cohort_graph *g = ctx;
+	const struct carve_manifests *m = g->b->m;
+	const struct carve_mf_cohort *p;
+
+	if (carve_mf_find_cohort(m, m->cohorts[i].meta.name) != &m->cohorts[i])
+		return -1; /* a duplicate: the engine reports it */
+	p = m->cohorts[i].parent ? carve_mf_find_cohort(m, m->cohorts[i].parent) : NULL;
+	return p ? (int)(p - m->cohorts) : -1;
+}
+
+static const char *cohort_name(const void *ctx, size_t i)
+{
+	return ((const struct cohort_graph *)ctx)->b->m->cohorts[i].meta.name;
+}
+
+static void cohort_cycle(void *ctx, const size_t *path, size_t len)
+{
+	struct cohort_graph *g = ctx;
+	const struct carve_mf_cohort *last = &g->b->m->cohorts[path[len - 1]];
+	char chain[512];
+
+	carve_diag_error(g->b->diags, last->parent_pos, BR_CYCLE_MSG, "Cohort", last->meta.name,
+			 br_cycle_text(path, len, cohort_name, g, chain, sizeof(chain)));
+	g->cut[path[len - 1]] = true;
+}
+
 /*
  * The engine refuses the whole tree on a cohort cycle, so cycles are found
- * here first: each cohort follows its parents (a cut link ends the walk);
- * one that comes back to itself has its parent link cut and reported.
+ * here first (br_find_cycles) and the link that closes each is cut and
+ * reported; the rest of the tree stays.
  */
 static void cut_cycles(struct bld *b, bool *cut)
 {
-	const struct carve_manifests *m = b->m;
-	size_t i, steps;
+	struct cohort_graph g = {b, cut};
 
-	for (i = 0; i < m->ncohorts; i++) {
-		const struct carve_mf_cohort *c = &m->cohorts[i];
-		const struct carve_mf_cohort *p = c;
-
-		if (carve_mf_find_cohort(m, c->meta.name) != c)
-			continue; /* a duplicate: the engine reports it */
-		for (steps = 0; steps <= m->ncohorts; steps++) {
-			if (cut[p - m->cohorts] || !p->parent)
-				break;
-			p = carve_mf_find_cohort(m, p->parent);
-			if (!p)
-				break;
-			if (p == c) {
-				carve_diag_error(b->diags, c->parent_pos,
-						 "Cohort %s: parent '%s' makes a cycle of cohorts",
-						 c->meta.name, c->parent);
-				cut[i] = true;
-				break;
-			}
-		}
-	}
+	if (!br_find_cycles(b->m->ncohorts, cohort_parent, &g, cohort_cycle, &g))
+		b->nomem = true;
 }
 
 void br_add_cohorts(struct bld *b)
@@ -373,6 +387,35 @@ static void kai_fill(struct bld *b)
 	}
 }
 
+/* A family's parent graph, for br_find_cycles(). */
+struct fam_graph {
+	struct bld *b;
+	struct family *f;
+};
+
+static int fam_parent(const void *ctx, size_t i)
+{
+	return ((const struct fam_graph *)ctx)->f->q[i].up;
+}
+
+static const char *fam_name(const void *ctx, size_t i)
+{
+	return ((const struct fam_graph *)ctx)->f->q[i].meta->name;
+}
+
+/* Reports a cycle of queues and cuts the link that closes it. */
+static void fam_cycle(void *ctx, const size_t *path, size_t len)
+{
+	struct fam_graph *g = ctx;
+	struct xq *last = &g->f->q[path[len - 1]];
+	char chain[512];
+
+	carve_diag_error(g->b->diags, last->parent_pos, BR_CYCLE_MSG, g->f->what,
+			 last->meta->name, br_cycle_text(path, len, fam_name, g, chain,
+							 sizeof(chain)));
+	last->up = -1;
+}
+
 /*
  * Names and links: a queue named like an earlier one of its family, like a
  * Kueue ClusterQueue or Cohort, or (KAI) like a Volcano Queue is an error
@@ -383,7 +426,7 @@ static void kai_fill(struct bld *b)
 static void fam_link(struct bld *b, struct family *f)
 {
 	const struct carve_manifests *m = b->m;
-	size_t i, steps;
+	size_t i;
 
 	for (i = 0; i < f->n; i++) {
 		struct xq *q = &f->q[i];
@@ -427,19 +470,11 @@ static void fam_link(struct bld *b, struct family *f)
 		q->up = up;
 		f->q[up].is_parent = true;
 	}
-	for (i = 0; i < f->n; i++) {
-		int j = f->q[i].up;
+	{
+		struct fam_graph g = {b, f};
 
-		for (steps = 0; j >= 0 && steps <= f->n; steps++) {
-			if (j == (int)i) {
-				carve_diag_error(b->diags, f->q[i].parent_pos,
-						 "%s %s: parent '%s' makes a cycle of queues", f->what,
-						 f->q[i].meta->name, f->q[i].parent);
-				f->q[i].up = -1;
-				break;
-			}
-			j = f->q[j].up;
-		}
+		if (!br_find_cycles(f->n, fam_parent, &g, fam_cycle, &g))
+			b->nomem = true;
 	}
 }
 

@@ -16,6 +16,7 @@
 #include "carve/quantity.h"
 #include "carve/resource.h"
 #include "carve/validate.h"
+#include "bridge_int.h"
 #include "decode.h"
 
 #define QBUF 32
@@ -398,51 +399,33 @@ static void check_cqs(struct carve_manifests *m)
 	}
 }
 
+static int cohort_parent(const void *ctx, size_t i)
+{
+	const struct carve_manifests *m = ctx;
+	const struct carve_mf_cohort *p = m->cohorts[i].parent
+		? carve_mf_find_cohort(m, m->cohorts[i].parent) : NULL;
+
+	return p ? (int)(p - m->cohorts) : -1;
+}
+
+static const char *cohort_name(const void *ctx, size_t i)
+{
+	return ((const struct carve_manifests *)ctx)->cohorts[i].meta.name;
+}
+
+static void cohort_cycle(void *ctx, const size_t *path, size_t len)
+{
+	struct carve_manifests *m = ctx;
+	const struct carve_mf_cohort *last = &m->cohorts[path[len - 1]];
+	char chain[512];
+
+	carve_diag_error(&m->diags, last->parent_pos, BR_CYCLE_MSG, "Cohort", last->meta.name,
+			 br_cycle_text(path, len, cohort_name, m, chain, sizeof(chain)));
+}
+
 static void check_cohort_cycles(struct carve_manifests *m)
 {
-	size_t n = m->ncohorts, i;
-	int *state = carve_calloc(n ? n : 1, sizeof(*state)); /* 0 new, 1 on path, 2 done */
-	size_t *path = carve_calloc(n ? n : 1, sizeof(*path));
-
-	if (!state || !path)
-		goto out;
-	for (i = 0; i < n; i++) {
-		size_t len = 0, cur = i;
-
-		while (state[cur] == 0) {
-			const struct carve_mf_cohort *co = &m->cohorts[cur];
-			const struct carve_mf_cohort *parent;
-
-			state[cur] = 1;
-			path[len++] = cur;
-			if (!co->parent || !(parent = carve_mf_find_cohort(m, co->parent)))
-				break;
-			cur = (size_t)(parent - m->cohorts);
-			if (state[cur] == 1) {
-				/* Found a cycle: path from cur's first appearance. */
-				char chain[512];
-				size_t k, start = 0, off = 0;
-
-				while (path[start] != cur)
-					start++;
-				for (k = start; k < len && off < sizeof(chain); k++)
-					off += (size_t)snprintf(chain + off, sizeof(chain) - off, "%s -> ",
-								m->cohorts[path[k]].meta.name);
-				if (off < sizeof(chain))
-					snprintf(chain + off, sizeof(chain) - off, "%s",
-						 m->cohorts[cur].meta.name);
-				carve_diag_error(&m->diags, m->cohorts[path[len - 1]].parent_pos,
-						 "Cohort %s: parent chain forms a cycle: %s",
-						 m->cohorts[path[len - 1]].meta.name, chain);
-				break;
-			}
-		}
-		for (; len > 0; len--)
-			state[path[len - 1]] = 2;
-	}
-out:
-	carve_free(state);
-	carve_free(path);
+	br_find_cycles(m->ncohorts, cohort_parent, m, cohort_cycle, m);
 }
 
 static const char *suggest_cq(const struct carve_manifests *m, const char *name)

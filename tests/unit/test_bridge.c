@@ -406,6 +406,45 @@ static void test_kai_fractions_on_plain_nodes(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* A cohort cycle reads the same in carve validate and in the build, once,
+ * at the link that closes it; the build cuts that link and keeps the rest. */
+static void test_cohort_cycle_one_message(void **state)
+{
+	static const char text[] =
+		"apiVersion: kueue.x-k8s.io/v1beta2\n"
+		"kind: Cohort\n"
+		"metadata: {name: a}\n"
+		"spec: {parentName: b}\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\n"
+		"kind: Cohort\n"
+		"metadata: {name: b}\n"
+		"spec: {parentName: a}\n"
+		"---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\n"
+		"kind: ClusterQueue\n"
+		"metadata: {name: cq}\n"
+		"spec: {cohortName: a}\n";
+	static const char msg[] = "Cohort b: parent chain forms a cycle: a -> b -> a";
+	struct carve_manifests *m = tu_load(text);
+	struct carve_admission *ad;
+
+	(void)state;
+	carve_validate(m, NULL);
+	tu_assert_error(m, 9, 20, msg);
+	assert_int_equal(m->diags.nerrors, 1);
+	carve_manifests_destroy(m);
+
+	m = tu_load(text);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	tu_assert_error(m, 9, 20, msg);
+	assert_int_equal(m->diags.nerrors, 1);
+	assert_true(ad->finalized); /* the tree stands without the cut link */
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_conformance_agrees),
 		cmocka_unit_test(test_mig_slices_same_answer),
 		cmocka_unit_test(test_kai_fractions_on_plain_nodes),
+		cmocka_unit_test(test_cohort_cycle_one_message),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
