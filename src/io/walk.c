@@ -5,11 +5,14 @@
  * path built so far is freed and the caller gets none); hidden entries
  * (names starting with '.', "." and ".." among them) are never listed; the
  * order is strcmp order of the paths, so every walk of the same directory
- * reads files in the same order on every machine.  All memory goes through
+ * reads files in the same order on every machine; only regular files and
+ * directories are listed (a FIFO or device would block a reader or never
+ * end: each is skipped with a warning).  All memory goes through
  * carve_malloc and belongs to the caller on success.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,21 @@ bool carve__has_ext(const char *name, const char *ext)
 	size_t ln = strlen(name), le = strlen(ext);
 
 	return ln > le && !strcmp(name + ln - le, ext);
+}
+
+/* A regular file or a directory (following symlinks); anything else is
+ * reported and left out.  An entry that vanished is left out silently. */
+static bool listable(struct carve_diags *d, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno != ENOENT;
+	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return true;
+	carve_diag_warn(d, (struct carve_pos){0}, "%s: not a regular file (a FIFO or device "
+			"would block or never end); skipped", path);
+	return false;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -73,6 +91,10 @@ int carve__walk_dir(struct carve_diags *d, const char *dir, carve__walk_keep_fn 
 		if (!names[k])
 			goto out_nomem;
 		snprintf(names[k], len, "%s%s%s", dir, sep, e->d_name);
+		if (!listable(d, names[k])) {
+			carve_free(names[k]);
+			continue;
+		}
 		k++;
 	}
 	closedir(dh);

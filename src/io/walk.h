@@ -15,8 +15,9 @@ typedef bool carve__walk_keep_fn(const char *name);
 
 /*
  * Lists directory dir, one level: every entry whose name does not start
- * with '.' and that keep accepts (NULL: every such entry), whatever its
- * type (subdirectories are listed, not entered), as "dir/name" (no second
+ * with '.' and that keep accepts (NULL: every such entry) and that is a
+ * regular file or a directory (subdirectories are listed, not entered; a
+ * FIFO, socket or device is warned about in d and left out), as "dir/name" (no second
  * '/' when dir ends in one), sorted by strcmp.  Returns 0, CARVE_EIO
  * (cannot open the directory: reported in d as "cannot open directory
  * DIR: why") or CARVE_ENOMEM (not reported).  On success the caller owns

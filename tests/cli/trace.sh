@@ -112,5 +112,15 @@ exit_is "validate seed scenario" 0 "$carve" validate examples/seed-scenario
 [ ! -s "$tmp/out" ] && grep -q "0 errors, 0 warnings" "$tmp/err"
 check "validate ignores the trace" $?
 
+# A FIFO named like a trace must not block a directory walk: it is skipped
+# with a warning, by `trace check` and `simulate` alike.
+mkdir "$tmp/fifo" && mkfifo "$tmp/fifo/x.trace.csv" && cp "$src/examples/seed-scenario/queues.yaml" "$tmp/fifo/"
+timeout 20 "$carve" trace check "$tmp/fifo" >/dev/null 2>"$tmp/err"
+check "trace check DIR with a FIFO ends (exit 0)" $?
+grep -q "x.trace.csv: not a regular file" "$tmp/err"
+check "the FIFO is named in a warning" $?
+timeout 20 "$carve" simulate "$tmp/fifo" >/dev/null 2>"$tmp/err"
+check "simulate DIR with a FIFO ends (no trace: exit 2)" $(($? != 2))
+
 echo "trace.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
