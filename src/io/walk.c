@@ -36,8 +36,8 @@ static bool listable(struct carve_diags *d, const char *path)
 		return errno != ENOENT;
 	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
 		return true;
-	carve_diag_warn(d, (struct carve_pos){0}, "%s: not a regular file (a FIFO or device "
-			"would block or never end); skipped", path);
+	carve_diag_warn(d, (struct carve_pos){0}, "%s: not a regular file; skipped (a FIFO or "
+			"device would block or never end)", path);
 	return false;
 }
 
