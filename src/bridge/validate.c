@@ -110,6 +110,77 @@ static void dup_check(struct carve_manifests *m, const struct carve_meta *(*get)
 	carve_free(v);
 }
 
+/* A named config (device-plugin or mig-parted) of index i. */
+struct named {
+	const char *name;
+	size_t i;
+};
+
+static int named_cmp(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * Reports every config whose name an earlier one (by index) already has,
+ * against the earliest: sorted by (name, index), O(n log n), so a ConfigMap
+ * with many keys is checked as fast as it is read.
+ */
+static void config_dups(struct carve_manifests *m, const char *what,
+			const char *(*name)(const struct carve_manifests *, size_t),
+			struct carve_pos (*pos)(const struct carve_manifests *, size_t), size_t n)
+{
+	struct named *v;
+	size_t i, first = 0;
+
+	if (n < 2)
+		return;
+	v = carve_malloc(n * sizeof(*v));
+	if (!v) {
+		carve_diag_error(&m->diags, (struct carve_pos){0},
+				 "out of memory checking for duplicates");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = (struct named){name(m, i), i};
+	qsort(v, n, sizeof(*v), named_cmp);
+	for (i = 1; i < n; i++) {
+		struct carve_pos p0;
+
+		if (strcmp(v[first].name, v[i].name)) {
+			first = i;
+			continue;
+		}
+		p0 = pos(m, v[first].i);
+		carve_diag_error(&m->diags, pos(m, v[i].i), "%s '%s' is defined twice (first at "
+				 "%s:%u)", what, v[i].name, p0.file, (unsigned)p0.line);
+	}
+	carve_free(v);
+}
+
+static const char *dp_name(const struct carve_manifests *m, size_t i)
+{
+	return m->dpconfigs[i].name;
+}
+
+static struct carve_pos dp_pos(const struct carve_manifests *m, size_t i)
+{
+	return m->dpconfigs[i].pos;
+}
+
+static const char *mig_name(const struct carve_manifests *m, size_t i)
+{
+	return m->migconfigs[i].name;
+}
+
+static struct carve_pos mig_pos(const struct carve_manifests *m, size_t i)
+{
+	return m->migconfigs[i].pos;
+}
+
 #define META_GETTER(fn, type)                                   \
 	static const struct carve_meta *fn(const void *a, size_t i) \
 	{                                                           \
@@ -130,8 +201,6 @@ META_GETTER(g_pool, struct carve_mf_nodepool)
 
 static void check_duplicates(struct carve_manifests *m)
 {
-	size_t i, j;
-
 	dup_check(m, g_flavor, m->flavors, m->nflavors);
 	dup_check(m, g_cq, m->cqs, m->ncqs);
 	dup_check(m, g_cohort, m->cohorts, m->ncohorts);
@@ -144,24 +213,8 @@ static void check_duplicates(struct carve_manifests *m)
 	dup_check(m, g_pod, m->pods, m->npods);
 	dup_check(m, g_job, m->jobs, m->njobs);
 	dup_check(m, g_pool, m->pools, m->npools);
-	for (i = 1; i < m->ndpconfigs; i++)
-		for (j = 0; j < i; j++)
-			if (!strcmp(m->dpconfigs[i].name, m->dpconfigs[j].name)) {
-				carve_diag_error(&m->diags, m->dpconfigs[i].pos,
-						 "device-plugin config '%s' is defined twice (first at %s:%u)",
-						 m->dpconfigs[i].name, m->dpconfigs[j].pos.file,
-						 (unsigned)m->dpconfigs[j].pos.line);
-				break;
-			}
-	for (i = 1; i < m->nmigconfigs; i++)
-		for (j = 0; j < i; j++)
-			if (!strcmp(m->migconfigs[i].name, m->migconfigs[j].name)) {
-				carve_diag_error(&m->diags, m->migconfigs[i].pos,
-						 "mig-parted config '%s' is defined twice (first at %s:%u)",
-						 m->migconfigs[i].name, m->migconfigs[j].pos.file,
-						 (unsigned)m->migconfigs[j].pos.line);
-				break;
-			}
+	config_dups(m, "device-plugin config", dp_name, dp_pos, m->ndpconfigs);
+	config_dups(m, "mig-parted config", mig_name, mig_pos, m->nmigconfigs);
 }
 
 /* ---- Kueue quota ---- */

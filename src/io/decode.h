@@ -28,6 +28,10 @@ struct ld {
 	const char *file;
 	const char *buf;      /* the whole file text (for embedded YAML), may be NULL */
 	size_t buflen;
+	/* Where the last line lookup in buf ended (load_nvidia.c): lookups go
+	 * forward in a file, so each continues from here (NULL: from the start). */
+	const char *line_p;
+	uint32_t line_n;
 	char path[LD_PATH_MAX];
 	size_t pathlen;
 };

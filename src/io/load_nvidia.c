@@ -590,14 +590,23 @@ void load_migparted(struct ld *ld, const struct ynode *doc)
 
 /* ---- ConfigMap ---- */
 
-/* Start of 1-based line `line` in buf, or NULL. */
-static const char *line_start(const char *buf, size_t len, uint32_t line)
+/*
+ * Start of 1-based line `line` in ld->buf, or NULL.  A lookup continues
+ * from the last one when it is at or before the line asked for (keys and
+ * documents come in file order), so a file is scanned about once however
+ * many embedded values it holds.
+ */
+static const char *line_start(struct ld *ld, uint32_t line)
 {
-	const char *p = buf, *end = buf + len;
+	const char *p = ld->buf, *end = ld->buf + ld->buflen;
 	uint32_t l = 1;
 
-	if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+	if (ld->line_p && ld->line_n <= line) {
+		p = ld->line_p;
+		l = ld->line_n;
+	} else if (ld->buflen >= 3 && !memcmp(ld->buf, "\xEF\xBB\xBF", 3)) {
 		p += 3; /* libyaml does not count a BOM as a column */
+	}
 	while (l < line) {
 		p = memchr(p, '\n', (size_t)(end - p));
 		if (!p)
@@ -605,18 +614,20 @@ static const char *line_start(const char *buf, size_t len, uint32_t line)
 		p++;
 		l++;
 	}
+	ld->line_p = p;
+	ld->line_n = l;
 	return p;
 }
 
 /* The character at pos (columns count characters, as libyaml does). */
-static const char *char_at(const struct ld *ld, struct carve_pos pos)
+static const char *char_at(struct ld *ld, struct carve_pos pos)
 {
 	const char *p, *end;
 	uint32_t col = 1;
 
 	if (!ld->buf || !pos.line)
 		return NULL;
-	p = line_start(ld->buf, ld->buflen, pos.line);
+	p = line_start(ld, pos.line);
 	if (!p)
 		return NULL;
 	end = ld->buf + ld->buflen;
@@ -636,7 +647,7 @@ static const char *char_at(const struct ld *ld, struct carve_pos pos)
  * its first non-blank line.  Returns false for other styles, whose text
  * does not map back line by line.
  */
-static bool embed_offsets(const struct ld *ld, const struct ypair *p, uint32_t *line_off,
+static bool embed_offsets(struct ld *ld, const struct ypair *p, uint32_t *line_off,
 			  uint32_t *col_off)
 {
 	const struct ynode *v = p->val;

@@ -64,5 +64,16 @@ out=$("$carve" validate does-not-exist.yaml 2>/dev/null)
 [ $? -eq 1 ] && printf '%s' "$out" | grep -q "cannot open does-not-exist.yaml"
 check "missing file: exit 1 with a message" $?
 
+# A ConfigMap of 200,000 device-plugin configs reads in about linear time
+# (positions of embedded values and the duplicate check were quadratic:
+# more than 20 s before); 60 s leaves room for a slow sanitizer build.
+big=$(mktemp)
+awk 'BEGIN { print "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: x}\ndata:";
+	for (i = 0; i < 200000; i++)
+		printf "  k%d: |\n    version: v1\n    sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}\n", i }' >"$big.yaml"
+timeout 60 "$carve" validate "$big.yaml" >/dev/null 2>&1
+check "200,000-key ConfigMap validates within 60 s" $?
+rm -f "$big" "$big.yaml"
+
 echo "validate.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
