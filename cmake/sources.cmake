@@ -43,6 +43,8 @@ set(CARVE_IO_SOURCES
   src/io/trace_openb.c
   src/io/jobs.c
   src/io/jobs_load.c
+  src/io/jobs_csv.c
+  src/io/jobs_yaml.c
   src/io/jobs_write.c
 )
 
