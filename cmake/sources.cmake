@@ -52,6 +52,8 @@ set(CARVE_IO_SOURCES
 # (inventory, queues, workloads from every source) and reads decisions back.
 set(CARVE_BRIDGE_SOURCES
   src/bridge/inventory.c
+  src/bridge/inventory_nodes.c
+  src/bridge/inventory_nvidia.c
   src/bridge/validate.c
   src/bridge/explain.c
   src/bridge/admission.c
