@@ -76,6 +76,8 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_validate.c
   src/cli/cmd_admit.c
   src/cli/cmd_simulate.c
+  src/cli/cmd_simulate_replay.c
+  src/cli/cmd_simulate_fill.c
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
 )
