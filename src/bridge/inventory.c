@@ -190,7 +190,8 @@ void br_nb_advertise(struct carve_inventory *inv, struct nb *b, const char *ts_n
 		case CARVE_SHARE_MIG:
 			for (j = 0; j < g->mig.n; j++) {
 				const char *pn = g->mig_model->profiles[g->mig.inst[j].profile].name;
-				const char *rn = br_inv_fmt(inv, CARVE_RES_NAME_MIG_PREFIX "%s%s", pn, "");
+				const char *rn = br_inv_fmt(inv, CARVE_RES_NAME_MIG_PREFIX "%s%s",
+							    pn, "");
 
 				if (rn)
 					add_res(b, rn, 1, 1, CARVE_SHARE_MIG);

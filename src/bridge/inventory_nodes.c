@@ -53,7 +53,8 @@ void br_build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 					 "%s: MIG is not available on %s; use exclusive, timeslice "
 					 "or fraction sharing", who, model ? model : "an unknown GPU model");
 		} else if (np->nplace) {
-			mig_ok = br_mig_layout_from_placements(m, gm->mig, np->place, np->nplace, who, &l);
+			mig_ok = br_mig_layout_from_placements(m, gm->mig, np->place, np->nplace,
+								       who, &l);
 		} else if (np->nmig) {
 			mig_ok = br_mig_layout_from_counts(&m->diags, gm->mig, np->mig, np->nmig,
 							   np->mig_pos, who, &l);

@@ -199,7 +199,8 @@ bool br_apply_migconfig(struct carve_manifests *m, struct carve_diags *dg, struc
 		for_model = true;
 		if (!ent->mig_enabled)
 			continue;
-		if (!br_mig_layout_from_counts(dg, mm, ent->counts, ent->ncounts, ent->pos, who, &l))
+		if (!br_mig_layout_from_counts(dg, mm, ent->counts, ent->ncounts, ent->pos, who,
+					       &l))
 			continue;
 		for (i = 0; i < b->spec.ngpus; i++) {
 			bool pick = ent->all_devices;

@@ -329,7 +329,8 @@ static bool csv_requests(struct crd *r, const struct csv_field *f, struct carve_
 				 "or 500m, got '%s'", s);
 		ok = false;
 	}
-	if (csv_qty(r, f, C_GMEM, &v, &given) && given && !carve__jobs_bytes_to_mib(v, &ps->gpu_mem_mib)) {
+	if (csv_qty(r, f, C_GMEM, &v, &given) && given &&
+	    !carve__jobs_bytes_to_mib(v, &ps->gpu_mem_mib)) {
 		carve_diag_error(r->d, cpos(r, f[r->pos[C_GMEM]].col), "gpu_memory: too large");
 		ok = false;
 	} else if (r->pos[C_GMEM] >= 0 && f[r->pos[C_GMEM]].len && !given) {

@@ -313,7 +313,8 @@ int carve_jobs_from_openb(struct carve_jobs *js, const struct carve_trace *t,
 			j.duration = 1;
 		j.pos = k->pos;
 		reqs[0] = (struct carve_req){CARVE_RES_NAME_CPU, k->cpu_milli};
-		reqs[1] = (struct carve_req){CARVE_RES_NAME_MEMORY, k->memory_mib * CARVE__MIB_MILLI};
+		reqs[1] = (struct carve_req){CARVE_RES_NAME_MEMORY,
+					      k->memory_mib * CARVE__MIB_MILLI};
 		ps.nreqs = 2;
 		if (k->num_gpu > 0 && k->gpu_milli >= 1000)
 			reqs[ps.nreqs++] = (struct carve_req){CARVE_RES_NAME_GPU,

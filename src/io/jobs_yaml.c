@@ -91,7 +91,8 @@ static void f_priority(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_demand(struct ld *ld, const struct ynode *v, void *o)
 {
-	if (v->kind != YN_SCALAR || !carve__jobs_parse_demand(v->str, &((struct yjob *)o)->j.demand))
+	if (v->kind != YN_SCALAR ||
+	    !carve__jobs_parse_demand(v->str, &((struct yjob *)o)->j.demand))
 		ld_error(ld, v->pos, "expected a number in (0, 1], got %s%s%s",
 			 v->kind == YN_SCALAR ? "'" : "",
 			 v->kind == YN_SCALAR ? v->str : ytree_kind_name(v),
@@ -159,7 +160,8 @@ static void f_ps_requests(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_ps_fraction(struct ld *ld, const struct ynode *v, void *o)
 {
-	if (v->kind != YN_SCALAR || !carve__jobs_parse_fraction(v->str, &((struct ypodset *)o)->ps.gpu_milli))
+	if (v->kind != YN_SCALAR ||
+	    !carve__jobs_parse_fraction(v->str, &((struct ypodset *)o)->ps.gpu_milli))
 		ld_error(ld, v->pos, "expected a share of one GPU in (0, 1) such as 0.5 or 500m, "
 			 "got %s%s%s", v->kind == YN_SCALAR ? "'" : "",
 			 v->kind == YN_SCALAR ? v->str : ytree_kind_name(v),
@@ -170,7 +172,8 @@ static void f_ps_gmem(struct ld *ld, const struct ynode *v, void *o)
 {
 	int64_t m;
 
-	if (ld_qty_nonneg(ld, v, &m) && !carve__jobs_bytes_to_mib(m, &((struct ypodset *)o)->ps.gpu_mem_mib))
+	if (ld_qty_nonneg(ld, v, &m) &&
+	    !carve__jobs_bytes_to_mib(m, &((struct ypodset *)o)->ps.gpu_mem_mib))
 		ld_error(ld, v->pos, "'%s' is too large", v->str);
 }
 
