@@ -36,12 +36,15 @@ set(CARVE_IO_SOURCES
   src/io/csv.c
   src/io/load_node.c
   src/io/load_kueue.c
+  src/io/load_workload.c
   src/io/load_volcano.c
   src/io/load_pod.c
   src/io/load_nvidia.c
   src/io/trace_openb.c
   src/io/jobs.c
   src/io/jobs_load.c
+  src/io/jobs_csv.c
+  src/io/jobs_yaml.c
   src/io/jobs_write.c
 )
 
@@ -49,6 +52,8 @@ set(CARVE_IO_SOURCES
 # (inventory, queues, workloads from every source) and reads decisions back.
 set(CARVE_BRIDGE_SOURCES
   src/bridge/inventory.c
+  src/bridge/inventory_nodes.c
+  src/bridge/inventory_nvidia.c
   src/bridge/validate.c
   src/bridge/explain.c
   src/bridge/admission.c
@@ -72,6 +77,8 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_validate.c
   src/cli/cmd_admit.c
   src/cli/cmd_simulate.c
+  src/cli/cmd_simulate_replay.c
+  src/cli/cmd_simulate_fill.c
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
 )

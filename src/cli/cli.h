@@ -1,10 +1,17 @@
 /*
  * cli.h - the `carve` command: one function per subcommand, dispatched by
- * the table in main.c.  Exit codes: 0 success, 1 failure (errors found),
- * 2 usage error.
+ * the table in main.c, and what the files of one subcommand share (names
+ * start with the subcommand: simulate_).  Exit codes: 0 success, 1 failure
+ * (errors found), 2 usage error.
  */
 #ifndef CARVE_CLI_H
 #define CARVE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carve/sim.h"
 
 #define CARVE_EXIT_OK 0
 #define CARVE_EXIT_FAIL 1
@@ -15,5 +22,35 @@ int cmd_admit(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+
+/* ---- carve simulate: cmd_simulate.c (options, dispatch) and its modes ---- */
+
+/* The fill experiment's buckets: arrived workload FIRST, FIRST + STEP, ...,
+ * LAST % of GPU capacity (the usage text names them too). */
+#define SIMULATE_PCT_FIRST 50
+#define SIMULATE_PCT_LAST 130
+#define SIMULATE_PCT_STEP 5
+
+/* What --mode replay was asked: parsed by cmd_simulate, run by simulate_replay. */
+struct simulate_replay_opts {
+	struct carve_sim_opts sim;
+	int64_t until;            /* -1: none */
+	bool baseline, compare, table;
+	const char *report;       /* --report FILE: the HTML report; NULL none */
+};
+
+/* cmd_simulate.c: seconds on the monotonic clock, for progress lines only. */
+double simulate_now_s(void);
+
+/* cmd_simulate_fill.c: loads the openb nodes and tasks, runs every (policy,
+ * seed) and prints the result (table or JSON); the exit code. */
+int simulate_fill(const char *nodes, const char *trace, const char **pols, size_t npol,
+		  const uint64_t *seeds, size_t nseeds, bool table);
+
+/* cmd_simulate_replay.c: manifests from paths (a directory holding traces
+ * is the trace when trace is NULL), the trace, one or both schedulers, the
+ * output and --report; the exit code. */
+int simulate_replay(char *const *paths, size_t npaths, const char *trace,
+		    const struct simulate_replay_opts *ro);
 
 #endif

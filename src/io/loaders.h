@@ -15,14 +15,24 @@
 void load_node(struct ld *ld, const struct ynode *doc);
 void load_nodepool(struct ld *ld, const struct ynode *doc);
 
-/* load_kueue.c */
+/* load_kueue.c: Kueue's quota objects, and what every Kueue loader shares */
+#define LD_KUEUE_V1BETA1 "kueue.x-k8s.io/v1beta1"
+#define LD_KUEUE_V1BETA2 "kueue.x-k8s.io/v1beta2"
+/* A name-like string that must not be empty. */
+bool ld_name_str(struct ld *ld, const struct ynode *v, const char **out);
+/* Warns when `field` exists only in API version `only_in` and the object
+ * is of another version, which calls it `instead`. */
+void ld_version_note(struct ld *ld, const struct ynode *v, const char *field,
+		     const char *only_in, const char *instead);
 void load_flavor(struct ld *ld, const struct ynode *doc);
 void load_cq(struct ld *ld, const struct ynode *doc);
 void load_cohort(struct ld *ld, const struct ynode *doc);
 void load_lq(struct ld *ld, const struct ynode *doc);
 void load_wpc(struct ld *ld, const struct ynode *doc);         /* WorkloadPriorityClass and PriorityClass */
-void load_workload(struct ld *ld, const struct ynode *doc);
 void load_topology(struct ld *ld, const struct ynode *doc);    /* Kueue/KAI Topology: levels kept */
+
+/* load_workload.c */
+void load_workload(struct ld *ld, const struct ynode *doc);
 
 /* load_volcano.c: Volcano Queue/PodGroup, KAI Queue/PodGroup */
 void load_vcqueue(struct ld *ld, const struct ynode *doc);

@@ -1,8 +1,9 @@
 /*
- * test_load_kueue.c - unit tests of the Kueue loaders (load_kueue.c): the
- * conformance manifests load without a single diagnostic, v1beta1 and
- * v1beta2 spellings both load, every field lands in its struct, and bad
- * input is reported at its exact line and column with a useful message.
+ * test_load_kueue.c - unit tests of the Kueue loaders (load_kueue.c,
+ * load_workload.c): the conformance manifests load without a single
+ * diagnostic, v1beta1 and v1beta2 spellings both load, every field lands
+ * in its struct, and bad input is reported at its exact line and column
+ * with a useful message.
  */
 #include <stdarg.h>
 #include <stddef.h>
