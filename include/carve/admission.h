@@ -61,6 +61,11 @@ struct carve_admission_opts {
 				       * only: the manifests' Workloads and
 				       * PodGroups are not added (the simulator,
 				       * whose jobs come from a trace) */
+	bool queues_only;             /* flavors, cohorts, ClusterQueues and Volcano/KAI
+				       * queues only: no inventory, placer or
+				       * workloads (carve validate's check of what
+				       * the build refuses) */
+	struct carve_diags *diags;    /* where problems go; NULL: m->diags */
 	bool admitted_only;           /* add only the Workloads and PodGroups that
 				       * are already admitted (a simulation that
 				       * starts from the manifests' state; the

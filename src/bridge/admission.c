@@ -250,6 +250,8 @@ static void build(struct bld *b)
 		return;
 	}
 	b->ad->finalized = true;
+	if (b->opts && b->opts->queues_only)
+		return;
 	add_placer(b);
 	if (b->opts && b->opts->no_workloads)
 		return;
@@ -280,7 +282,7 @@ struct carve_admission *carve_admission_build_opts(struct carve_manifests *m,
 
 	memset(&b, 0, sizeof(b));
 	b.m = m;
-	b.diags = &m->diags;
+	b.diags = o && o->diags ? o->diags : &m->diags;
 	b.opts = o;
 	carve_arena_init(&b.a);
 	b.ad = carve_calloc(1, sizeof(*b.ad));

@@ -561,32 +561,6 @@ static void check_queues(struct carve_manifests *m)
 {
 	size_t i, j;
 
-	for (i = 0; i < m->nvcqueues; i++) {
-		const struct carve_mf_vcqueue *q = &m->vcqueues[i];
-
-		if (!q->parent || !strcmp(q->parent, "root"))
-			continue;
-		for (j = 0; j < m->nvcqueues; j++)
-			if (!strcmp(m->vcqueues[j].meta.name, q->parent))
-				break;
-		if (j == m->nvcqueues)
-			carve_diag_error(&m->diags, q->parent_pos,
-					 "Queue %s: parent queue '%s' is not defined", q->meta.name,
-					 q->parent);
-	}
-	for (i = 0; i < m->nkaiqueues; i++) {
-		const struct carve_mf_kaiqueue *q = &m->kaiqueues[i];
-
-		if (!q->parent)
-			continue;
-		for (j = 0; j < m->nkaiqueues; j++)
-			if (!strcmp(m->kaiqueues[j].meta.name, q->parent))
-				break;
-		if (j == m->nkaiqueues)
-			carve_diag_error(&m->diags, q->parent_pos,
-					 "Queue %s: parentQueue '%s' is not defined", q->meta.name,
-					 q->parent);
-	}
 	for (i = 0; i < m->npodgroups; i++) {
 		const struct carve_mf_podgroup *pg = &m->podgroups[i];
 
@@ -601,6 +575,51 @@ static void check_queues(struct carve_manifests *m)
 					"PodGroup %s/%s: Volcano Queue '%s' is not defined",
 					pg->meta.ns, pg->meta.name, pg->queue);
 	}
+}
+
+/* Whether d already says something at least as severe at x's place (the
+ * same problem, perhaps in other words), or x's very message anywhere. */
+static bool has_diag(const struct carve_diags *d, const struct carve_diag *x)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		const struct carve_diag *y = &d->v[i];
+
+		if (!strcmp(y->msg, x->msg))
+			return true;
+		if (x->pos.line && y->sev >= x->sev && y->pos.line == x->pos.line &&
+		    y->pos.col == x->pos.col && y->pos.file && x->pos.file &&
+		    !strcmp(y->pos.file, x->pos.file))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The queue objects as the admission build reads them: everything `carve
+ * admit` reports about flavors, Cohorts, ClusterQueues and Volcano/KAI
+ * queues (their translation, parent links and cycles, quota the engine
+ * refuses) is reported here too, from the same code; what the checks
+ * above already said at the same place is not repeated.
+ */
+static void check_as_admitted(struct carve_manifests *m)
+{
+	struct carve_admission_opts o;
+	struct carve_admission *ad;
+	struct carve_diags d;
+	size_t i;
+
+	carve_diags_init(&d);
+	memset(&o, 0, sizeof(o));
+	o.queues_only = true;
+	o.diags = &d;
+	ad = carve_admission_build_opts(m, &o);
+	for (i = 0; i < d.n; i++)
+		if (!has_diag(&m->diags, &d.v[i]))
+			carve_diag(&m->diags, d.v[i].sev, d.v[i].pos, "%s", d.v[i].msg);
+	carve_admission_destroy(ad);
+	carve_diags_cleanup(&d);
 }
 
 /* ---- template lints ---- */
@@ -1064,6 +1083,7 @@ void carve_validate(struct carve_manifests *m, const struct carve_inventory *inv
 	check_lqs(m);
 	check_workloads(m);
 	check_queues(m);
+	check_as_admitted(m);
 	check_caps(m);
 	lint_templates(m, inv);
 	if (inv)

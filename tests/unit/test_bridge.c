@@ -445,6 +445,41 @@ static void test_cohort_cycle_one_message(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* What admit refuses about Volcano and KAI queues, validate refuses too,
+ * with the same words (one set of checks: the build's). */
+static void test_validate_checks_queues_as_admit(void **state)
+{
+	static const char text[] =
+		"apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+		"metadata: {name: x}\nspec: {parent: y}\n---\n"
+		"apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+		"metadata: {name: y}\nspec: {parent: x}\n---\n"
+		"apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: k}\n"
+		"spec: {resources: {memory: {quota: 9223372036854775807}}}\n";
+	static const char *const msgs[] = {
+		"Volcano Queue y: parent chain forms a cycle: x -> y -> x",
+		"Queue k: memory quota or limit is too large"};
+	struct carve_manifests *m;
+	struct carve_admission *ad;
+	size_t i;
+
+	(void)state;
+	m = tu_load(text);
+	carve_validate(m, NULL);
+	for (i = 0; i < 2; i++)
+		assert_true(carve_diags_find(&m->diags, msgs[i]) >= 0);
+	assert_int_equal(m->diags.nerrors, 2);
+	carve_manifests_destroy(m);
+
+	m = tu_load(text);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	for (i = 0; i < 2; i++)
+		assert_true(carve_diags_find(&m->diags, msgs[i]) >= 0);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_mig_slices_same_answer),
 		cmocka_unit_test(test_kai_fractions_on_plain_nodes),
 		cmocka_unit_test(test_cohort_cycle_one_message),
+		cmocka_unit_test(test_validate_checks_queues_as_admit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
