@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/jobs.h"
 
 /* The list's arena: what is allocated there lives as long as js. */
