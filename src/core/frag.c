@@ -393,7 +393,7 @@ double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *t
 	uint32_t nn = (uint32_t)carve_cluster_node_count(p->c), k;
 	double *u = carve_calloc((size_t)nn + 1, sizeof(*u));
 	double *acc = carve_calloc((size_t)nn + 1, sizeof(*acc));
-	uint64_t rng[4];
+	struct carve_rng rng;
 	double f = 0;
 	size_t t;
 
@@ -404,7 +404,7 @@ double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *t
 	}
 	/* a policy's choice may draw from the placer's stream (random):
 	 * measuring must not move it */
-	memcpy(rng, p->rng, sizeof(rng));
+	rng = p->rng;
 	for (k = 0; k < nn; k++)
 		u[k] = (double)carve__node_gpu_free(p, k) / 1000.0;
 	for (t = 0; t < n; t++) {
@@ -415,7 +415,7 @@ double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *t
 			if (u[k] > 0 && isnan(carve__node_eval(p, &types[t], k)))
 				acc[k] += w[t];
 	}
-	memcpy(p->rng, rng, sizeof(rng));
+	p->rng = rng;
 	for (k = 0; k < nn; k++)
 		f += u[k] * acc[k];
 	carve_free(u);

@@ -27,51 +27,6 @@
 #include "carve/match.h"
 #include "place_int.h"
 
-/* ---- RNG: xoshiro256**, seeded by splitmix64 ----------------------------- */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t carve__rng_next(struct carve_placer *p)
-{
-	uint64_t *s = p->rng;
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
-uint64_t carve__rng_below(struct carve_placer *p, uint64_t n)
-{
-	uint64_t lim = UINT64_MAX - UINT64_MAX % n, x;
-
-	do
-		x = carve__rng_next(p);
-	while (x >= lim);
-	return x % n;
-}
-
-double carve__rng_double(struct carve_placer *p)
-{
-	return (double)(carve__rng_next(p) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* ---- create / destroy ---------------------------------------------------- */
 
 /* Normalised canonical name of a GPU model: the table's name when known. */
@@ -349,15 +304,12 @@ struct carve_placer *carve_placer_create(const struct carve_cluster *c, const ch
 	    !p->tsort || !p->doms || !p->dnodes || !p->gorder || !p->mig || !p->rpart ||
 	    scan_gpus(p) || scan_classes(p) || carve__cache_init(p))
 		goto out_nomem;
-	p->rng[0] = splitmix64(&seed);
-	p->rng[1] = splitmix64(&seed);
-	p->rng[2] = splitmix64(&seed);
-	p->rng[3] = splitmix64(&seed);
+	carve_rng_seed(&p->rng, seed);
 	/* Seeded permutation of node ids (Fisher-Yates); rank = position. */
 	for (i = 0; i < n; i++)
 		p->all[i] = (uint32_t)i;
 	for (i = n; i > 1; i--) {
-		size_t j = (size_t)carve__rng_below(p, i);
+		size_t j = (size_t)carve_rng_below(&p->rng, i);
 		uint32_t t = p->all[i - 1];
 
 		p->all[i - 1] = p->all[j];
@@ -1657,7 +1609,7 @@ int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *gro
 		       size_t ngroups, const struct carve_topology *topo,
 		       struct carve_pod_place *out)
 {
-	uint64_t rng[4];
+	struct carve_rng rng;
 	size_t g, total = 0, l;
 	int rc;
 
@@ -1679,13 +1631,13 @@ int carve_placer_place(struct carve_placer *p, const struct carve_pod_group *gro
 			if (!topo->levels[l])
 				return CARVE_EINVAL;
 	}
-	memcpy(rng, p->rng, sizeof(rng));
+	rng = p->rng;
 	if (topo && topo->nlevels)
 		rc = place_topo(p, groups, ngroups, topo, out);
 	else
 		rc = place_gang(p, groups, ngroups, p->all, p->nnodes, out);
 	if (rc)
-		memcpy(p->rng, rng, sizeof(rng));
+		p->rng = rng;
 	return rc;
 }
 

@@ -33,13 +33,15 @@
  * (set_mix: at that call) and freed by destroy.  Placement itself allocates
  * nothing (the decision cache, node classes and the fgd per-node parts are
  * allocated at create or set_mix too).  Nothing here reads a clock; the
- * only randomness is the seeded xoshiro256** in rng[] (seeded through
- * splitmix64).
+ * only randomness is the seeded xoshiro256** stream p->rng (carve_rng_seed
+ * of the placer's seed, include/carve/rng.h); policies draw from it with
+ * carve_rng_below(&p->rng, n) (n > 0) and carve_rng_double(&p->rng).
  */
 #ifndef CARVE_PLACE_INT_H
 #define CARVE_PLACE_INT_H
 
 #include "carve/place.h"
+#include "carve/rng.h"
 #include "mig_int.h"
 
 /* GPU-pod classes for gpuclustering: 0 = shares a GPU (fraction, MIG,
@@ -203,7 +205,7 @@ struct carve_placer {
 	uint64_t *rbits;
 	size_t nrbits;
 	uint32_t *rank;          /* tie-break: position in a seeded permutation */
-	uint64_t rng[4];
+	struct carve_rng rng;    /* the placer's one random stream (rng.h) */
 	int64_t max_cpu;         /* largest allocatable cpu of a node (0: none known) */
 	int64_t max_gpu_milli;   /* largest GPU count of a node x 1000 */
 	uint32_t max_node_gpus;
@@ -305,12 +307,6 @@ static inline enum carve_sharing carve__share(const struct carve_placer *p, uint
 {
 	return (enum carve_sharing)(p->ginfo[g].mode & CARVE__GI_SHARE);
 }
-
-uint64_t carve__rng_next(struct carve_placer *p);
-/* Uniform in [0, n); n > 0. */
-uint64_t carve__rng_below(struct carve_placer *p, uint64_t n);
-/* Uniform in [0, 1). */
-double carve__rng_double(struct carve_placer *p);
 
 /* GPU g may serve req: its sharing mode fits req->gpu and its model is one
  * the request being placed allows (p->any_model / p->model_ok, set per

@@ -177,7 +177,7 @@ static double score_gpuclustering(struct carve_placer *p, const struct carve_pod
 static double score_random(struct carve_placer *p, const struct carve_pod_req *req,
 			   const struct carve__cand *c)
 {
-	return carve__rng_double(p);
+	return carve_rng_double(&p->rng);
 }
 
 /* random's GPU choice: a fraction goes to a uniform GPU among those that
@@ -193,7 +193,7 @@ static int choose_random(struct carve_placer *p, const struct carve_pod_req *req
 		return carve__choose_default(p, req, c);
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
 		if (carve__gpu_usable(p, g, req) && carve__fraction_fits(p, g, req) &&
-		    carve__rng_below(p, ++seen) == 0)
+		    carve_rng_below(&p->rng, ++seen) == 0)
 			pick = g;
 	if (pick == UINT32_MAX)
 		return CARVE_ENOFIT;
