@@ -1689,6 +1689,13 @@ int carve_placer_gpu_free_milli(const struct carve_placer *p, uint32_t gpu)
 	return carve__gpu_free_milli_in(p, gpu, &p->gpus[gpu]);
 }
 
+int64_t carve_placer_node_gpu_free_milli(const struct carve_placer *p, uint32_t node)
+{
+	if (!p || node >= p->nnodes)
+		return 0;
+	return carve__node_gpu_free(p, node);
+}
+
 static int popcount64(uint64_t x)
 {
 	int n = 0;

@@ -394,45 +394,4 @@ double carve__fview_frag_after(const struct carve_placer *p, const struct carve_
 			       const uint32_t *ks, const uint32_t *nfree, int nchg, int64_t cpu_free);
 /* frag(n, m) of the view for mix type t alone (unweighted). */
 double carve__fview_frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t);
-/* F_n of a node in the current state; 0 without a mix. */
-double carve__frag_node(const struct carve_placer *p, uint32_t node);
-/* F = sum of F_n over the cluster. */
-double carve__frag_cluster(const struct carve_placer *p);
-/* Free GPU capacity the pending pod types cannot use, in GPUs: over the
- * nodes, the node's free milli / 1000 times the summed weight w[t] of the
- * types that cannot be placed on it now (carve__node_eval NaN).  Every
- * request kind counts (whole, MIG, time-slice, fraction; models, cpu,
- * taints and tolerations as the types carry them).  Scratch is allocated
- * and freed here; -1 on allocation failure.  Changes no placement and
- * leaves the placer's random stream where it was. */
-double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *types,
-			   const double *w, size_t n);
-
-/* Key of a task for typical types: cpu, per-GPU milli, GPU count and the
- * model constraint as written ("" or NULL: any). */
-struct carve__task_key {
-	int64_t cpu_milli;
-	int64_t gpu_milli;
-	int64_t num_gpu;
-	const char *spec;
-};
-
-/* One typical type: the first task (index) with its key, how many tasks
- * share the key, and its renormalised probability. */
-struct carve__typical {
-	size_t task;
-	size_t count;
-	double prob;
-};
-
-/*
- * Typical task types of tasks[0..n) (fgd.md section 2): distinct keys by
- * count descending (ties: the larger key first by cpu, GPU milli, count,
- * model string), taken one at a time until they cover pct % of the tasks,
- * probabilities renormalised over the kept keys.  out needs room for n
- * entries.  Returns how many were kept, or CARVE_ENOMEM.
- */
-long carve__typical_types(const struct carve__task_key *tasks, size_t n, double pct,
-			  struct carve__typical *out);
-
 #endif
