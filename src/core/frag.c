@@ -4,7 +4,7 @@
  * measured against (section 2).
  *
  * Fragmentation of node n for task type m, in GPU milli, with U = the free
- * milli summed over n's GPUs (place.c's view: exclusive 0/1000, fraction
+ * milli summed over n's GPUs (place_state.c's view: exclusive 0/1000, fraction
  * 1000 - used, time-slice and MIG by the share still free):
  *   - m is CPU-only                          -> U (whether or not its cpu fits);
  *   - no GPU of n may serve m (model, mode)  -> U ("no access");

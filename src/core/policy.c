@@ -10,9 +10,9 @@
  *
  * The baselines follow the FGD paper's simulator as described in
  * ../shared/reference/fgd.md section 5, integer quantisation included, on
- * carve's generalised state: every GPU has a free milli-GPU value (place.c:
- * exclusive 0/1000, fraction 1000 - used, time-slice and MIG by the share
- * of replicas / memory slices still free), "the largest spec" is the
+ * carve's generalised state: every GPU has a free milli-GPU value
+ * (place_state.c: exclusive 0/1000, fraction 1000 - used, time-slice and
+ * MIG by the share of replicas / memory slices still free), "the largest spec" is the
  * cluster's largest node (allocatable cpu, GPU count x 1000), and a
  * dimension a node does not constrain (allocatable cpu 0, no GPUs)
  * contributes 0 to its score.  carve's own binpack and spread are
