@@ -19,6 +19,12 @@ set(CARVE_CORE_SOURCES
   src/core/admit_index.c
   src/core/podreq.c
   src/core/place.c
+  src/core/place_feas.c
+  src/core/place_pod.c
+  src/core/place_state.c
+  src/core/place_gang.c
+  src/core/place_mig.c
+  src/core/place_check.c
   src/core/place_cache.c
   src/core/policy.c
   src/core/policy_fgd.c

@@ -237,6 +237,9 @@ bool carve_placer_is_mig_dynamic(const struct carve_placer *p);
 int64_t carve_placer_free_cpu(const struct carve_placer *p, uint32_t node);
 int carve_placer_gpu_free_milli(const struct carve_placer *p, uint32_t gpu);
 int carve_placer_gpu_free_units(const struct carve_placer *p, uint32_t gpu);
+/* Free milli of a node: carve_placer_gpu_free_milli summed over its GPUs
+ * (0 for a NULL placer or a node out of range). */
+int64_t carve_placer_node_gpu_free_milli(const struct carve_placer *p, uint32_t node);
 
 /*
  * Checks every invariant (no device over-allocated, MIG instances within

@@ -13,7 +13,7 @@
 #ifndef CARVE_BRIDGE_INT_H
 #define CARVE_BRIDGE_INT_H
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/admission.h"
 #include "carve/inventory.h"
 #include "carve/place.h"

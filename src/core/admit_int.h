@@ -29,7 +29,7 @@
 #ifndef CARVE_ADMIT_INT_H
 #define CARVE_ADMIT_INT_H
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/admit.h"
 #include "carve/place.h"
 #include "carve/resource.h"

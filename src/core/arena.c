@@ -1,10 +1,10 @@
 /*
- * arena.c - bump allocator (see arena.h).  Chunks are at least 16 KiB; a
- * request larger than that gets a chunk of its own.
+ * arena.c - bump allocator (include/carve/arena.h).  Chunks are at least
+ * 16 KiB; a request larger than that gets a chunk of its own.
  */
 #include <string.h>
 
-#include "arena.h"
+#include "carve/arena.h"
 
 #define CHUNK_MIN (16u * 1024u)
 #define ALIGN 16u

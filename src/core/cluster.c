@@ -17,7 +17,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/cluster.h"
 
 struct carve_cluster {

@@ -4,7 +4,7 @@
  * measured against (section 2).
  *
  * Fragmentation of node n for task type m, in GPU milli, with U = the free
- * milli summed over n's GPUs (place.c's view: exclusive 0/1000, fraction
+ * milli summed over n's GPUs (place_state.c's view: exclusive 0/1000, fraction
  * 1000 - used, time-slice and MIG by the share still free):
  *   - m is CPU-only                          -> U (whether or not its cpu fits);
  *   - no GPU of n may serve m (model, mode)  -> U ("no access");
@@ -32,16 +32,19 @@
  * by carve_placer_set_mix) until account() marks the node changed.  A
  * changed view's F_n' is then the same integers adjusted for the changed
  * GPUs and summed in the same order (carve__fview_frag_after), so it is
- * bit-identical to carve__fview_frag() of that view.  carve__frag_node()
+ * bit-identical to carve__fview_frag() of that view.  carve_frag_node()
  * does not use them (tests change the state behind account()'s back).
  *
- * carve__typical_types() allocates its sort scratch and frees it before it
- * returns; nothing else here allocates.
+ * carve_frag_typical_types() and carve_frag_pending() allocate scratch and
+ * free it before they return; nothing else here allocates.  The public
+ * measures (carve_frag_*) are declared in include/carve/frag.h, the node
+ * views in place_int.h.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/frag.h"
 #include "place_int.h"
 
 /* ---- node views ------------------------------------------------------------- */
@@ -274,34 +277,34 @@ double carve__fview_frag_type(const struct carve_placer *p, const struct carve__
 	return t < p->mix.n ? frag_type(p, fv, t, view_free(fv)) : 0;
 }
 
-double carve__frag_node(const struct carve_placer *p, uint32_t node)
+double carve_frag_node(const struct carve_placer *p, uint32_t node)
 {
 	struct carve__fview fv;
 
-	if (!p->mix.n)
+	if (!p || node >= p->nnodes || !p->mix.n)
 		return 0;
 	carve__fview_load(p, node, &fv);
 	return carve__fview_frag(p, &fv);
 }
 
-double carve__frag_cluster(const struct carve_placer *p)
+double carve_frag_cluster(const struct carve_placer *p)
 {
 	double f = 0;
 	size_t i;
 
-	for (i = 0; i < p->nnodes; i++)
-		f += carve__frag_node(p, (uint32_t)i);
+	for (i = 0; p && i < p->nnodes; i++)
+		f += carve_frag_node(p, (uint32_t)i);
 	return f;
 }
 
 /* ---- typical task types ------------------------------------------------------ */
 
 struct kent {
-	struct carve__task_key k;
+	struct carve_frag_task_key k;
 	size_t idx;
 };
 
-static int cmp_key(const struct carve__task_key *a, const struct carve__task_key *b)
+static int cmp_key(const struct carve_frag_task_key *a, const struct carve_frag_task_key *b)
 {
 	if (a->cpu_milli != b->cpu_milli)
 		return a->cpu_milli < b->cpu_milli ? -1 : 1;
@@ -324,7 +327,7 @@ static int cmp_kent(const void *a, const void *b)
 }
 
 struct group {
-	const struct carve__task_key *k;
+	const struct carve_frag_task_key *k;
 	size_t first, count;
 };
 
@@ -338,8 +341,8 @@ static int cmp_grp(const void *a, const void *b)
 	return -cmp_key(x->k, y->k);
 }
 
-long carve__typical_types(const struct carve__task_key *tasks, size_t n, double pct,
-			  struct carve__typical *out)
+long carve_frag_typical_types(const struct carve_frag_task_key *tasks, size_t n, double pct,
+			      struct carve_frag_typical *out)
 {
 	struct kent *e;
 	struct group *g;
@@ -348,6 +351,8 @@ long carve__typical_types(const struct carve__task_key *tasks, size_t n, double 
 
 	if (!n)
 		return 0;
+	if (!tasks || !out)
+		return CARVE_EINVAL;
 	e = carve_calloc(n, sizeof(*e));
 	g = carve_calloc(n, sizeof(*g));
 	if (!e || !g) {
@@ -387,16 +392,20 @@ long carve__typical_types(const struct carve__task_key *tasks, size_t n, double 
 
 /* ---- what the pending pods cannot use (any request kind) -------------------------- */
 
-double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *types,
-			   const double *w, size_t n)
+double carve_frag_pending(struct carve_placer *p, const struct carve_pod_req *types,
+			  const double *w, size_t n)
 {
-	uint32_t nn = (uint32_t)carve_cluster_node_count(p->c), k;
-	double *u = carve_calloc((size_t)nn + 1, sizeof(*u));
-	double *acc = carve_calloc((size_t)nn + 1, sizeof(*acc));
-	uint64_t rng[4];
+	uint32_t nn, k;
+	double *u, *acc;
+	struct carve_rng rng;
 	double f = 0;
 	size_t t;
 
+	if (!p || (n && (!types || !w)))
+		return -1;
+	nn = (uint32_t)carve_cluster_node_count(p->c);
+	u = carve_calloc((size_t)nn + 1, sizeof(*u));
+	acc = carve_calloc((size_t)nn + 1, sizeof(*acc));
 	if (!u || !acc) {
 		carve_free(u);
 		carve_free(acc);
@@ -404,7 +413,7 @@ double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *t
 	}
 	/* a policy's choice may draw from the placer's stream (random):
 	 * measuring must not move it */
-	memcpy(rng, p->rng, sizeof(rng));
+	rng = p->rng;
 	for (k = 0; k < nn; k++)
 		u[k] = (double)carve__node_gpu_free(p, k) / 1000.0;
 	for (t = 0; t < n; t++) {
@@ -415,7 +424,7 @@ double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *t
 			if (u[k] > 0 && isnan(carve__node_eval(p, &types[t], k)))
 				acc[k] += w[t];
 	}
-	memcpy(p->rng, rng, sizeof(rng));
+	p->rng = rng;
 	for (k = 0; k < nn; k++)
 		f += u[k] * acc[k];
 	carve_free(u);

@@ -14,8 +14,9 @@
  * every slot (carve__cache_invalidate).  A slot holds the score a scan
  * would compute for each node (NaN: not feasible, never chosen) and, per
  * group of CARVE__FAN entries of a level, the one that wins: higher score,
- * then lower p->rank, exactly place_pod()'s rule, which is a strict total
- * order; its maximum does not depend on the order a scan visits the nodes.
+ * then lower p->rank, exactly carve__place_pod()'s rule (place_pod.c), which
+ * is a strict total order; its maximum does not depend on the order a scan
+ * visits the nodes.
  * The root is the node a full scan would pick.
  *
  * Slots are keyed by the request's full content (every field and string

@@ -1,7 +1,10 @@
 /*
  * place_int.h - private to libcarve-core: the layout of struct carve_placer
- * (include/carve/place.h), shared by place.c (state, feasibility, gangs,
- * topology), policy.c (the built-in policies) and policy_<name>.c files.
+ * (include/carve/place.h), shared by the placer's files (place.c the object,
+ * place_feas.c static feasibility, place_pod.c one pod, place_state.c the
+ * free state, place_gang.c gangs and topology, place_mig.c Dynamic MIG,
+ * place_check.c the invariant check, place_cache.c the decision cache),
+ * policy.c (the built-in policies), policy_<name>.c files and frag.c.
  *
  * State.  Per node: cpu, memory and pods *used* (free = allocatable - used;
  * an allocatable of 0 means "unknown" and does not constrain), the number of
@@ -33,13 +36,17 @@
  * (set_mix: at that call) and freed by destroy.  Placement itself allocates
  * nothing (the decision cache, node classes and the fgd per-node parts are
  * allocated at create or set_mix too).  Nothing here reads a clock; the
- * only randomness is the seeded xoshiro256** in rng[] (seeded through
- * splitmix64).
+ * only randomness is the seeded xoshiro256** stream p->rng (carve_rng_seed
+ * of the placer's seed, include/carve/rng.h); policies draw from it with
+ * carve_rng_below(&p->rng, n) (n > 0) and carve_rng_double(&p->rng).
  */
 #ifndef CARVE_PLACE_INT_H
 #define CARVE_PLACE_INT_H
 
+#include <string.h>
+
 #include "carve/place.h"
+#include "carve/rng.h"
 #include "mig_int.h"
 
 /* GPU-pod classes for gpuclustering: 0 = shares a GPU (fraction, MIG,
@@ -203,7 +210,7 @@ struct carve_placer {
 	uint64_t *rbits;
 	size_t nrbits;
 	uint32_t *rank;          /* tie-break: position in a seeded permutation */
-	uint64_t rng[4];
+	struct carve_rng rng;    /* the placer's one random stream (rng.h) */
 	int64_t max_cpu;         /* largest allocatable cpu of a node (0: none known) */
 	int64_t max_gpu_milli;   /* largest GPU count of a node x 1000 */
 	uint32_t max_node_gpus;
@@ -280,13 +287,16 @@ struct carve__slot *carve__cache_local(struct carve_placer *p, const struct carv
 uint32_t carve__cache_local_best(struct carve_placer *p, const struct carve__slot *s);
 void carve__cache_local_changed(struct carve_placer *p, struct carve__slot *s,
 				const struct carve_pod_req *req, uint32_t x);
-/* The score a scan gives req on node (place.c): NaN when the node cannot
- * take it (statically, room, or GPUs). */
+/* The score a scan gives req on node (place_pod.c): NaN when the node
+ * cannot take it (statically, room, or GPUs). */
 double carve__node_eval(struct carve_placer *p, const struct carve_pod_req *greq, uint32_t node);
-/* Sets the models req allows as the ones carve__node_eval() checks. */
+/* Sets the models req allows (p->any_model, p->model_ok) as the ones
+ * carve__gpu_usable() and carve__node_eval() check, and starts a new
+ * generation of node-class answers (place_feas.c). */
 void carve__req_models(struct carve_placer *p, const struct carve_pod_req *req);
 
-/* ---- helpers for policies (place.c) ---- */
+/* ---- helpers for policies (place_state.c, place_pod.c, place.c; the
+ * smallest inline here) ---- */
 
 /* carve_cluster_node(p->c, id) and carve_cluster_gpu(p->c, id) for ids in
  * range, without the call. */
@@ -306,16 +316,45 @@ static inline enum carve_sharing carve__share(const struct carve_placer *p, uint
 	return (enum carve_sharing)(p->ginfo[g].mode & CARVE__GI_SHARE);
 }
 
-uint64_t carve__rng_next(struct carve_placer *p);
-/* Uniform in [0, n); n > 0. */
-uint64_t carve__rng_below(struct carve_placer *p, uint64_t n);
-/* Uniform in [0, 1). */
-double carve__rng_double(struct carve_placer *p);
-
 /* GPU g may serve req: its sharing mode fits req->gpu and its model is one
  * the request being placed allows (p->any_model / p->model_ok, set per
- * group before its pods are placed). */
-bool carve__gpu_usable(const struct carve_placer *p, uint32_t g, const struct carve_pod_req *req);
+ * group before its pods are placed).  Inline: every GPU choice calls it
+ * per GPU. */
+static inline bool carve__gpu_usable(const struct carve_placer *p, uint32_t g,
+				     const struct carve_pod_req *req)
+{
+	unsigned mode = p->ginfo[g].mode;
+	enum carve_sharing sh = (enum carve_sharing)(mode & CARVE__GI_SHARE);
+	int m = p->ginfo[g].model;
+
+	switch (req->gpu) {
+	case CARVE_GREQ_WHOLE:
+		if (sh != CARVE_SHARE_EXCLUSIVE && sh != CARVE_SHARE_FRACTION)
+			return false;
+		break;
+	case CARVE_GREQ_MIG:
+		if (sh != CARVE_SHARE_MIG || !(mode & CARVE__GI_MIGMODEL))
+			return false;
+		break;
+	case CARVE_GREQ_REPLICA:
+		/* failRequestsGreaterThanOne: the device plugin refuses a pod
+		 * asking for more than one replica. */
+		if (sh != CARVE_SHARE_TIMESLICE || ((mode & CARVE__GI_FAILGT1) && req->count > 1))
+			return false;
+		break;
+	case CARVE_GREQ_FRACTION:
+		if (sh != CARVE_SHARE_FRACTION)
+			return false;
+		break;
+	case CARVE_GREQ_GPU:
+		if (sh == CARVE_SHARE_MIG)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return p->any_model || (m >= 0 && p->model_ok[m]);
+}
 
 /* Free milli-GPU of one GPU in state s (0..1000): exclusive 0/1000;
  * fraction 1000 - milli_used; timeslice 1000 * free replicas / rcap; MIG
@@ -349,6 +388,118 @@ void carve__take_fraction(const struct carve_placer *p, uint32_t g, const struct
 /* The default GPU choice (best fit); see docs/internals/PLACEMENT.md. */
 int carve__choose_default(struct carve_placer *p, const struct carve_pod_req *req,
 			  struct carve__cand *c);
+
+/* ---- shared between the placer's files (small ones inline) ---- */
+
+/* GPU state s holds anything (of any sharing mode). */
+static inline bool carve__gpu_busy(const struct carve__gpu_state *s)
+{
+	return s->taken || s->mig_taken || s->rtaken || s->milli_used || s->mem_used;
+}
+
+/* Memory slices the instances of l cover. */
+static inline uint8_t carve__layout_slices(const struct carve_mig_model *m,
+					   const struct carve_mig_layout *l)
+{
+	unsigned i, s = 0;
+
+	for (i = 0; i < l->n; i++)
+		s += m->profiles[l->inst[i].profile].mem_slices;
+	return (uint8_t)s;
+}
+
+/* Appends a device to candidate c (room is the caller's). */
+static inline void carve__add_dev(struct carve__cand *c, uint32_t g, int mig, int replica,
+				  int milli)
+{
+	struct carve_dev *d = &c->devs[c->ndevs++];
+
+	memset(d, 0, sizeof(*d)); /* padding too: placements compare bytewise */
+	d->gpu = g;
+	d->mig = (int16_t)mig;
+	d->replica = (int16_t)replica;
+	d->milli = (int16_t)milli;
+}
+
+/* Candidate c has a device on GPU g. */
+static inline bool carve__cand_has_gpu(const struct carve__cand *c, uint32_t g)
+{
+	int i;
+
+	for (i = 0; i < c->ndevs; i++)
+		if (c->devs[i].gpu == g)
+			return true;
+	return false;
+}
+
+/* Replica r of time-sliced GPU g is taken. */
+static inline bool carve__rbit(const struct carve_placer *p, uint32_t g, unsigned r)
+{
+	return (p->rbits[p->ginfo[g].rbits + r / 64] >> (r % 64)) & 1u;
+}
+
+static inline int carve__popcount64(uint64_t x)
+{
+	int n = 0;
+
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+/* place.c: which distinct cluster models the names allow, into
+ * ok[p->nmodels]. */
+void carve__models_allowed(const struct carve_placer *p, size_t nnames,
+			   const char *const *names, bool *ok);
+
+/* place_feas.c: node classes at create (cls, crep, nclass; cgen and cfit
+ * sized): 0 or CARVE_ENOMEM.  Static feasibility of req on a node (labels,
+ * affinity, taints, a usable GPU): everything placements do not change. */
+int carve__scan_classes(struct carve_placer *p);
+bool carve__node_static_ok(const struct carve_placer *p, uint32_t node,
+			   const struct carve_pod_req *req);
+
+/* carve__node_static_ok() for the request of the current generation
+ * (carve__req_models), answered once per node class.  Inline: a scan asks
+ * it per node. */
+static inline bool carve__static_fit(struct carve_placer *p, uint32_t node,
+				     const struct carve_pod_req *req)
+{
+	uint32_t k = p->cls[node];
+
+	if (p->cgen[k] != p->fitgen) {
+		p->cgen[k] = p->fitgen;
+		p->cfit[k] = carve__node_static_ok(p, p->crep[k], req);
+	}
+	return p->cfit[k];
+}
+
+/* place_feas.c: p->fit[] of the candidates for req (carve__req_models first). */
+void carve__prepare_group(struct carve_placer *p, const struct carve_pod_req *req,
+			  const uint32_t *cands, size_t ncands);
+
+/* place_pod.c: one pod of greq on the best of cands (p->fit set by
+ * carve__prepare_group), or on the node the decision cache slot names
+ * (cands are all nodes), or the root of a gang-local tree over cands
+ * (slot->map == cands); applied into out.  0 or CARVE_ENOFIT (nothing
+ * changed). */
+int carve__place_pod(struct carve_placer *p, const struct carve_pod_req *greq,
+		     const uint32_t *cands, size_t ncands, struct carve__slot *slot,
+		     struct carve_pod_place *out);
+
+/* place_state.c: takes what candidate c plans for req (Dynamic MIG
+ * repartitions first), recorded in out. */
+void carve__apply(struct carve_placer *p, const struct carve_pod_req *req,
+		  const struct carve__cand *c, struct carve_pod_place *out);
+
+/* place_mig.c: the rest of a MIG request from idle GPUs of node n
+ * repartitioned, planned in c (nothing changes until carve__apply); GPU g
+ * (idle) takes layout l, logged; GPU g went idle again: back to its layout
+ * before, its log entry dropped. */
+void carve__choose_mig_dynamic(struct carve_placer *p, const struct carve_node *n,
+			       const struct carve_pod_req *req, struct carve__cand *c);
+void carve__mig_repartition(struct carve_placer *p, uint32_t g, const struct carve_mig_layout *l);
+void carve__mig_unrepartition(struct carve_placer *p, uint32_t g);
 
 /* ---- policy scores shared between policy files ---- */
 
@@ -398,45 +549,4 @@ double carve__fview_frag_after(const struct carve_placer *p, const struct carve_
 			       const uint32_t *ks, const uint32_t *nfree, int nchg, int64_t cpu_free);
 /* frag(n, m) of the view for mix type t alone (unweighted). */
 double carve__fview_frag_type(const struct carve_placer *p, const struct carve__fview *fv, size_t t);
-/* F_n of a node in the current state; 0 without a mix. */
-double carve__frag_node(const struct carve_placer *p, uint32_t node);
-/* F = sum of F_n over the cluster. */
-double carve__frag_cluster(const struct carve_placer *p);
-/* Free GPU capacity the pending pod types cannot use, in GPUs: over the
- * nodes, the node's free milli / 1000 times the summed weight w[t] of the
- * types that cannot be placed on it now (carve__node_eval NaN).  Every
- * request kind counts (whole, MIG, time-slice, fraction; models, cpu,
- * taints and tolerations as the types carry them).  Scratch is allocated
- * and freed here; -1 on allocation failure.  Changes no placement and
- * leaves the placer's random stream where it was. */
-double carve__frag_pending(struct carve_placer *p, const struct carve_pod_req *types,
-			   const double *w, size_t n);
-
-/* Key of a task for typical types: cpu, per-GPU milli, GPU count and the
- * model constraint as written ("" or NULL: any). */
-struct carve__task_key {
-	int64_t cpu_milli;
-	int64_t gpu_milli;
-	int64_t num_gpu;
-	const char *spec;
-};
-
-/* One typical type: the first task (index) with its key, how many tasks
- * share the key, and its renormalised probability. */
-struct carve__typical {
-	size_t task;
-	size_t count;
-	double prob;
-};
-
-/*
- * Typical task types of tasks[0..n) (fgd.md section 2): distinct keys by
- * count descending (ties: the larger key first by cpu, GPU milli, count,
- * model string), taken one at a time until they cover pct % of the tasks,
- * probabilities renormalised over the kept keys.  out needs room for n
- * entries.  Returns how many were kept, or CARVE_ENOMEM.
- */
-long carve__typical_types(const struct carve__task_key *tasks, size_t n, double pct,
-			  struct carve__typical *out);
-
 #endif

@@ -10,9 +10,9 @@
  *
  * The baselines follow the FGD paper's simulator as described in
  * ../shared/reference/fgd.md section 5, integer quantisation included, on
- * carve's generalised state: every GPU has a free milli-GPU value (place.c:
- * exclusive 0/1000, fraction 1000 - used, time-slice and MIG by the share
- * of replicas / memory slices still free), "the largest spec" is the
+ * carve's generalised state: every GPU has a free milli-GPU value
+ * (place_state.c: exclusive 0/1000, fraction 1000 - used, time-slice and
+ * MIG by the share of replicas / memory slices still free), "the largest spec" is the
  * cluster's largest node (allocatable cpu, GPU count x 1000), and a
  * dimension a node does not constrain (allocatable cpu 0, no GPUs)
  * contributes 0 to its score.  carve's own binpack and spread are
@@ -177,7 +177,7 @@ static double score_gpuclustering(struct carve_placer *p, const struct carve_pod
 static double score_random(struct carve_placer *p, const struct carve_pod_req *req,
 			   const struct carve__cand *c)
 {
-	return carve__rng_double(p);
+	return carve_rng_double(&p->rng);
 }
 
 /* random's GPU choice: a fraction goes to a uniform GPU among those that
@@ -193,7 +193,7 @@ static int choose_random(struct carve_placer *p, const struct carve_pod_req *req
 		return carve__choose_default(p, req, c);
 	for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
 		if (carve__gpu_usable(p, g, req) && carve__fraction_fits(p, g, req) &&
-		    carve__rng_below(p, ++seen) == 0)
+		    carve_rng_below(&p->rng, ++seen) == 0)
 			pick = g;
 	if (pick == UINT32_MAX)
 		return CARVE_ENOFIT;

@@ -12,7 +12,7 @@
 #ifndef CARVE_DECODE_H
 #define CARVE_DECODE_H
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/manifest.h"
 #include "ytree.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/jobs.h"
 #include "jobs_int.h"
 

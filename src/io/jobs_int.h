@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/jobs.h"
 
 /* Most pods in one podSet (count, min_count). */

@@ -6,7 +6,7 @@
 #ifndef CARVE_MANIFEST_INT_H
 #define CARVE_MANIFEST_INT_H
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/manifest.h"
 
 struct carve_manifests_int {

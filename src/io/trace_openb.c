@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/trace.h"
 #include "csvsplit.h"
 #include "readfile.h"

@@ -24,7 +24,7 @@
 #ifndef CARVE_YTREE_H
 #define CARVE_YTREE_H
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "carve/diag.h"
 
 #define YTREE_MAX_EXPANSION 1000000

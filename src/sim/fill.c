@@ -33,11 +33,11 @@
 #include <string.h>
 
 #include "carve/fill.h"
+#include "carve/frag.h"
 #include "carve/gpumodel.h"
 #include "carve/place.h"
 #include "carve/quantity.h"
 #include "carve/rng.h"
-#include "place_int.h"
 
 #define DEF_RATIO 1.3
 #define DEF_PCT 95.0
@@ -188,8 +188,8 @@ static int map_task(const struct carve_task *t, struct carve_pod_req *r, struct 
 /* The typical task types of the whole list become the mix. */
 static int make_types(struct carve_fill *f, double pct)
 {
-	struct carve__task_key *keys = carve_calloc(f->n, sizeof(*keys));
-	struct carve__typical *typ = carve_calloc(f->n, sizeof(*typ));
+	struct carve_frag_task_key *keys = carve_calloc(f->n, sizeof(*keys));
+	struct carve_frag_typical *typ = carve_calloc(f->n, sizeof(*typ));
 	long kept;
 	size_t i;
 	int rc = CARVE_ENOMEM;
@@ -202,7 +202,7 @@ static int make_types(struct carve_fill *f, double pct)
 		keys[i].num_gpu = f->tasks[i].num_gpu;
 		keys[i].spec = f->tasks[i].gpu_spec;
 	}
-	kept = carve__typical_types(keys, f->n, pct, typ);
+	kept = carve_frag_typical_types(keys, f->n, pct, typ);
 	if (kept < 0)
 		goto out;
 	f->ntypes = (size_t)kept;
@@ -444,12 +444,12 @@ static int submit_all(struct carve_fill *f, struct carve_placer *p, struct sums 
 	double cap = (double)f->cap, frag = 0;
 	int64_t arrived = 0, alloc = 0;
 	struct carve_pod_place pl;
-	size_t i, nn = p->nnodes;
+	size_t i, nn = carve_cluster_node_count(f->c);
 	int rc;
 
 	for (i = 0; i < nn; i++) {
-		f->nfree[i] = carve__node_gpu_free(p, (uint32_t)i);
-		f->fnode[i] = carve__frag_node(p, (uint32_t)i);
+		f->nfree[i] = carve_placer_node_gpu_free_milli(p, (uint32_t)i);
+		f->fnode[i] = carve_frag_node(p, (uint32_t)i);
 		frag += f->fnode[i];
 	}
 	for (i = 0; i < f->norder; i++) {
@@ -460,8 +460,8 @@ static int submit_all(struct carve_fill *f, struct carve_placer *p, struct sums 
 		arrived += f->gmilli[t];
 		rc = carve_placer_place(p, &grp, 1, NULL, &pl);
 		if (rc == 0) {
-			int64_t nf = carve__node_gpu_free(p, pl.node);
-			double fn = carve__frag_node(p, pl.node);
+			int64_t nf = carve_placer_node_gpu_free_milli(p, pl.node);
+			double fn = carve_frag_node(p, pl.node);
 
 			alloc += f->nfree[pl.node] - nf;
 			f->nfree[pl.node] = nf;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place_int.h"
+#include "carve/frag.h"
 #include "sim_int.h"
 
 /* ---- accounting ------------------------------------------------------------------ */
@@ -210,7 +210,7 @@ void sim_measure_frag(struct carve_sim *s)
 	/* fgd places against the pending mix (its typical task types) */
 	if (!base && !strcmp(s->policy, "fgd") && carve_placer_set_mix(pl, types, w, n))
 		goto out;
-	f = carve__frag_pending(pl, types, w, n);
+	f = carve_frag_pending(pl, types, w, n);
 	if (f > 0)
 		s->frag_now = f / s->cap * 100.0;
 out:

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "carve/fill.h"
+#include "carve/frag.h"
 #include "carve/manifest.h"
 #include "carve/place.h"
 #include "carve/trace.h"
@@ -172,8 +173,8 @@ static void frag_rules(void **state)
 			fail_msg("type %zu: frag %.3f, want %.3f", i, got, want[i]);
 		f += prob[i] * want[i];
 	}
-	assert_true(near(carve__frag_node(p, (uint32_t)n), f));
-	assert_true(near(carve__frag_cluster(p), f));
+	assert_true(near(carve_frag_node(p, (uint32_t)n), f));
+	assert_true(near(carve_frag_cluster(p), f));
 	/* Q1: cpu and GPU both short */
 	p->nodes[n].cpu_used = 9500;
 	carve__fview_load(p, (uint32_t)n, &fv);
@@ -182,17 +183,17 @@ static void frag_rules(void **state)
 	set_used(p, 0, 1000);
 	set_used(p, 1, 1000);
 	set_used(p, 2, 1000);
-	assert_true(near(carve__frag_node(p, (uint32_t)n), 0));
+	assert_true(near(carve_frag_node(p, (uint32_t)n), 0));
 	/* No mix: nothing to measure. */
 	assert_int_equal(carve_placer_set_mix(p, NULL, NULL, 0), 0);
 	set_used(p, 0, 0);
-	assert_true(near(carve__frag_node(p, (uint32_t)n), 0));
+	assert_true(near(carve_frag_node(p, (uint32_t)n), 0));
 	carve_placer_destroy(p);
 	carve_cluster_destroy(c);
 }
 
 /* The quantisation equals floor(100 sigmoid(d / 1000)) away from bin edges. */
-/* carve__frag_pending: free milli / 1000 of each node times the weight of
+/* carve_frag_pending: free milli / 1000 of each node times the weight of
  * the types that cannot go there; a node with nothing free counts nothing;
  * measuring leaves the random policy's stream (so its next choice) alone. */
 static void frag_pending(void **state)
@@ -215,7 +216,7 @@ static void frag_pending(void **state)
 	set_used(p, 3, 1000); /* n2 full: nothing free to count */
 	set_used(q, 3, 1000);
 	/* n0: 1 GPU free, the whole type (0.75) cannot use it */
-	assert_true(fabs(carve__frag_pending(p, types, w, 2) - 0.75) < 1e-12);
+	assert_true(fabs(carve_frag_pending(p, types, w, 2) - 0.75) < 1e-12);
 	g.req = &one;
 	g.count = 1;
 	for (i = 0; i < 20; i++) {
@@ -225,8 +226,19 @@ static void frag_pending(void **state)
 		assert_int_equal(a.devs[0].gpu, b.devs[0].gpu);
 		carve_placer_release(p, &a, 1);
 		carve_placer_release(q, &b, 1);
-		assert_true(carve__frag_pending(p, types, w, 2) >= 0);
+		assert_true(carve_frag_pending(p, types, w, 2) >= 0);
 	}
+	/* the public views and their argument checks (frag.h, place.h) */
+	assert_true(carve_frag_pending(NULL, types, w, 2) == -1);
+	assert_true(carve_frag_pending(p, NULL, w, 2) == -1);
+	assert_true(carve_frag_pending(p, types, NULL, 2) == -1);
+	assert_true(carve_frag_node(NULL, 0) == 0);
+	assert_true(carve_frag_node(p, 3) == 0);
+	assert_true(carve_frag_cluster(NULL) == 0);
+	assert_int_equal(carve_placer_node_gpu_free_milli(p, 1), 2000);
+	assert_int_equal(carve_placer_node_gpu_free_milli(p, 2), 0);
+	assert_int_equal(carve_placer_node_gpu_free_milli(p, 3), 0);
+	assert_int_equal(carve_placer_node_gpu_free_milli(NULL, 0), 0);
 	check_ok(p);
 	carve_placer_destroy(p);
 	carve_placer_destroy(q);
@@ -252,16 +264,16 @@ static void typical_types(void **state)
 {
 	/* A x5, B x3 (cpu 2000), C x3 (cpu 1000, CPU-only), E x1 (cpu 4000,
 	 * V100M16), D x1 (cpu 500) - in a scrambled order */
-	const struct carve__task_key A = {1000, 500, 1, ""}, B = {2000, 1000, 1, ""},
+	const struct carve_frag_task_key A = {1000, 500, 1, ""}, B = {2000, 1000, 1, ""},
 				     C = {1000, 0, 0, ""}, D = {500, 1000, 2, NULL},
 				     E = {4000, 1000, 1, "V100M16"}, F = {1000, 500, 1, "X"};
-	struct carve__task_key k[] = {C, A, B, A, D, C, A, B, E, A, C, B, A};
-	struct carve__task_key k2[] = {A, F};
-	struct carve__typical out[16];
+	struct carve_frag_task_key k[] = {C, A, B, A, D, C, A, B, E, A, C, B, A};
+	struct carve_frag_task_key k2[] = {A, F};
+	struct carve_frag_typical out[16];
 	long n;
 
 	(void)state;
-	n = carve__typical_types(k, 13, 95, out);
+	n = carve_frag_typical_types(k, 13, 95, out);
 	assert_int_equal(n, 5);
 	assert_int_equal(out[0].task, 1);   /* A first seen at 1 */
 	assert_int_equal(out[0].count, 5);
@@ -271,15 +283,17 @@ static void typical_types(void **state)
 	assert_int_equal(out[4].task, 4);
 	assert_true(near(out[0].prob, 5.0 / 13));
 	/* 80 %: 10.4 tasks -> A, B, C (11 tasks), renormalised over 11 */
-	n = carve__typical_types(k, 13, 80, out);
+	n = carve_frag_typical_types(k, 13, 80, out);
 	assert_int_equal(n, 3);
 	assert_true(near(out[0].prob, 5.0 / 11));
 	assert_true(near(out[1].prob + out[2].prob, 6.0 / 11));
 	/* the model string is part of the key: "X" sorts above "" */
-	n = carve__typical_types(k2, 2, 100, out);
+	n = carve_frag_typical_types(k2, 2, 100, out);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0].task, 1);
-	assert_int_equal(carve__typical_types(k, 0, 95, out), 0);
+	assert_int_equal(carve_frag_typical_types(k, 0, 95, out), 0);
+	assert_int_equal(carve_frag_typical_types(NULL, 2, 95, out), CARVE_EINVAL);
+	assert_int_equal(carve_frag_typical_types(k, 2, 95, NULL), CARVE_EINVAL);
 }
 
 /* ---- FGD's choice (section 4) ---- */
@@ -358,7 +372,7 @@ static int brute_score(struct carve_placer *p, uint32_t node, const struct carve
 {
 	const struct carve_node *n = carve_cluster_node(p->c, node);
 	struct carve__gpu_state save[8];
-	double before = carve__frag_node(p, node), after;
+	double before = carve_frag_node(p, node), after;
 	uint32_t k;
 	int left = req->gpu == CARVE_GREQ_WHOLE ? req->count : 0;
 
@@ -371,7 +385,7 @@ static int brute_score(struct carve_placer *p, uint32_t node, const struct carve
 			p->gpus[k].milli_used = 1000;
 			left--;
 		}
-	after = carve__frag_node(p, node);
+	after = carve_frag_node(p, node);
 	memcpy(&p->gpus[n->gpu_first], save, n->ngpus * sizeof(save[0]));
 	p->nodes[node].cpu_used -= req->cpu_milli;
 	return carve__fgd_quantise(before - after);

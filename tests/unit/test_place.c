@@ -185,7 +185,7 @@ struct snap {
 	uint64_t *rbits;
 	int64_t *cpu;
 	int *milli, *units;
-	uint64_t rng[4];
+	struct carve_rng rng;
 	struct carve_mig_layout *mig;
 	size_t nreparts;
 };
@@ -208,7 +208,7 @@ static struct snap snap_take(const struct carve_placer *p)
 	memcpy(s.nodes, p->nodes, p->nnodes * sizeof(*s.nodes));
 	memcpy(s.gpus, p->gpus, p->ngpus * sizeof(*s.gpus));
 	memcpy(s.rbits, p->rbits, p->nrbits * sizeof(*s.rbits));
-	memcpy(s.rng, p->rng, sizeof(s.rng));
+	s.rng = p->rng;
 	for (i = 0; i < p->nnodes; i++)
 		s.cpu[i] = carve_placer_free_cpu(p, (uint32_t)i);
 	for (i = 0; i < p->ngpus; i++) {
@@ -227,7 +227,7 @@ static bool snap_same(const struct carve_placer *p, const struct snap *s)
 	same &= !memcmp(s->nodes, p->nodes, p->nnodes * sizeof(*s->nodes));
 	same &= !memcmp(s->gpus, p->gpus, p->ngpus * sizeof(*s->gpus));
 	same &= !memcmp(s->rbits, p->rbits, p->nrbits * sizeof(*s->rbits));
-	same &= !memcmp(s->rng, p->rng, sizeof(s->rng));
+	same &= !memcmp(&s->rng, &p->rng, sizeof(s->rng));
 	same &= !memcmp(s->mig, p->mig, p->ngpus * sizeof(*s->mig));
 	same &= s->nreparts == carve_placer_repartitions(p, NULL);
 	for (i = 0; i < p->nnodes; i++)
@@ -811,7 +811,7 @@ static void gang_atomic(void **state)
 		assert_int_equal(carve_placer_place(p, mixed + 1, 2, NULL, out + 4), 0);
 		expect_atomic_fail(p, whole_ok, 1, NULL);
 		carve_placer_release(p, out + 2, 4);
-		memcpy(s.rng, p->rng, sizeof(s.rng)); /* random drew numbers meanwhile */
+		s.rng = p->rng; /* random drew numbers meanwhile */
 		assert_true(snap_same(p, &s));
 		snap_free(&s);
 		carve_placer_destroy(p);
@@ -925,7 +925,7 @@ static void release_restores(void **state)
 	assert_int_equal(p->nodes[1].gpu_pods, 2);
 	carve_placer_release(p, out, n);
 	/* p->rng moved only through placement; compare state and views. */
-	memcpy(s0.rng, p->rng, sizeof(s0.rng));
+	s0.rng = p->rng;
 	assert_true(snap_same(p, &s0));
 	snap_free(&s0);
 	carve_placer_destroy(p);

@@ -11,7 +11,7 @@
 
 #include "testutil.h"
 
-#include "arena.h"
+#include "carve/arena.h"
 #include "decode.h"
 #include "ytree.h"
 
