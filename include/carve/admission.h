@@ -36,6 +36,8 @@ struct carve_admission {
 				       * (its queue is a known leaf, it has requests) */
 	bool finalized;               /* false: the quota tree failed (reported); no workloads */
 	int64_t now;                  /* cycle time: the latest timestamp in the input, or 0 */
+	int64_t job_epoch;            /* engine time of a trace's second 0 (0; the
+				       * simulator with --workloads sets it to now) */
 	size_t nwl;                   /* engine workload ids 0 .. nwl-1 are mapped */
 	/* Engine workload id -> the manifest Workload or Volcano PodGroup it
 	 * came from (borrowed from the set); for each id at most one of the
@@ -109,11 +111,13 @@ void carve_admission_destroy(struct carve_admission *ad);
 
 /*
  * The engine workload for trace job j (carve/jobs.h), made by the same
- * conversion as a Workload's: ClusterQueue from j->queue (a LocalQueue in
- * j->ns) or, when the job names none, the only ClusterQueue; priority
- * j->priority; created at j->created when j->has_created, else at
- * j->arrival; each podSet checked and converted exactly like a Workload
- * podSet (MIG profiles, MIG slice charges, a fraction's GPU memory,
+ * conversion as a Workload's: its queue is j->cluster_queue when set (a
+ * Volcano or KAI queue as a PodGroup names it; the engine refuses an
+ * unknown one), else j->queue (a LocalQueue in j->ns) or, when the job
+ * names none, the only ClusterQueue; priority j->priority; created at
+ * j->created when j->has_created, else at ad->job_epoch + j->arrival (no
+ * creation time with j->created_unknown); each podSet checked and
+ * converted exactly like a Workload podSet (MIG profiles, MIG slice charges, a fraction's GPU memory,
  * topology levels of the queue's flavors; GPU models become node
  * affinity).  Fills *out (key "ns/name"; every array it points to is
  * owned by ad and valid until carve_admission_destroy()); the workload is

@@ -60,12 +60,16 @@ struct carve_sim;
  * admit` turns a Workload into one.  Each job is checked: its
  * queue must resolve (namespace/queue -> LocalQueue -> ClusterQueue; a job
  * without a queue goes to the only ClusterQueue when there is exactly one)
- * and each of its pods must fit some node of the empty cluster.  A job that
- * fails a check is reported as an error in m->diags at its position, unless
- * o->skip_invalid, where it is only counted (carve_sim_skipped()).
+ * and each pod of a trace job must fit some node of the empty cluster (a
+ * Workload of the manifests that fits nowhere stays pending, as in `carve
+ * admit`).  A job that fails a check is reported as an error in m->diags at
+ * its position, unless o->skip_invalid, where it is only counted
+ * (carve_sim_skipped()).  Without nodes, carve mode admits by quota alone
+ * (the baseline needs nodes).
  * Returns NULL with err set when anything was reported as an error (in the
- * manifests or the jobs), when m has no nodes or no ClusterQueue, on an
- * unknown policy, or on allocation failure.
+ * manifests or the jobs), when the baseline has no nodes, when m has no
+ * queue (ClusterQueue, Volcano or KAI Queue), on an unknown policy, or on
+ * allocation failure.
  */
 struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve_jobs *js,
 				   const struct carve_sim_opts *o, struct carve_error *err);

@@ -859,6 +859,8 @@ static struct carve_req *pg_reqs(struct bld *b, const struct carve_mf_podgroup *
  */
 void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 {
+	struct br_podset src;
+	const char *what;
 	const char *key = br_obj_name(b, &pg->meta);
 	struct carve_podset_spec ps;
 	struct carve_ps_admission psa;
@@ -884,11 +886,17 @@ void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg)
 		fl[k].key = reqs[k].name;
 		fl[k].value = b->vc.flavor;
 	}
-	memset(&ps, 0, sizeof(ps));
-	ps.name = "pods";
-	ps.count = ps.min_count = count;
-	ps.nreqs = n;
-	ps.reqs = reqs;
+	memset(&src, 0, sizeof(src));
+	src.name = "pods";
+	src.pos = br_meta_pos(&pg->meta);
+	src.count = src.min_count = count;
+	src.nreqs = n;
+	src.reqs = reqs;
+	what = br_fmt(b, "PodGroup %s", key);
+	if (!what)
+		return;
+	if (!br_podset_spec(b, what, pg->queue, &src, &ps))
+		return; /* reported */
 	memset(&s, 0, sizeof(s));
 	s.key = key;
 	s.cq = pg->queue;
@@ -1032,7 +1040,8 @@ int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 	}
 	*ad->jobs = b.a;
 	out->priority = j->priority;
-	out->created = j->has_created ? j->created : j->arrival;
+	out->created = j->has_created ? j->created
+				      : carve_qty_sat_add(ad->job_epoch, j->arrival);
 	out->has_created = j->has_created || !j->created_unknown;
 	out->npodsets = j->npodsets;
 	out->podsets = v;

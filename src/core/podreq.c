@@ -141,18 +141,45 @@ static void kind_missing(const struct carve_cluster *c, const struct carve_pod_r
 	}
 }
 
+/* How many devices of the kind req asks for GPU g can give one pod at most
+ * (ignoring what is taken now): MIG instances of the profile its layout
+ * has (or, with no such instance, as many as the model allows, which a
+ * repartition could make), time-slice replicas, else one whole GPU. */
+static int gpu_devices(const struct carve_gpu *g, const struct carve_pod_req *req)
+{
+	if (!gpu_kind_ok(g, req))
+		return 0;
+	switch (req->gpu) {
+	case CARVE_GREQ_MIG: {
+		int k = carve_mig_profile_find(g->mig_model, req->mig_profile), n = 0;
+		uint8_t i;
+
+		for (i = 0; i < g->mig.n; i++)
+			n += g->mig.inst[i].profile == k;
+		return n ? n : g->mig_model->profiles[k].max_count;
+	}
+	case CARVE_GREQ_REPLICA:
+		return (int)g->replicas;
+	case CARVE_GREQ_GPU:
+		return g->sharing == CARVE_SHARE_TIMESLICE ? (int)g->replicas : 1;
+	default:
+		return 1;
+	}
+}
+
 const char *carve_pod_why_nowhere(const struct carve_cluster *c, const struct carve_pod_req *req,
 				  char *buf, size_t size)
 {
 	size_t nn = carve_cluster_node_count(c), i;
-	size_t selected = 0, tolerated = 0, kind = 0, enough = 0;
+	size_t selected = 0, tolerated = 0, kind = 0, devices = 0, enough = 0;
 	const struct carve_taint_spec *taint = NULL;
 
 	for (i = 0; i < nn; i++) {
 		const struct carve_node *n = carve_cluster_node(c, (uint32_t)i);
 		struct carve_labels l = carve_labels_of(n->labels, n->nlabels);
 		const struct carve_taint_spec *t;
-		uint32_t g, have = 0;
+		uint32_t g;
+		int have = 0, ngpus = 0;
 
 		if (!carve_match_selector(&l, req->selector, req->nselector, CARVE_MATCH_ALL_KEYS,
 					  NULL) ||
@@ -168,15 +195,22 @@ const char *carve_pod_why_nowhere(const struct carve_cluster *c, const struct ca
 			continue;
 		}
 		tolerated++;
-		for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++)
-			have += gpu_kind_ok(carve_cluster_gpu(c, g), req);
-		if (req->gpu != CARVE_GREQ_NONE && !have)
+		for (g = n->gpu_first; g < n->gpu_first + n->ngpus; g++) {
+			int d = gpu_devices(carve_cluster_gpu(c, g), req);
+
+			have += d;
+			ngpus += d > 0;
+		}
+		if (req->gpu != CARVE_GREQ_NONE && !ngpus)
 			continue;
 		kind++;
-		if ((req->gpu == CARVE_GREQ_WHOLE || req->gpu == CARVE_GREQ_MIG) &&
-		    have < (uint32_t)req->count)
+		if (req->gpu != CARVE_GREQ_NONE && req->gpu != CARVE_GREQ_FRACTION &&
+		    have < req->count)
 			continue;
-		if (req->cpu_milli > n->cpu_milli || req->memory_milli > n->memory_milli)
+		devices++;
+		/* allocatable 0 is no limit, as for the placer */
+		if ((n->cpu_milli > 0 && req->cpu_milli > n->cpu_milli) ||
+		    (n->memory_milli > 0 && req->memory_milli > n->memory_milli))
 			continue;
 		enough++;
 	}
@@ -188,9 +222,11 @@ const char *carve_pod_why_nowhere(const struct carve_cluster *c, const struct ca
 			 taint->value ? taint->value : "", taint->effect ? taint->effect : "");
 	else if (!kind)
 		kind_missing(c, req, buf, size);
+	else if (!devices)
+		snprintf(buf, size, "no node it may use has %d of the devices it asks for",
+			 req->count);
 	else if (!enough)
-		snprintf(buf, size, "no node it may use has that many devices, cpu and memory for "
-			 "one pod");
+		snprintf(buf, size, "no node it may use has the cpu and memory of one pod");
 	else
 		return NULL;
 	return buf;

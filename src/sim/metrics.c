@@ -20,17 +20,19 @@
 
 int sim_hold(struct carve_sim *s, struct sjob *jb, uint32_t node, double alloc, double work)
 {
-	uint32_t pool = s->node_pool[node];
+	uint32_t pool = node == SIM_NO_NODE ? 0 : s->node_pool[node];
 
 	if (!jb->contrib) {
 		jb->contrib = carve_calloc(2 * s->npools + 1, sizeof(double));
 		if (!jb->contrib)
 			return CARVE_ENOMEM;
 	}
-	jb->contrib[pool] += alloc;
-	jb->contrib[s->npools + pool] += work;
-	s->pool_alloc[pool] += alloc;
-	s->pool_work[pool] += work;
+	if (node != SIM_NO_NODE) {
+		jb->contrib[pool] += alloc;
+		jb->contrib[s->npools + pool] += work;
+		s->pool_alloc[pool] += alloc;
+		s->pool_work[pool] += work;
+	}
 	s->alloc += alloc;
 	s->work += work;
 	s->queues[jb->q].used += alloc;

@@ -125,6 +125,21 @@ static double mig_ge(const struct carve_sim *s, const char *prof)
 	return atoi(prof) > 0 ? atoi(prof) / 7.0 : 1.0;
 }
 
+double sim_podset_ge(const struct carve_sim *s, const struct carve_job_podset *ps)
+{
+	double ge = 0;
+	size_t k;
+
+	if (ps->gpu_milli)
+		return ps->gpu_milli / 1000.0;
+	if (ps->gpu_mem_mib)
+		return 1.0;
+	for (k = 0; k < ps->nreqs; k++)
+		if (sim_is_gpu_res(ps->reqs[k].name))
+			ge += ps->reqs[k].milli / 1000.0 * sim_res_ge(s, ps->reqs[k].name);
+	return ge;
+}
+
 double sim_res_ge(const struct carve_sim *s, const char *name)
 {
 	size_t i, n = carve_cluster_gpu_count(s->c);
@@ -295,6 +310,48 @@ static bool same_strs(const char *const *a, const char *const *b, size_t n)
 	return true;
 }
 
+static bool streq_null(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Node-affinity terms equal by value, in order. */
+static bool same_terms(const struct carve_match_term *a, const struct carve_match_term *b,
+		       size_t na, size_t nb)
+{
+	size_t t, e;
+
+	if (na != nb)
+		return false;
+	for (t = 0; t < na; t++) {
+		if (a[t].n != b[t].n)
+			return false;
+		for (e = 0; e < a[t].n; e++) {
+			const struct carve_match_expr *x = &a[t].exprs[e], *y = &b[t].exprs[e];
+
+			if (!streq_null(x->key, y->key) || !streq_null(x->op, y->op) ||
+			    x->nvalues != y->nvalues || !same_strs(x->values, y->values, x->nvalues))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Tolerations equal by value, in order. */
+static bool same_tols(const struct carve_toleration_spec *a, const struct carve_toleration_spec *b,
+		      size_t na, size_t nb)
+{
+	size_t i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++)
+		if (!streq_null(a[i].key, b[i].key) || !streq_null(a[i].op, b[i].op) ||
+		    !streq_null(a[i].value, b[i].value) || !streq_null(a[i].effect, b[i].effect))
+			return false;
+	return true;
+}
+
 bool sim_same_pod(const struct carve_job_podset *a, const struct carve_job_podset *b)
 {
 	size_t i;
@@ -310,7 +367,8 @@ bool sim_same_pod(const struct carve_job_podset *a, const struct carve_job_podse
 		if (strcmp(a->selector[i].key, b->selector[i].key) ||
 		    strcmp(a->selector[i].value, b->selector[i].value))
 			return false;
-	return true;
+	return same_terms(a->terms, b->terms, a->nterms, b->nterms) &&
+	       same_tols(a->tolerations, b->tolerations, a->ntolerations, b->ntolerations);
 }
 
 /* Exists with no key tolerates every taint (Kubernetes semantics). */
@@ -435,13 +493,14 @@ static int build_classes(struct carve_sim *s)
 /* Every podSet of jb maps to one placement request (one GPU device kind). */
 static int pods_ok(const struct sjob *jb, struct carve_error *err)
 {
+	struct carve_error why = {0};
 	struct carve_pod_req r;
 	size_t p;
 
 	for (p = 0; p < jb->spec.npodsets; p++)
-		if (carve_pod_req_of(&jb->spec.podsets[p], &r, err))
+		if (carve_pod_req_of(&jb->spec.podsets[p], &r, &why))
 			return carve_errorf(err, CARVE_EINVAL, "job %s: %s", jb->j->name,
-					    err->text);
+					    why.text);
 	return 0;
 }
 
@@ -475,7 +534,9 @@ static int check_jobs(struct carve_sim *s)
 			rc = pods_ok(jb, &err);
 		if (rc) {
 			snprintf(msg, sizeof(msg), "%s", err.text);
-		} else if (scratch && !fits_somewhere(scratch, pc, jb, &why)) {
+		} else if (scratch && i < s->ntrace && !fits_somewhere(scratch, pc, jb, &why)) {
+			/* (a Workload of the manifests that fits nowhere stays
+			 * pending, as `carve admit` leaves it) */
 			snprintf(msg, sizeof(msg), "job %s: a pod of podSet %s fits no node of the "
 				 "cluster, even empty", j->name, why);
 		} else {
@@ -589,6 +650,7 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 	}
 	s->m = m;
 	s->js = js;
+	s->ntrace = js->n;
 	if (o)
 		s->o = *o;
 	if (!s->o.gang_timeout)
@@ -608,6 +670,9 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 	if (!s->ad)
 		goto out_nomem;
 	if (s->o.workloads && !m->diags.nerrors) {
+		/* The manifests' objects keep their own times; the trace's second
+		 * 0 is the latest of them (the engine's clock of `carve admit`). */
+		s->ad->job_epoch = s->ad->now;
 		rc = own_jobs(s, err);
 		if (rc == CARVE_ENOMEM)
 			goto out_nomem;
@@ -768,7 +833,15 @@ static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_
 	size_t p, k;
 	int d;
 
-	for (p = 0; p < st->npodsets; p++)
+	for (p = 0; p < st->npodsets; p++) {
+		if (!s->p && p < jb->j->npodsets) {
+			/* Quota only: what the podSet's pods ask for, on no node. */
+			double ge = st->podsets[p].count * sim_podset_ge(s, &jb->j->podsets[p]);
+
+			if (sim_hold(s, jb, SIM_NO_NODE, ge, ge * jb->j->demand))
+				return CARVE_ENOMEM;
+			continue;
+		}
 		for (k = 0; k < st->podsets[p].npods; k++) {
 			const struct carve_pod_place *pl = &st->podsets[p].pods[k];
 			double ge = 0;
@@ -778,6 +851,7 @@ static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_
 			if (sim_hold(s, jb, pl->node, ge, ge * jb->j->demand))
 				return CARVE_ENOMEM;
 		}
+	}
 	jb->st = SJ_RUNNING;
 	jb->adm_cycle = st->cycle;
 	jb->start = s->now;
@@ -853,16 +927,18 @@ static int carve_schedule(struct carve_sim *s)
 	int rc, round;
 
 	if (s->o.cycles > 0) {
+		/* Victims marked by the step before are evicted first: a cycle's
+		 * marks stand until the next cycle, as `carve admit --cycles`. */
 		for (round = 0; round < s->o.cycles; round++) {
-			if (round && carve_adm_evict_marked(s->ad->adm) < 0)
+			if (carve_adm_evict_marked(s->ad->adm) < 0)
 				return CARVE_ENOMEM;
-			if (carve_adm_cycle(s->ad->adm, s->now) < 0)
+			if (carve_adm_cycle(s->ad->adm, s->ad->job_epoch + s->now) < 0)
 				return CARVE_ENOMEM;
 		}
 		return carve_scan(s);
 	}
 	for (round = 0; round < 100; round++) {
-		rc = carve_adm_run(s->ad->adm, s->now, 1000);
+		rc = carve_adm_run(s->ad->adm, s->ad->job_epoch + s->now, 1000);
 		if (rc < 0)
 			return rc;
 		if (rc > 1 || round) {

@@ -83,6 +83,8 @@ struct event {
 
 struct carve_sim {
 	struct carve_cluster *empty; /* quota only (no nodes): the empty cluster s->c */
+	size_t ntrace;            /* jobs 0 .. ntrace-1 come from the trace, the rest
+				   * from the manifests' Workloads (o.workloads) */
 	struct carve_jobs *own;   /* with o.workloads: the trace's jobs and the
 				   * pending Workloads' (s->js points here) */
 	struct carve_manifests *m;
@@ -147,6 +149,8 @@ double sim_dev_ge(const struct carve_sim *s, const struct carve_placer *p,
 		  const struct carve_dev *d);
 /* GPU-equivalents one unit of resource name stands for (quota). */
 double sim_res_ge(const struct carve_sim *s, const char *name);
+/* GPU-equivalents one pod of ps asks for (its quota charge). */
+double sim_podset_ge(const struct carve_sim *s, const struct carve_job_podset *ps);
 bool sim_is_gpu_res(const char *name);
 
 /* Pods of podSets a and b have the same shape: requests, fraction, models
@@ -156,6 +160,8 @@ bool sim_same_pod(const struct carve_job_podset *a, const struct carve_job_podse
 int sim_queue_tolerations(struct carve_sim *s);
 
 /* ---- metrics.c ---- */
+/* sim_hold's node for what a quota-only run holds: no pool, no node. */
+#define SIM_NO_NODE UINT32_MAX
 /* Adds to what jb holds: alloc GE (devices reserved) and work GE (devices
  * working) on node; see the invariant above. */
 int sim_hold(struct carve_sim *s, struct sjob *jb, uint32_t node, double alloc, double work);

@@ -6,6 +6,7 @@
  * the MIG-slice quota case gives the same answer in both.
  */
 #include <dirent.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "testutil.h"
@@ -107,7 +108,8 @@ static size_t each(const char *dir, bool (*want)(const char *dir, const struct d
 	closedir(d);
 	qsort(names, n, sizeof(names[0]), str_cmp);
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		assert_true((size_t)snprintf(path, sizeof(path), "%s/%.255s", dir, names[i]) <
+			    sizeof(path));
 		if (!same_decisions(path))
 			bad++;
 		free(names[i]);
@@ -122,7 +124,8 @@ static bool is_dir(const char *dir, const struct dirent *de)
 	char path[4096];
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+	if ((size_t)snprintf(path, sizeof(path), "%.3800s/%.255s", dir, de->d_name) >= sizeof(path))
+		return false;
 	d = opendir(path);
 	if (d)
 		closedir(d);
@@ -228,10 +231,10 @@ static const char mig_trace[] =
 /* The decision for workload key in a result JSON: "admitted", "pending"... */
 static const char *decision_of(json_t *res, const char *key)
 {
-	static const char *const lists[] = {"admitted", "preempted", "pending", "running"};
+	static const char *const lists[] = {"admitted", "preempted", "pending"};
 	size_t l, i;
 
-	for (l = 0; l < 4; l++) {
+	for (l = 0; l < 3; l++) {
 		json_t *arr = json_object_get(res, lists[l]);
 
 		for (i = 0; i < json_array_size(arr); i++)
@@ -480,6 +483,133 @@ static void test_validate_checks_queues_as_admit(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* Writes text to a fresh file under /tmp; returns its path (free it). */
+static char *temp_yaml(const char *text)
+{
+	char *path = strdup("/tmp/carve-bridge-XXXXXX.yaml");
+	int fd;
+	FILE *f;
+
+	assert_non_null(path);
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static const char two_nodes[] =
+	"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: p}\n"
+	"spec: {count: 2, gpu: {model: L40S, count: 1}, cpu: \"8\", memory: 32Gi}\n---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+	"spec:\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+	"    - name: f\n      resources: [{name: nvidia.com/gpu, nominalQuota: %d}]\n---\n"
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq, namespace: t}\n"
+	"spec: {clusterQueue: cq}\n";
+
+#define ONE_GPU_WL(name, ts, affinity)                                                     \
+	"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n"                         \
+	"metadata: {name: " name ", namespace: t, creationTimestamp: \"" ts "\"}\n"           \
+	"spec:\n  queueName: lq\n  podSets:\n  - name: main\n    count: 1\n    template:\n" \
+	"      spec:\n" affinity "        containers:\n        - name: c\n"                  \
+	"          resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}\n"
+
+/* Two pending Workloads asking for the same resources, one pinned by node
+ * affinity to a zone no node has: the simulator must not take the pinned
+ * one's "fits nowhere" for the other's (pod shapes compare affinity too). */
+static void test_affinity_is_part_of_the_pod_shape(void **state)
+{
+	char text[4096];
+	char *path;
+
+	(void)state;
+	snprintf(text, sizeof(text), two_nodes, 2);
+	strcat(text, ONE_GPU_WL("pinned", "2026-01-01T00:00:00Z",
+				"        affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+				"{nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+				"values: [nowhere]}]}]}}}\n"));
+	strcat(text, ONE_GPU_WL("free", "2026-01-01T00:00:01Z", ""));
+	path = temp_yaml(text);
+	assert_true(same_decisions(path));
+	unlink(path);
+	free(path);
+}
+
+/* With --workloads, the manifests' objects keep their own times and the
+ * trace starts at the latest of them: a pending Workload created before the
+ * trace goes before a trace job of the same priority. */
+static void test_workloads_before_the_trace(void **state)
+{
+	static const char trace[] =
+		"name,arrival,duration,namespace,queue,count,gpu\n"
+		"blocker,1,200,t,lq,1,1\n"
+		"late,100,50,t,lq,1,1\n";
+	char text[4096];
+	struct carve_manifests *m;
+	struct carve_jobs *js;
+	struct carve_sim *s;
+	struct carve_sim_opts o;
+	struct carve_error err = {0};
+	json_t *res;
+
+	(void)state;
+	snprintf(text, sizeof(text), two_nodes, 1);
+	strcat(text, ONE_GPU_WL("early", "2026-01-01T00:00:00Z", ""));
+	m = tu_load(text);
+	js = carve_jobs_create();
+	assert_non_null(js);
+	assert_int_equal(carve_jobs_load_csv_buf(js, "t.trace.csv", trace, strlen(trace),
+						 &m->diags, NULL), 0);
+	memset(&o, 0, sizeof(o));
+	o.workloads = true;
+	o.workload_duration = 1000;
+	s = carve_sim_create(m, js, &o, &err);
+	assert_non_null(s);
+	/* The trace's second 0 is the Workload's creation time: it is older
+	 * than every trace job, so it takes the one GPU first. */
+	assert_true(carve_sim_run_events(s, 250, SIZE_MAX, NULL, &err) >= 0);
+	res = carve_admission_result_json(carve_sim_admission(s));
+	assert_string_equal(decision_of(res, "t/early"), "admitted");
+	assert_string_equal(decision_of(res, "t/blocker"), "pending");
+	assert_string_equal(decision_of(res, "t/late"), "pending");
+	json_decref(res);
+	/* then the trace jobs in their own order */
+	assert_true(carve_sim_run_events(s, 1100, SIZE_MAX, NULL, &err) >= 0);
+	res = carve_admission_result_json(carve_sim_admission(s));
+	assert_string_equal(decision_of(res, "t/blocker"), "admitted");
+	assert_string_equal(decision_of(res, "t/late"), "pending");
+	json_decref(res);
+	carve_sim_destroy(s);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+/* A Volcano PodGroup goes through the one podSet conversion in the build
+ * too: an unknown MIG profile is refused by admit as by the simulator. */
+static void test_podgroup_through_the_one_conversion(void **state)
+{
+	static const char text[] =
+		"apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
+		"spec: {deserved: {nvidia.com/mig-9g.99gb: 1}}\n---\n"
+		"apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+		"metadata: {name: pg, namespace: t}\n"
+		"spec: {queue: q, minMember: 1, minResources: {nvidia.com/mig-9g.99gb: 1}}\n";
+	struct carve_manifests *m = tu_load(text);
+	struct carve_admission *ad = carve_admission_build(m);
+
+	(void)state;
+	assert_non_null(ad);
+	assert_true(carve_diags_find(&m->diags, "PodGroup t/pg podSet pods: resource "
+				     "nvidia.com/mig-9g.99gb: no GPU model offers MIG profile "
+				     "'9g.99gb'") >= 0);
+	assert_true(carve_adm_workload_count(ad->adm) == 0);
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +619,9 @@ int main(void)
 		cmocka_unit_test(test_kai_fractions_on_plain_nodes),
 		cmocka_unit_test(test_cohort_cycle_one_message),
 		cmocka_unit_test(test_validate_checks_queues_as_admit),
+		cmocka_unit_test(test_affinity_is_part_of_the_pod_shape),
+		cmocka_unit_test(test_workloads_before_the_trace),
+		cmocka_unit_test(test_podgroup_through_the_one_conversion),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

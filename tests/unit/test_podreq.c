@@ -67,19 +67,26 @@ static void test_req_kinds(void **state)
 	assert_int_equal(carve_pod_req_of(&ps, &r, &err), CARVE_EINVAL);
 }
 
-/* One node: an exclusive and a fraction-capable GPU pool, a MIG node, a
- * time-sliced node with failRequestsGreaterThanOne, a tainted node. */
+/* Nodes a (one exclusive L40S), t (one time-sliced L40S, 4 replicas,
+ * failRequestsGreaterThanOne), x (like a, tainted gpu=yes:NoSchedule),
+ * f (two L40S that take fractions, no cpu in allocatable: unconstrained)
+ * and m (one A100-80GB in MIG: 3g.40gb + 3 x 1g.10gb). */
 static struct carve_cluster *cluster(void)
 {
 	static const struct carve_label l_a[] = {{"pool", "a"}};
 	static const struct carve_label l_t[] = {{"pool", "t"}};
 	static const struct carve_label l_x[] = {{"pool", "x"}};
+	static const struct carve_label l_f[] = {{"pool", "f"}};
+	static const struct carve_label l_m[] = {{"pool", "m"}};
 	static const struct carve_taint_spec taint[] = {{"gpu", "yes", "NoSchedule"}};
+	const struct carve_mig_model *a100 = carve_mig_model_find("A100-80GB");
 	struct carve_cluster *c = carve_cluster_create();
-	struct carve_gpu_spec ex = {0}, ts = {0};
+	struct carve_gpu_spec ex = {0}, ts, fr[2], mig = {0};
 	struct carve_node_spec s;
+	int counts[16] = {0};
 
 	assert_non_null(c);
+	assert_non_null(a100);
 	ex.model = "L40S";
 	ex.memory_mib = 46068;
 	ex.sharing = CARVE_SHARE_EXCLUSIVE;
@@ -87,6 +94,16 @@ static struct carve_cluster *cluster(void)
 	ts.sharing = CARVE_SHARE_TIMESLICE;
 	ts.replicas = 4;
 	ts.fail_gt_one = true;
+	fr[0] = ex;
+	fr[0].sharing = CARVE_SHARE_FRACTION;
+	fr[1] = fr[0];
+	mig.model = "A100-80GB";
+	mig.memory_mib = 81920;
+	mig.sharing = CARVE_SHARE_MIG;
+	mig.mig_model = a100;
+	counts[carve_mig_profile_find(a100, "3g.40gb")] = 1;
+	counts[carve_mig_profile_find(a100, "1g.10gb")] = 3;
+	assert_int_equal(carve_mig_layout_from_counts(a100, counts, &mig.mig, NULL), 0);
 	memset(&s, 0, sizeof(s));
 	s.cpu_milli = 16000;
 	s.memory_milli = 64000;
@@ -107,14 +124,32 @@ static struct carve_cluster *cluster(void)
 	s.ntaints = 1;
 	s.taints = taint;
 	assert_true(carve_cluster_add_node(c, &s, NULL) >= 0);
+	s.ntaints = 0;
+	s.taints = NULL;
+	s.name = "f";
+	s.labels = l_f;
+	s.cpu_milli = 0;
+	s.ngpus = 2;
+	s.gpus = fr;
+	assert_true(carve_cluster_add_node(c, &s, NULL) >= 0);
+	s.cpu_milli = 16000;
+	s.name = "m";
+	s.labels = l_m;
+	s.ngpus = 1;
+	s.gpus = &mig;
+	assert_true(carve_cluster_add_node(c, &s, NULL) >= 0);
 	return c;
 }
+
+#define WHY(c, r) carve_pod_why_nowhere((c), &(r), buf, sizeof(buf))
 
 static void test_why_nowhere(void **state)
 {
 	static const struct carve_label sel_none[] = {{"pool", "nope"}};
 	static const struct carve_label sel_x[] = {{"pool", "x"}};
 	static const struct carve_label sel_a[] = {{"pool", "a"}};
+	static const struct carve_label sel_f[] = {{"pool", "f"}};
+	static const struct carve_label sel_m[] = {{"pool", "m"}};
 	struct carve_cluster *c = cluster();
 	struct carve_pod_req r;
 	char buf[256];
@@ -123,45 +158,68 @@ static void test_why_nowhere(void **state)
 	memset(&r, 0, sizeof(r));
 	r.gpu = CARVE_GREQ_GPU;
 	r.count = 1;
-	assert_null(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)));
+	assert_null(WHY(c, r));
 
+	/* selector, then taints */
 	r.nselector = 1;
 	r.selector = sel_none;
-	assert_non_null(strstr(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)),
-			       "no node matches its nodeSelector"));
+	assert_non_null(strstr(WHY(c, r), "no node matches its nodeSelector"));
 	r.selector = sel_x;
-	assert_non_null(strstr(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)),
-			       "taint it does not tolerate (gpu=yes:NoSchedule)"));
+	assert_non_null(strstr(WHY(c, r), "taint it does not tolerate (gpu=yes:NoSchedule)"));
 
-	/* fractions: only on GPUs that take them */
+	/* fractions: not on the exclusive node, yes on f; memory must exist */
 	r.selector = sel_a;
 	r.gpu = CARVE_GREQ_FRACTION;
 	r.count = 0;
 	r.milli = 500;
-	assert_non_null(strstr(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)),
-			       "takes fractions"));
+	assert_non_null(strstr(WHY(c, r), "takes fractions"));
+	r.selector = sel_f;
+	assert_null(WHY(c, r));
+	r.milli = 0;
+	r.mem_mib = 100000;
+	assert_non_null(strstr(WHY(c, r), "has 100000 MiB"));
+	r.mem_mib = 0;
 
 	/* replicas: failRequestsGreaterThanOne refuses two per pod */
 	r.nselector = 0;
 	r.gpu = CARVE_GREQ_REPLICA;
 	r.count = 2;
-	assert_non_null(strstr(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)),
-			       "failRequestsGreaterThanOne"));
+	assert_non_null(strstr(WHY(c, r), "failRequestsGreaterThanOne"));
 	r.count = 1;
-	assert_null(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)));
+	assert_null(WHY(c, r));
 
+	/* MIG: the instances the layout has count, not GPUs */
 	r.gpu = CARVE_GREQ_MIG;
 	r.mig_profile = "1g.10gb";
-	assert_non_null(strstr(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)),
-			       "offers profile 1g.10gb"));
+	r.count = 2;
+	assert_null(WHY(c, r));
+	r.count = 8; /* more than one A100 can ever hold */
+	assert_non_null(strstr(WHY(c, r), "8 of the devices"));
+	r.count = 1;
+	r.mig_profile = "7g.80gb"; /* not in the layout: a repartition could make it */
+	assert_null(WHY(c, r));
+	r.nselector = 1;
+	r.selector = sel_a;
+	assert_non_null(strstr(WHY(c, r), "offers profile 7g.80gb"));
+	r.selector = sel_m;
+	r.gpu = CARVE_GREQ_GPU; /* nvidia.com/gpu is never served by a MIG GPU */
+	assert_non_null(strstr(WHY(c, r), "outside MIG"));
 
+	/* device counts for nvidia.com/gpu and whole GPUs */
+	r.nselector = 0;
+	r.count = 3; /* f has two GPUs, the time-sliced t serves one per pod */
+	assert_non_null(strstr(WHY(c, r), "3 of the devices"));
 	r.gpu = CARVE_GREQ_WHOLE;
-	r.count = 2; /* every node has one GPU */
-	assert_non_null(strstr(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)),
-			       "that many devices"));
+	r.count = 2;
+	assert_null(WHY(c, r)); /* f */
+
+	/* cpu: f's allocatable 0 is no limit, so only f can take 32 cpus */
 	r.count = 1;
 	r.cpu_milli = 32000;
-	assert_non_null(strstr(carve_pod_why_nowhere(c, &r, buf, sizeof(buf)), "cpu"));
+	assert_null(WHY(c, r));
+	r.nselector = 1;
+	r.selector = sel_a;
+	assert_non_null(strstr(WHY(c, r), "cpu and memory of one pod"));
 	carve_cluster_destroy(c);
 }
 
