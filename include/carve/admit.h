@@ -298,9 +298,10 @@ int carve_adm_set_placer(struct carve_adm *a, struct carve_placer *p, const stru
  * ClusterQueue), CARVE_EINVAL (no podSets, bad counts, an admission that
  * names an unknown flavor or podSet), CARVE_ERANGE (its request does not
  * fit in int64 milli-units: a podSet's count x per-pod request, or the sum
- * over its podSets per resource; err names the workload, podSet and
- * resource), CARVE_EEXISTS, CARVE_ENOMEM.  An admitted workload's usage is
- * charged at once.
+ * over its podSets per resource; or, given as admitted, its charge would
+ * take the usage of its ClusterQueue or a cohort above it past INT64_MAX;
+ * err names the workload, podSet or (flavor, resource)), CARVE_EEXISTS,
+ * CARVE_ENOMEM.  An admitted workload's usage is charged at once.
  */
 int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			   struct carve_error *err);

@@ -1130,10 +1130,15 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 		if (!pa)
 			return carve_errorf(err, CARVE_EINVAL, "workload %s: admission has no "
 					    "assignment for podSet %s", s->key, w->ps[p].spec.name);
+		if (pa->count < 0)
+			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: admitted "
+					    "count %d is negative", s->key, w->ps[p].spec.name,
+					    pa->count);
 		as->count[p] = pa->count;
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			const char *rname = carve_resreg_name(a->cat.res, w->ps[p].res[r]);
 			int fl = -1, fr;
+			int64_t c;
 
 			for (k = 0; k < pa->n; k++)
 				if (!strcmp(pa->flavors[k].key, rname)) {
@@ -1159,9 +1164,41 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 				as->use[as->nuse].fr = fr;
 				as->use[as->nuse++].q = 0;
 			}
-			as->use[k].q = carve__sat_add(as->use[k].q,
-					       (int64_t)pa->count * w->ps[p].milli[r]);
+			if (__builtin_mul_overflow((int64_t)pa->count, w->ps[p].milli[r], &c) ||
+			    __builtin_add_overflow(as->use[k].q, c, &as->use[k].q))
+				return carve_errorf(err, CARVE_ERANGE, "workload %s podSet %s: its "
+						    "admission charges more %s than the largest "
+						    "quantity carve holds (%lldm)", s->key,
+						    w->ps[p].spec.name, rname,
+						    (long long)CARVE_QTY_MAX);
 		}
+	}
+	return 0;
+}
+
+/*
+ * A workload given as admitted holds its quota whatever it is, but usage
+ * is exact and held in int64 milli-units: one whose charge would take the
+ * usage of its ClusterQueue or of a cohort above it past that is refused
+ * (CARVE_ERANGE), naming the (flavor, resource).
+ */
+static int check_charge_fits(const struct carve_adm *a, const struct wl *w,
+			     struct carve_error *err)
+{
+	int node = a->cat.cqs[w->cq].node;
+	size_t i;
+
+	for (i = 0; i < w->adm.nuse; i++) {
+		int fr = w->adm.use[i].fr;
+
+		if (fr >= 0 && !carve__qt_can_add(a, node, fr, w->adm.use[i].q))
+			return carve_errorf(err, CARVE_ERANGE, "workload %s: admitted, it would "
+					    "take the usage of %s/%s in ClusterQueue %s or its "
+					    "cohorts past the largest quantity carve holds "
+					    "(%lldm)", w->spec.key,
+					    a->cat.flavors[a->qt.fr_flavor[fr]].spec.name,
+					    carve_resreg_name(a->cat.res, a->qt.fr_res[fr]),
+					    w->spec.cq, (long long)CARVE_QTY_MAX);
 	}
 	return 0;
 }
@@ -1212,6 +1249,10 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		return rc;
 	if (s->admitted) {
 		if ((rc = admission_from_spec(a, w, s, err))) {
+			carve__assignment_free(&w->adm);
+			return rc;
+		}
+		if ((rc = check_charge_fits(a, w, err))) {
 			carve__assignment_free(&w->adm);
 			return rc;
 		}

@@ -243,6 +243,18 @@ range_wl() { # name, count, cpu, admitted (yes/no)
 [ $? -eq 1 ] && [ ! -s "$tmp/out" ] &&
 	grep -qF "range.yaml:24:33: error: workload ns/big podSet main: 2 pods x 5000000000000000 cpu overflows the largest quantity carve holds (9223372036854775807m)" "$tmp/err"
 check "count x request beyond int64: exit 1, an error at the workload" $?
+# Given as admitted, three 4e15-cpu workloads would take the queue's usage
+# past INT64_MAX and make a 1-cpu workload fit: the third is refused, and
+# the small one stays pending.
+{
+	range_queue
+	for w in a b c; do range_wl $w 1 4000000000000000 yes; done
+	range_wl small 1 1 no
+} >"$tmp/given.yaml"
+"$carve" admit -o table "$tmp/given.yaml" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(grep -c 'error:' "$tmp/err")" -eq 1 ] &&
+	grep -qF "given.yaml:62:33: error: workload ns/c: admitted, it would take the usage of default/cpu in ClusterQueue team or its cohorts past the largest quantity carve holds (9223372036854775807m)" "$tmp/err"
+check "usage beyond int64 by workloads given as admitted: the third is refused" $?
 
 # Usage errors exit 2.
 usage() { # name, args...
