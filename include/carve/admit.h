@@ -296,8 +296,12 @@ int carve_adm_set_placer(struct carve_adm *a, struct carve_placer *p, const stru
 /*
  * Adds a workload; returns its id (>= 0), or CARVE_ENOTFOUND (unknown
  * ClusterQueue), CARVE_EINVAL (no podSets, bad counts, an admission that
- * names an unknown flavor or podSet), CARVE_EEXISTS, CARVE_ENOMEM.  An
- * admitted workload's usage is charged at once.
+ * names an unknown flavor or podSet), CARVE_ERANGE (its request does not
+ * fit in int64 milli-units: a podSet's count x per-pod request, or the sum
+ * over its podSets per resource; or, given as admitted, its charge would
+ * take the usage of its ClusterQueue or a cohort above it past INT64_MAX;
+ * err names the workload, podSet or (flavor, resource)), CARVE_EEXISTS,
+ * CARVE_ENOMEM.  An admitted workload's usage is charged at once.
  */
 int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			   struct carve_error *err);

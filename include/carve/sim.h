@@ -26,6 +26,16 @@
 #include "carve/jobs.h"
 #include "carve/manifest.h"
 
+/*
+ * The latest virtual time, in seconds (2^62, about 146 billion years):
+ * every sum of times saturates here, and an event that would fall here or
+ * later (an arrival, a completion or a gang timeout beyond it) never
+ * happens; `until` is capped to it.  Options that are times (gang_timeout,
+ * workload_duration, until) should be far below it, as trace spans (at
+ * most 100 years, docs/trace-format.md) are.
+ */
+#define CARVE_SIM_TIME_MAX ((int64_t)1 << 62)
+
 enum carve_sim_sched {
 	CARVE_SIM_CARVE = 0,          /* the admission engine + placer */
 	CARVE_SIM_KUBE_DEFAULT        /* the stock-stack baseline (docs/simulator.md) */
@@ -84,7 +94,8 @@ const struct carve_admission *carve_sim_admission(const struct carve_sim *s);
 
 /*
  * Runs events in time order until none is left, the next one is later
- * than until (until < 0: no limit; the horizon is then until), or *stop
+ * than until (until < 0: no limit; the horizon is then until, at most
+ * CARVE_SIM_TIME_MAX), or *stop
  * becomes non-zero (checked between event times; stop may be NULL).  May
  * be called again to go on.  Returns 0, CARVE_ENOMEM, or CARVE_EINVAL when
  * the engine refused something (err says what).

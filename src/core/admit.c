@@ -858,11 +858,45 @@ void carve__unplace_wl(struct carve_adm *a, struct wl *w)
 	w->npl = 0;
 }
 
+/*
+ * Refuses a request the engine could not count exactly: what one podSet
+ * asks of resource res (count pods x per pod), or that added to what the
+ * podSets before it ask (*total, summed here).  With every such total in
+ * int64 milli-units, any charge of the workload (any counts up to these,
+ * any flavors) is exact.
+ */
+static int check_total(const struct carve_adm *a, const struct carve_wl_spec *s,
+		       const struct podset *ps, int res, int64_t milli, int64_t *total,
+		       struct carve_error *err)
+{
+	const char *name = carve_resreg_name(a->cat.res, res);
+	char q[32];
+	int64_t c;
+
+	if (__builtin_mul_overflow((int64_t)ps->spec.count, milli, &c)) {
+		if (carve_res_kind(name, NULL) == CARVE_RK_MEMORY)
+			carve_qty_format_bytes(milli, q, sizeof(q));
+		else
+			carve_qty_format(milli, q, sizeof(q));
+		return carve_errorf(err, CARVE_ERANGE, "workload %s podSet %s: %d pods x %s %s "
+				    "overflows the largest quantity carve holds (%lldm)", s->key,
+				    ps->spec.name, ps->spec.count, q, name, (long long)CARVE_QTY_MAX);
+	}
+	if (__builtin_add_overflow(*total, c, total))
+		return carve_errorf(err, CARVE_ERANGE, "workload %s podSet %s: the podSets up "
+				    "to this one ask for more %s than the largest quantity carve "
+				    "holds (%lldm)", s->key, ps->spec.name, name,
+				    (long long)CARVE_QTY_MAX);
+	return 0;
+}
+
 static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl_spec *s,
 			struct carve_error *err)
 {
+	int64_t total[CARVE_RES_MAX] = {0};
 	bool oom = false;
 	size_t p, r, t;
+	int j, rc;
 
 	w->ps = carve_arena_alloc(&a->arena, s->npodsets * sizeof(*w->ps));
 	if (!w->ps)
@@ -929,7 +963,14 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			for (k = 0; k < ps->nreqs && ps->res[k] != id; k++)
 				;
 			if (k < ps->nreqs) {
-				ps->milli[k] += in->reqs[r].milli;
+				if (__builtin_add_overflow(ps->milli[k], in->reqs[r].milli,
+							   &ps->milli[k]))
+					return carve_errorf(err, CARVE_ERANGE, "workload %s podSet "
+							    "%s: its requests for %s add up to more "
+							    "than the largest quantity carve holds "
+							    "(%lldm)", s->key,
+							    in->name ? in->name : "main",
+							    in->reqs[r].name, (long long)CARVE_QTY_MAX);
 				continue;
 			}
 			ps->res[ps->nreqs] = id;
@@ -954,12 +995,12 @@ static int copy_podsets(struct carve_adm *a, struct wl *w, const struct carve_wl
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 		memcpy(ps->res, lres, (size_t)ps->nreqs * sizeof(*ps->res));
 		memcpy(ps->milli, lmilli, (size_t)ps->nreqs * sizeof(*ps->milli));
-		if (a->cat.placer) {
-			int rc = podset_preq(a, s, ps, err);
-
-			if (rc)
+		for (j = 0; j < ps->nreqs; j++)
+			if ((rc = check_total(a, s, ps, ps->res[j], ps->milli[j],
+					      &total[ps->res[j]], err)))
 				return rc;
-		}
+		if (a->cat.placer && (rc = podset_preq(a, s, ps, err)))
+			return rc;
 	}
 	return 0;
 }
@@ -1089,10 +1130,15 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 		if (!pa)
 			return carve_errorf(err, CARVE_EINVAL, "workload %s: admission has no "
 					    "assignment for podSet %s", s->key, w->ps[p].spec.name);
+		if (pa->count < 0)
+			return carve_errorf(err, CARVE_EINVAL, "workload %s podSet %s: admitted "
+					    "count %d is negative", s->key, w->ps[p].spec.name,
+					    pa->count);
 		as->count[p] = pa->count;
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			const char *rname = carve_resreg_name(a->cat.res, w->ps[p].res[r]);
 			int fl = -1, fr;
+			int64_t c;
 
 			for (k = 0; k < pa->n; k++)
 				if (!strcmp(pa->flavors[k].key, rname)) {
@@ -1118,9 +1164,41 @@ static int admission_from_spec(struct carve_adm *a, struct wl *w, const struct c
 				as->use[as->nuse].fr = fr;
 				as->use[as->nuse++].q = 0;
 			}
-			as->use[k].q = carve__sat_add(as->use[k].q,
-					       (int64_t)pa->count * w->ps[p].milli[r]);
+			if (__builtin_mul_overflow((int64_t)pa->count, w->ps[p].milli[r], &c) ||
+			    __builtin_add_overflow(as->use[k].q, c, &as->use[k].q))
+				return carve_errorf(err, CARVE_ERANGE, "workload %s podSet %s: its "
+						    "admission charges more %s than the largest "
+						    "quantity carve holds (%lldm)", s->key,
+						    w->ps[p].spec.name, rname,
+						    (long long)CARVE_QTY_MAX);
 		}
+	}
+	return 0;
+}
+
+/*
+ * A workload given as admitted holds its quota whatever it is, but usage
+ * is exact and held in int64 milli-units: one whose charge would take the
+ * usage of its ClusterQueue or of a cohort above it past that is refused
+ * (CARVE_ERANGE), naming the (flavor, resource).
+ */
+static int check_charge_fits(const struct carve_adm *a, const struct wl *w,
+			     struct carve_error *err)
+{
+	int node = a->cat.cqs[w->cq].node;
+	size_t i;
+
+	for (i = 0; i < w->adm.nuse; i++) {
+		int fr = w->adm.use[i].fr;
+
+		if (fr >= 0 && !carve__qt_can_add(a, node, fr, w->adm.use[i].q))
+			return carve_errorf(err, CARVE_ERANGE, "workload %s: admitted, it would "
+					    "take the usage of %s/%s in ClusterQueue %s or its "
+					    "cohorts past the largest quantity carve holds "
+					    "(%lldm)", w->spec.key,
+					    a->cat.flavors[a->qt.fr_flavor[fr]].spec.name,
+					    carve_resreg_name(a->cat.res, a->qt.fr_res[fr]),
+					    w->spec.cq, (long long)CARVE_QTY_MAX);
 	}
 	return 0;
 }
@@ -1171,6 +1249,10 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		return rc;
 	if (s->admitted) {
 		if ((rc = admission_from_spec(a, w, s, err))) {
+			carve__assignment_free(&w->adm);
+			return rc;
+		}
+		if ((rc = check_charge_fits(a, w, err))) {
 			carve__assignment_free(&w->adm);
 			return rc;
 		}

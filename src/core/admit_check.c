@@ -7,7 +7,9 @@
  *     (and marked) workloads' charges, each charge recomputed from the
  *     admission (count x per-pod request of every request given a flavor);
  *     each cohort's usage is the sum over its children of what they use
- *     beyond their guaranteed quota, up to the roots;
+ *     beyond their guaranteed quota, up to the roots; every charge and
+ *     every such sum fits in int64 milli-units (usage is exact, never
+ *     clamped);
  *   - admitted lists: every admitted workload is in its queue's list once,
  *     at its qpos, with a victim record that matches it; nothing else is;
  *   - pending heaps: every pending workload is in its queue's heap (or,
@@ -55,6 +57,7 @@ static int check_charge(const struct carve_adm *a, const struct wl *w, int64_t *
 			struct carve_error *err)
 {
 	const struct assignment *as = &w->adm;
+	char b[160];
 	size_t i;
 	int p, r, fr;
 
@@ -64,11 +67,16 @@ static int check_charge(const struct carve_adm *a, const struct wl *w, int64_t *
 	for (p = 0; p < w->npodsets; p++)
 		for (r = 0; r < w->ps[p].nreqs; r++) {
 			int fl = as->flavor[p * CARVE_RES_MAX + r];
+			int64_t c;
 
 			fr = fl >= 0 ? carve__fr_id(a, fl, w->ps[p].res[r]) : -1;
-			if (fr >= 0)
-				want[fr] = carve__sat_add(want[fr],
-						   (int64_t)as->count[p] * w->ps[p].milli[r]);
+			if (fr < 0)
+				continue;
+			if (__builtin_mul_overflow((int64_t)as->count[p], w->ps[p].milli[r], &c) ||
+			    __builtin_add_overflow(want[fr], c, &want[fr]))
+				return carve_errorf(err, CARVE_EINVAL, "workload %s: its charge of "
+						    "%s overflows int64 milli-units", w->spec.key,
+						    fr_text(a, fr, b, sizeof(b)));
 		}
 	for (i = 0; i < as->nuse; i++) {
 		fr = as->use[i].fr;
@@ -81,13 +89,23 @@ static int check_charge(const struct carve_adm *a, const struct wl *w, int64_t *
 	}
 	for (fr = 0; fr < a->qt.nfr; fr++)
 		if (want[fr]) {
-			char b[160];
-
 			return carve_errorf(err, CARVE_EINVAL, "workload %s: charges %s differently "
 					    "from its admission (off by %lld milli)", w->spec.key,
 					    fr_text(a, fr, b, sizeof(b)), (long long)-want[fr]);
 		}
 	return 0;
+}
+
+/* The usage the admitted workloads make does not fit in int64 milli-units:
+ * the engine must have refused or not admitted one of them. */
+static int usage_overflow(const struct carve_adm *a, int node, int fr, struct carve_error *err)
+{
+	char b[160];
+
+	return carve_errorf(err, CARVE_EINVAL, "%s %s: the usage of %s its admitted workloads "
+			    "make overflows int64 milli-units",
+			    a->qt.nodes[node].is_cq ? "ClusterQueue" : "Cohort",
+			    a->qt.nodes[node].name, fr_text(a, fr, b, sizeof(b)));
 }
 
 /* Usage per node and fr as the admitted workloads make it, compared with
@@ -108,10 +126,15 @@ static int check_usage(const struct carve_adm *a, int64_t *use, int64_t *tmp,
 		if ((rc = check_charge(a, w, tmp, err)))
 			return rc;
 		node = a->cat.cqs[w->cq].node;
-		for (size_t k = 0; k < w->adm.nuse; k++)
-			if (w->adm.use[k].fr >= 0)
-				use[(size_t)node * nfr + (size_t)w->adm.use[k].fr] +=
-					w->adm.use[k].q;
+		for (size_t k = 0; k < w->adm.nuse; k++) {
+			int64_t *u;
+
+			if (w->adm.use[k].fr < 0)
+				continue;
+			u = &use[(size_t)node * nfr + (size_t)w->adm.use[k].fr];
+			if (__builtin_add_overflow(*u, w->adm.use[k].q, u))
+				return usage_overflow(a, node, w->adm.use[k].fr, err);
+		}
 	}
 	for (i = 0; i < a->qt.nnodes; i++)
 		if (a->qt.nodes[i].depth > maxdepth)
@@ -127,8 +150,10 @@ static int check_usage(const struct carve_adm *a, int64_t *use, int64_t *tmp,
 			for (fr = 0; fr < a->qt.nfr; fr++) {
 				int64_t g = carve__qt_guaranteed(a, (int)i, fr);
 				int64_t u = use[i * nfr + (size_t)fr];
+				int64_t *pu = &use[(size_t)n->parent * nfr + (size_t)fr];
 
-				use[(size_t)n->parent * nfr + (size_t)fr] += u > g ? u - g : 0;
+				if (__builtin_add_overflow(*pu, u > g ? u - g : 0, pu))
+					return usage_overflow(a, n->parent, fr, err);
 			}
 		}
 	for (i = 0; i < a->qt.nnodes; i++)

@@ -133,6 +133,25 @@ static void charge_tree(struct carve_adm *a, const uint32_t *ids, size_t n, int 
 	}
 }
 
+/*
+ * Whether as fits at node with the marked workloads' usage removed (in
+ * its cohort tree); with charge, also whether it can be charged now, while
+ * they still hold their usage: usage must stay within int64 milli-units
+ * until the driver evicts them.  Only with quotas near that limit does
+ * that ever refuse, and the head is then admitted once they are gone.
+ */
+static bool fits_without(struct carve_adm *a, int node, const struct assignment *as,
+			 const uint32_t *marked, size_t nmarked, bool charge)
+{
+	int root = carve__qt_root(a, node);
+	bool fits;
+
+	charge_tree(a, marked, nmarked, -1, root);
+	fits = carve__qt_fits(a, node, as->use, as->nuse);
+	charge_tree(a, marked, nmarked, +1, root);
+	return fits && (!charge || carve__qt_can_charge(a, node, as->use, as->nuse));
+}
+
 static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_reason r,
 			const char *msg, int cycle)
 {
@@ -154,6 +173,8 @@ static void set_pending(struct carve_adm *a, struct wl *w, enum carve_pending_re
  * whole request when it has victims; with none, only what its queue could
  * still take (up to nominal, or nominal + borrowingLimit when it borrows),
  * so it does not starve while borrowers elsewhere still get the rest.
+ * Never more than keeps every usage within int64 milli-units (marked
+ * victims still hold theirs).
  */
 static int hold(struct carve_adm *a, struct entry *e, int node, bool stuck)
 {
@@ -176,6 +197,8 @@ static int hold(struct carve_adm *a, struct entry *e, int node, bool stuck)
 			r = n->nominal[fr] - n->usage[fr];
 		if (r > want)
 			r = want;
+		if (r > 0 && !carve__qt_can_add(a, node, fr, r))
+			r = carve__qt_headroom(a, node, fr); /* what the tree can count */
 		if (r <= 0)
 			continue;
 		e->held[e->nheld].fr = fr;
@@ -262,7 +285,6 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 	while (skip_chosen(a, w, failed, skip, tried, sizeof(tried))) {
 		struct assignment nx;
 		char why2[400];
-		bool fits;
 		int prc;
 
 		if (carve__assign_flavors_skip(a, w, e->as.count, skip, &nx, &cres) == CARVE_ENOMEM) {
@@ -274,10 +296,7 @@ static int place_next_flavor(struct carve_adm *a, struct entry *e, const uint32_
 		failed = &cur;
 		if (cres.mode != GM_FIT)
 			continue; /* needs preemption there: skip it too */
-		charge_tree(a, marked, nmarked, -1, carve__qt_root(a, node));
-		fits = carve__qt_fits(a, node, cur.use, cur.nuse);
-		charge_tree(a, marked, nmarked, +1, carve__qt_root(a, node));
-		if (!fits)
+		if (!fits_without(a, node, &cur, marked, nmarked, true))
 			continue;
 		prc = carve__place_wl(a, w, &cur, why2, sizeof(why2));
 		if (prc == CARVE_ENOMEM) {
@@ -447,6 +466,18 @@ static void marked_settle(struct carve_adm *a)
 		qsort(a->sched.marked, n, sizeof(*a->sched.marked), id_cmp);
 }
 
+/* slack * d / total rounded down, for 0 <= slack <= total and 0 <= d <=
+ * total: at most slack, exact even where the product leaves int64 (up to
+ * 64 podSets of 2^31 pods). */
+static int32_t share(int64_t slack, int64_t d, int64_t total)
+{
+	int64_t prod;
+
+	if (!__builtin_mul_overflow(slack, d, &prod))
+		return (int32_t)(prod / total);
+	return (int32_t)((unsigned __int128)slack * (uint64_t)d / (uint64_t)total);
+}
+
 /*
  * Partial admission: podSets with minCount below count may shrink.  The
  * total reduction d (0 .. sum of count - minCount) is spread over the
@@ -472,8 +503,7 @@ static int partial_search(struct carve_adm *a, struct wl *w, struct entry *e)
 
 		for (p = 0; p < w->npodsets; p++)
 			counts[p] = w->ps[p].spec.count -
-				    (int32_t)((w->ps[p].spec.count - w->ps[p].spec.min_count) * mid /
-					      total);
+				    share(w->ps[p].spec.count - w->ps[p].spec.min_count, mid, total);
 		if (evaluate(a, w, counts, e))
 			return CARVE_ENOMEM;
 		if (e->res.mode == GM_FIT || e->ntargets > 0) {
@@ -487,7 +517,7 @@ static int partial_search(struct carve_adm *a, struct wl *w, struct entry *e)
 		return evaluate(a, w, NULL, e);
 	for (p = 0; p < w->npodsets; p++)
 		counts[p] = w->ps[p].spec.count -
-			    (int32_t)((w->ps[p].spec.count - w->ps[p].spec.min_count) * best / total);
+			    share(w->ps[p].spec.count - w->ps[p].spec.min_count, best, total);
 	return evaluate(a, w, counts, e);
 }
 
@@ -677,9 +707,8 @@ static int entry_blocked(struct carve_adm *a, struct entry *e)
 static int entry_fits(struct carve_adm *a, struct cycle *cy, struct entry *e)
 {
 	struct wl *w = &a->cat.wls[e->wl];
-	int node = a->cat.cqs[w->cq].node, root = carve__qt_root(a, node);
+	int node = a->cat.cqs[w->cq].node;
 	size_t k, nsim;
-	bool fits;
 
 	if (carve__adm_reserve((void **)&cy->marked, &cy->capmarked, cy->nmarked + (size_t)e->ntargets,
 			sizeof(*cy->marked)))
@@ -688,10 +717,8 @@ static int entry_fits(struct carve_adm *a, struct cycle *cy, struct entry *e)
 	for (k = 0; k < (size_t)e->ntargets; k++)
 		if (!a->cat.wls[e->targets[k].wl].marked)
 			cy->marked[nsim++] = e->targets[k].wl;
-	charge_tree(a, cy->marked, nsim, -1, root);
-	fits = carve__qt_fits(a, node, e->as.use, e->as.nuse);
-	charge_tree(a, cy->marked, nsim, +1, root);
-	return fits;
+	/* admitted now (charged in full) when it needs no victims */
+	return fits_without(a, node, &e->as, cy->marked, nsim, e->res.mode == GM_FIT);
 }
 
 /*

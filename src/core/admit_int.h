@@ -309,6 +309,14 @@ bool carve__qt_borrowing(const struct carve_adm *a, int node, int fr);
 int carve__qt_fit_subtree(const struct carve_adm *a, int node, int fr, int64_t val);
 int carve__qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t val);
 void carve__qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta);
+/* Whether adding delta >= 0 of fr at node (use: every entry) keeps every
+ * usage up the tree within INT64_MAX milli; usage is exact, never clamped,
+ * so nothing is charged that these refuse. */
+bool carve__qt_can_add(const struct carve_adm *a, int node, int fr, int64_t delta);
+bool carve__qt_can_charge(const struct carve_adm *a, int node, const struct frq *use, size_t n);
+/* The most any delta of fr at node may be for carve__qt_can_add (a lower
+ * bound: the smallest room left at node or above). */
+int64_t carve__qt_headroom(const struct carve_adm *a, int node, int fr);
 int carve__qt_root(const struct carve_adm *a, int node);
 bool carve__qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n);
 /* Weighted dominant resource share with use added (sign +1) or removed (-1). */

@@ -19,7 +19,10 @@
  * PreemptionOverBorrowing borrowing is compared first.  Podsets are
  * assigned in order and see the usage of earlier podsets of the same
  * workload.  The tree is left as found (the oracle removes victims only
- * for the time it measures).
+ * for the time it measures).  Requests are exact: carve_adm_add_workload
+ * refused every workload whose count x request, summed over its podSets
+ * per resource, does not fit in int64 milli-units (the products below
+ * saturate all the same, so no input is undefined behaviour).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 
 #include "admit_int.h"
 #include "carve/match.h"
+#include "carve/quantity.h"
 
 void carve__assignment_free(struct assignment *as)
 {
@@ -276,7 +280,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 				continue;
 			fr = carve__fr_id(a, fl, ps->res[r]);
 			val = carve__sat_add(use_get(out->use, out->nuse, fr),
-				      (int64_t)count * ps->milli[r]);
+				      carve_qty_sat_mul(count, ps->milli[r]));
 			if (fr < 0) {
 				c.mode = GM_NOFIT;
 				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s",
@@ -284,7 +288,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 				break;
 			}
 			if (ntrial < CARVE_RES_MAX * 4)
-				use_add(trial, &ntrial, fr, (int64_t)count * ps->milli[r]);
+				use_add(trial, &ntrial, fr, carve_qty_sat_mul(count, ps->milli[r]));
 			avail = carve__qt_available(a, node, fr);
 			pot = carve__qt_potential(a, node, fr);
 			level = carve__qt_borrow_level(a, node, fr, val);
@@ -372,7 +376,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 			continue;
 		fr = carve__fr_id(a, fl, ps->res[r]);
 		out->flavor[p * CARVE_RES_MAX + r] = fl;
-		use_add(out->use, &out->nuse, fr, (int64_t)count * ps->milli[r]);
+		use_add(out->use, &out->nuse, fr, carve_qty_sat_mul(count, ps->milli[r]));
 	}
 	if (best.mode != GM_FIT && !res->why[0]) {
 		struct flavor *bf = &a->cat.flavors[cg->flv[best.flavor_idx]];

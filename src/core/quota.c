@@ -55,6 +55,13 @@ int64_t carve__qt_guaranteed(const struct carve_adm *a, int node, int fr)
 	return max64(0, n->subtree[fr] - n->llimit[fr]);
 }
 
+/*
+ * What node may still take of fr: Kueue's available quota, and never more
+ * than would take node's usage past INT64_MAX milli.  What node takes
+ * beyond its guaranteed quota reaches its parent and is at most the
+ * parent's available, so the cap at every level keeps every usage of the
+ * tree in range (carve__qt_can_add).
+ */
 int64_t carve__qt_available(const struct carve_adm *a, int node, int fr)
 {
 	const struct qnode *n = &a->qt.nodes[node];
@@ -71,7 +78,7 @@ int64_t carve__qt_available(const struct carve_adm *a, int node, int fr)
 
 		pav = min64(carve__sat_add(stored - used, n->blimit[fr]), pav);
 	}
-	return local + pav;
+	return min64(carve_qty_sat_add(local, pav), INT64_MAX - n->usage[fr]);
 }
 
 int64_t carve__qt_potential(const struct carve_adm *a, int node, int fr)
@@ -143,6 +150,48 @@ int carve__qt_borrow_level(const struct carve_adm *a, int node, int fr, int64_t 
 	return n == node ? 0 : a->qt.nodes[n].height;
 }
 
+/*
+ * Whether adding delta (>= 0) to node's usage of fr keeps every usage on
+ * the way up within INT64_MAX: the walk carve__qt_add_usage makes, without
+ * writing.
+ */
+bool carve__qt_can_add(const struct carve_adm *a, int node, int fr, int64_t delta)
+{
+	while (node >= 0 && delta > 0) {
+		const struct qnode *n = &a->qt.nodes[node];
+		int64_t g = carve__qt_guaranteed(a, node, fr);
+		int64_t before = max64(0, n->usage[fr] - g);
+
+		if (delta > INT64_MAX - n->usage[fr])
+			return false;
+		delta = max64(0, n->usage[fr] + delta - g) - before;
+		node = n->parent;
+	}
+	return true;
+}
+
+bool carve__qt_can_charge(const struct carve_adm *a, int node, const struct frq *use, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (use[i].fr >= 0 && !carve__qt_can_add(a, node, use[i].fr, use[i].q))
+			return false;
+	return true;
+}
+
+int64_t carve__qt_headroom(const struct carve_adm *a, int node, int fr)
+{
+	int64_t h = INT64_MAX;
+
+	for (; node >= 0; node = a->qt.nodes[node].parent)
+		h = min64(h, INT64_MAX - a->qt.nodes[node].usage[fr]);
+	return h;
+}
+
+/* Usage stays exact: callers add only what carve__qt_can_add allows (the
+ * engine refuses or does not admit the rest), and take back what they
+ * added. */
 void carve__qt_add_usage(struct carve_adm *a, int node, int fr, int64_t delta)
 {
 	while (node >= 0 && delta) {
@@ -467,10 +516,10 @@ int64_t carve__qt_drs(const struct carve_adm *a, int node, const struct frq *use
 
 		for (i = 0; i < nuse; i++)
 			if (use[i].fr == fr)
-				u += sign * use[i].q;
+				u = carve_qty_sat_add(u, sign * use[i].q);
 		b = u - n->subtree[fr];
 		if (b > 0)
-			borrowed[a->qt.fr_res[fr]] += b;
+			borrowed[a->qt.fr_res[fr]] = carve_qty_sat_add(borrowed[a->qt.fr_res[fr]], b);
 		lendable[a->qt.fr_res[fr]] = carve__sat_add(lendable[a->qt.fr_res[fr]],
 						  a->qt.nodes[n->parent].subtree[fr]);
 	}

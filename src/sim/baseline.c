@@ -414,7 +414,7 @@ static int start(struct carve_sim *s, uint32_t job)
 	if (jb->npods > 1)
 		jb->attempted = true;
 	jb->gen++;
-	return sim_push(s, s->now + jb->remaining, EV_COMPLETE, job);
+	return sim_push(s, sim_time_add(s->now, jb->remaining), EV_COMPLETE, job);
 }
 
 int sim_base_pass(struct carve_sim *s)
@@ -441,7 +441,7 @@ int sim_base_pass(struct carve_sim *s)
 		s->waiting[n++] = job;
 		if (jb->nplaced && jb->partial_since < 0) {
 			jb->partial_since = s->now;
-			rc = sim_push(s, s->now + s->o.gang_timeout, EV_TIMEOUT, job);
+			rc = sim_push(s, sim_time_add(s->now, s->o.gang_timeout), EV_TIMEOUT, job);
 			if (rc)
 				return rc;
 		}

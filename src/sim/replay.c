@@ -11,13 +11,16 @@
  * statuses back (admissions start jobs, evictions requeue them); the
  * baseline does one per-pod pass (baseline.c).  A job's scheduled events
  * carry its generation; bumping it cancels them (a preempted job's
- * completion, a finished gang's timeout).
+ * completion, a finished gang's timeout).  Times add only through
+ * sim_time_add, saturating at CARVE_SIM_TIME_MAX, and an event at that
+ * time never happens, so no trace or option overflows the clock.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "carve/match.h"
+#include "carve/quantity.h"
 #include "carve/resource.h"
 #include "sim_int.h"
 
@@ -28,10 +31,21 @@ static bool ev_less(const struct event *a, const struct event *b)
 	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
 }
 
+int64_t sim_time_add(int64_t t, int64_t d)
+{
+	int64_t r = carve_qty_sat_add(t, d);
+
+	return r < CARVE_SIM_TIME_MAX ? r : CARVE_SIM_TIME_MAX;
+}
+
 int sim_push(struct carve_sim *s, int64_t t, int kind, uint32_t job)
 {
-	struct event e = {t, s->seq++, kind, job, s->jobs[job].gen};
+	struct event e;
 	size_t i;
+
+	if (t >= CARVE_SIM_TIME_MAX)
+		return 0; /* at the end of virtual time: never happens */
+	e = (struct event){t, s->seq++, kind, job, s->jobs[job].gen};
 
 	if (s->nheap == s->capheap) {
 		size_t c = s->capheap ? s->capheap * 2 : 64;
@@ -865,7 +879,7 @@ static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_
 	if (jb->npods > 1)
 		jb->attempted = true;
 	jb->gen++;
-	return sim_push(s, s->now + jb->remaining, EV_COMPLETE, job);
+	return sim_push(s, sim_time_add(s->now, jb->remaining), EV_COMPLETE, job);
 }
 
 static void carve_preempted(struct carve_sim *s, uint32_t job)
@@ -1020,6 +1034,8 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 	size_t steps = 0;
 	int rc;
 
+	if (until > CARVE_SIM_TIME_MAX)
+		until = CARVE_SIM_TIME_MAX;
 	if (!s->started) {
 		s->started = true;
 		if (sim_snapshot(s))

@@ -140,7 +140,12 @@ struct carve_sim {
 };
 
 /* ---- replay.c ---- */
+/* Schedules an event at t; one at CARVE_SIM_TIME_MAX or later never
+ * happens and is dropped (0).  0 or CARVE_ENOMEM. */
 int sim_push(struct carve_sim *s, int64_t t, int kind, uint32_t job);
+/* t + d for times (d >= 0), saturating at CARVE_SIM_TIME_MAX: the one way
+ * the simulator adds times, so no option or trace overflows the clock. */
+int64_t sim_time_add(int64_t t, int64_t d);
 /* Pod request of podSet p of job jb as the engine's placer builds it,
  * from the job's bridged spec (borrows from it). */
 void sim_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r);

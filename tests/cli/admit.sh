@@ -201,6 +201,61 @@ bad_input "workload without podSets" \
 	'$a ---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {namespace: ns, name: empty}\nspec: {queueName: q, podSets: []}' \
 	"needs at least one podSet"
 
+# Quantities beyond int64 milli-units (docs/admission.md, "At the edges of
+# int64"): 2 x 5e15 cpu used to wrap negative and be admitted into a 1-cpu
+# queue; it is an input error naming the workload, podSet and resource.
+range_queue() { # the 1-cpu queue
+	cat <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: team}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources:
+      - {name: cpu, nominalQuota: 1}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: ns, name: q}
+spec: {clusterQueue: team}
+EOF
+}
+range_wl() { # name, count, cpu, admitted (yes/no)
+	printf -- '---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\n'
+	printf 'metadata: {namespace: ns, name: %s}\nspec:\n  queueName: q\n  podSets:\n' "$1"
+	printf '  - name: main\n    count: %s\n    template:\n      spec:\n        containers:\n' "$2"
+	printf '        - name: c\n          resources: {requests: {cpu: "%s"}}\n' "$3"
+	if [ "$4" = yes ]; then
+		printf 'status:\n  admission:\n    clusterQueue: team\n    podSetAssignments:\n'
+		printf '    - {name: main, count: %s, flavors: {cpu: default}}\n' "$2"
+	fi
+}
+{ range_queue; range_wl big 2 5000000000000000 no; } >"$tmp/range.yaml"
+"$carve" admit -o table "$tmp/range.yaml" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -qF "range.yaml:24:33: error: workload ns/big podSet main: 2 pods x 5000000000000000 cpu overflows the largest quantity carve holds (9223372036854775807m)" "$tmp/err"
+check "count x request beyond int64: exit 1, an error at the workload" $?
+# Given as admitted, three 4e15-cpu workloads would take the queue's usage
+# past INT64_MAX and make a 1-cpu workload fit: the third is refused, and
+# the small one stays pending.
+{
+	range_queue
+	for w in a b c; do range_wl $w 1 4000000000000000 yes; done
+	range_wl small 1 1 no
+} >"$tmp/given.yaml"
+"$carve" admit -o table "$tmp/given.yaml" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(grep -c 'error:' "$tmp/err")" -eq 1 ] &&
+	grep -qF "given.yaml:62:33: error: workload ns/c: admitted, it would take the usage of default/cpu in ClusterQueue team or its cohorts past the largest quantity carve holds (9223372036854775807m)" "$tmp/err"
+check "usage beyond int64 by workloads given as admitted: the third is refused" $?
+
 # Usage errors exit 2.
 usage() { # name, args...
 	local name=$1

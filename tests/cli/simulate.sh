@@ -201,6 +201,25 @@ check "a row longer than the header exits 1" $(($? != 1))
 grep -q "long.csv:2:20: error: row has 6 fields, expected 5" "$tmp/err"
 check "a row longer than the header reported at file:2:20" $?
 
+# Beyond int64: on nodes of 8Pi memory, a job of 3 pods x 4Pi (more bytes
+# than int64 milli-units hold) used to wrap negative, fit a 1Gi quota and
+# run; it is refused, reported at its line, never scheduled.
+sed -e 's/memory: 512Gi/memory: 8Pi/' -e 's/nominalQuota: "10Ti"/nominalQuota: "1Gi"/' \
+	"$tmp/m.yaml" >"$tmp/pi.yaml"
+printf 'name,arrival,duration,cpu,memory,gpu,count\nj,0,100,1,4Pi,1,3\n' >"$tmp/pi.trace.csv"
+"$carve" simulate -f "$tmp/pi.yaml" --trace "$tmp/pi.trace.csv" -o json >"$tmp/pi.json" 2>"$tmp/err"
+grep -qF "pi.trace.csv:2:1: error: job j: workload default/j podSet main: 3 pods x 4Pi memory overflows the largest quantity carve holds" "$tmp/err" &&
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert j["completed"] == 0 and j["rejected"] == 1, j' "$tmp/pi.json"
+check "3 x 4Pi memory: refused, never run" $?
+# A gang timeout at the end of the int64 range (now + timeout used to wrap
+# negative and time the gang out at once, again and again): never fires;
+# the gang runs once the GPUs it waits for are free.
+printf 'name,arrival,duration,cpu,memory,gpu,count\nhold,0,2d,1,1Gi,2,1\ngang,1d,100,1,1Gi,2,2\n' >"$tmp/gang.trace.csv"
+"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/gang.trace.csv" --baseline kube-default \
+	--gang-timeout 106751991167300d -o json >"$tmp/gang.json" 2>/dev/null
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["gang_timeouts"] == 0 and r["horizon_s"] == 172900 and r["jobs"]["completed"] == 2, (r["gang_timeouts"], r["horizon_s"])' "$tmp/gang.json"
+check "--gang-timeout at the int64 limit never fires" $?
+
 # --workloads: the manifests' Workloads are the starting state and the jobs.
 ex="$src/examples/seed-scenario"
 "$carve" simulate "$ex/queues.yaml" "$ex/nodes.yaml" "$ex/mig-parted.yaml" "$ex/workloads.yaml" \

@@ -4,8 +4,10 @@
  * (exact allocation %, waits, completions), a priority preemption that
  * requeues and restarts a job (with and without checkpointing), the
  * kube-default baseline holding a partial gang's GPUs until the gang
- * timeout, the result's field names, determinism, and invalid jobs
- * (unknown queue, a pod no node fits) reported at the job's position.
+ * timeout, the result's field names, determinism, invalid jobs
+ * (unknown queue, a pod no node fits) reported at the job's position, and
+ * times at the end of the int64 range (they saturate; such events never
+ * happen).
  */
 #include "testutil.h"
 
@@ -72,17 +74,14 @@ static void job(struct carve_jobs *js, const char *name, int64_t arrival, int64_
 	assert_true(carve_jobs_add(js, &j, &err) >= 0);
 }
 
-static json_t *run(struct carve_manifests *m, struct carve_jobs *js, enum carve_sim_sched sc,
-		   int64_t until)
+static json_t *run_opts(struct carve_manifests *m, struct carve_jobs *js,
+			const struct carve_sim_opts *o, int64_t until)
 {
-	struct carve_sim_opts o;
 	struct carve_error err;
 	struct carve_sim *s;
 	json_t *r;
 
-	memset(&o, 0, sizeof(o));
-	o.sched = sc;
-	s = carve_sim_create(m, js, &o, &err);
+	s = carve_sim_create(m, js, o, &err);
 	if (!s) {
 		tu_dump(m);
 		fail_msg("carve_sim_create: %s", err.text);
@@ -92,6 +91,16 @@ static json_t *run(struct carve_manifests *m, struct carve_jobs *js, enum carve_
 	assert_non_null(r);
 	carve_sim_destroy(s);
 	return r;
+}
+
+static json_t *run(struct carve_manifests *m, struct carve_jobs *js, enum carve_sim_sched sc,
+		   int64_t until)
+{
+	struct carve_sim_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.sched = sc;
+	return run_opts(m, js, &o, until);
 }
 
 static double dget(json_t *o, const char *path)
@@ -354,6 +363,51 @@ static void test_baseline_gang_timeout(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* Times at the end of the int64 range: a gang timeout, a duration and
+ * --until of INT64_MAX.  now + timeout (now + remaining) used to wrap
+ * negative, moving the clock back and timing the gang out at once; every
+ * sum of times now saturates at CARVE_SIM_TIME_MAX, where an event never
+ * happens, and the horizon is capped there. */
+static void test_times_saturate(void **state)
+{
+	struct carve_manifests *m = cluster(2, 2, 4, NULL);
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_sim_opts o;
+	json_t *r;
+	int sc;
+
+	(void)state;
+	job(js, "hold", 0, 3000, 1, 1, 0, false, "team");
+	job(js, "gang", 10, 100, 4, 1, 0, false, "team");
+	memset(&o, 0, sizeof(o));
+	o.sched = CARVE_SIM_KUBE_DEFAULT;
+	o.gang_timeout = INT64_MAX;
+	/* the partial gang never times out: it runs once hold is done */
+	r = run_opts(m, js, &o, -1);
+	assert_int_equal((int)dget(r, "gang_timeouts"), 0);
+	assert_int_equal((int)dget(r, "horizon_s"), 3100);
+	assert_int_equal((int)dget(r, "jobs.completed"), 2);
+	json_decref(r);
+	carve_jobs_destroy(js);
+
+	/* a job that never ends, in both modes: the run ends with the others */
+	js = carve_jobs_create();
+	job(js, "short", 0, 100, 1, 1, 0, false, "team");
+	job(js, "forever", 10, INT64_MAX, 1, 1, 0, false, "team");
+	for (sc = CARVE_SIM_CARVE; sc <= CARVE_SIM_KUBE_DEFAULT; sc++) {
+		r = run(m, js, (enum carve_sim_sched)sc, -1);
+		assert_int_equal((int)dget(r, "horizon_s"), 100);
+		assert_int_equal((int)dget(r, "jobs.completed"), 1);
+		json_decref(r);
+	}
+	/* until beyond the end of virtual time stops there */
+	r = run(m, js, CARVE_SIM_CARVE, INT64_MAX);
+	assert_true(dget(r, "horizon_s") == (double)CARVE_SIM_TIME_MAX);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 static void test_fields_and_determinism(void **state)
 {
 	static const char *const fields[] = {
@@ -606,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_preempt_requeue),
 		cmocka_unit_test(test_preempt_checkpoint),
 		cmocka_unit_test(test_baseline_gang_timeout),
+		cmocka_unit_test(test_times_saturate),
 		cmocka_unit_test(test_fields_and_determinism),
 		cmocka_unit_test(test_invalid_jobs),
 		cmocka_unit_test(test_no_queue_single_cq),
