@@ -185,22 +185,6 @@ void sim_base_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r,
 	r->selector = sel;
 }
 
-/* GPU-equivalents one pod of ps asks for (its quota charge and the work
- * it could do). */
-static double pod_req_ge(const struct carve_sim *s, const struct carve_job_podset *ps)
-{
-	double ge = 0;
-	size_t k;
-
-	if (ps->gpu_milli)
-		return ps->gpu_milli / 1000.0;
-	if (ps->gpu_mem_mib)
-		return 1.0;
-	for (k = 0; k < ps->nreqs; k++)
-		if (sim_is_gpu_res(ps->reqs[k].name))
-			ge += ps->reqs[k].milli / 1000.0 * sim_res_ge(s, ps->reqs[k].name);
-	return ge;
-}
 
 /* ---- events -------------------------------------------------------------------------- */
 
@@ -315,7 +299,7 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 		struct carve_pod_req r;
 		struct carve_pod_group g;
 		char key[128];
-		double ge = pod_req_ge(s, ps);
+		double ge = sim_podset_ge(s, ps);
 
 		if (!sel)
 			return CARVE_ENOMEM;

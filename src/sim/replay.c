@@ -946,13 +946,13 @@ static int carve_schedule(struct carve_sim *s)
 		for (round = 0; round < s->o.cycles; round++) {
 			if (carve_adm_evict_marked(s->ad->adm) < 0)
 				return CARVE_ENOMEM;
-			if (carve_adm_cycle(s->ad->adm, s->ad->job_epoch + s->now) < 0)
+			if (carve_adm_cycle(s->ad->adm, sim_time_add(s->ad->job_epoch, s->now)) < 0)
 				return CARVE_ENOMEM;
 		}
 		return carve_scan(s);
 	}
 	for (round = 0; round < 100; round++) {
-		rc = carve_adm_run(s->ad->adm, s->ad->job_epoch + s->now, 1000);
+		rc = carve_adm_run(s->ad->adm, sim_time_add(s->ad->job_epoch, s->now), 1000);
 		if (rc < 0)
 			return rc;
 		if (rc > 1 || round) {
