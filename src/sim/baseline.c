@@ -23,7 +23,11 @@
  *     nodeSelector is added: the stock scheduler sends a pod to any node
  *     that fits;
  *   - no preemption; placement scores with "spread" (kube-scheduler's
- *     default LeastAllocated).
+ *     default LeastAllocated);
+ *   - a job this model can never run (more than its queue's cap, or pods
+ *     that do not all fit the empty copy at once) is counted as never
+ *     fitting when it arrives and never queued: retrying it would time out
+ *     for ever (every side of a comparison must end).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +137,8 @@ int sim_base_init(struct carve_sim *s, struct carve_error *err)
 			return rc == CARVE_ENOMEM ? carve_errorf(err, rc, "out of memory") : rc;
 	}
 	s->bp = carve_placer_create(s->bc, "spread", s->seed, err);
-	if (!s->bp)
+	s->bprobe = carve_placer_create(s->bc, "binpack", 1, err);
+	if (!s->bp || !s->bprobe)
 		return CARVE_ENOMEM;
 	for (i = 0; i < s->nqueues; i++)
 		s->qcap[i] = s->queues[i].nominal_req;
@@ -143,6 +148,7 @@ int sim_base_init(struct carve_sim *s, struct carve_error *err)
 void sim_base_free(struct carve_sim *s)
 {
 	carve_placer_destroy(s->bp);
+	carve_placer_destroy(s->bprobe);
 	carve_cluster_destroy(s->bc);
 	carve_free(s->qcap);
 	carve_free(s->qcharged);
@@ -188,9 +194,69 @@ void sim_base_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r,
 
 /* ---- events -------------------------------------------------------------------------- */
 
+/*
+ * Whether jb can ever run in this model: its pods' charge within its
+ * queue's cap, and all its pods placed at once on the empty copy (a
+ * scratch placer, given back).  -1 on allocation failure.
+ */
+static int can_ever_run(struct carve_sim *s, const struct sjob *jb)
+{
+	size_t np = jb->j->npodsets, p, nsel = 0, off = 0;
+	struct carve_pod_group *g = carve_calloc(np, sizeof(*g));
+	struct carve_pod_req *r = carve_calloc(np, sizeof(*r));
+	struct carve_pod_place *pl = carve_calloc((size_t)jb->npods + 1, sizeof(*pl));
+	char (*keys)[128] = carve_calloc(np, sizeof(*keys));
+	struct carve_label *sel;
+	double charge = 0;
+	int ok = -1, rc;
+
+	for (p = 0; p < np; p++)
+		nsel += jb->j->podsets[p].nselector + 1;
+	sel = carve_calloc(nsel + 1, sizeof(*sel));
+	if (!g || !r || !pl || !keys || !sel)
+		goto out;
+	for (p = 0; p < np; p++) {
+		const struct carve_job_podset *ps = &jb->j->podsets[p];
+
+		charge += ps->count * sim_podset_ge(s, ps);
+		sim_base_pod_req(jb, p, &r[p], sel + off, keys[p], sizeof(keys[p]));
+		off += ps->nselector + 1;
+		r[p].ntolerations = s->qtol_off[jb->q + 1] - s->qtol_off[jb->q];
+		r[p].tolerations = s->qtol + s->qtol_off[jb->q];
+		g[p].req = &r[p];
+		g[p].count = ps->count;
+	}
+	if (charge > s->qcap[jb->q] + 1e-9) {
+		ok = 0;
+		goto out;
+	}
+	rc = carve_placer_place(s->bprobe, g, np, NULL, pl);
+	if (rc == CARVE_ENOMEM)
+		goto out;
+	ok = rc == 0;
+	if (ok)
+		carve_placer_release(s->bprobe, pl, (size_t)jb->npods);
+out:
+	carve_free(g);
+	carve_free(r);
+	carve_free(pl);
+	carve_free(keys);
+	carve_free(sel);
+	return ok;
+}
+
 int sim_base_arrive(struct carve_sim *s, uint32_t job)
 {
 	struct sjob *jb = &s->jobs[job];
+	int ever = can_ever_run(s, jb);
+
+	if (ever < 0)
+		return CARVE_ENOMEM;
+	if (!ever) {
+		jb->never_fits = true;
+		s->never_fit++;
+		return 0; /* pending for good, never retried */
+	}
 
 	jb->pl = carve_calloc((size_t)jb->npods + 1, sizeof(*jb->pl));
 	jb->placed = carve_calloc((size_t)jb->npods + 1, sizeof(*jb->placed));

@@ -500,6 +500,7 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 	SET(jobs, "not_arrived", json_integer((json_int_t)future));
 	SET(jobs, "skipped", json_integer((json_int_t)s->skipped));
 	SET(jobs, "rejected", json_integer((json_int_t)s->rejected));
+	SET(jobs, "never_fit", json_integer((json_int_t)s->never_fit));
 
 	SET(o, "mode", json_string("replay"));
 	SET(o, "scheduler", json_string(s->o.sched == CARVE_SIM_KUBE_DEFAULT ? "kube-default"

@@ -52,6 +52,7 @@ struct sjob {
 	double charged;
 	int64_t enq;              /* baseline queue order: arrival or last requeue */
 	int64_t partial_since;    /* baseline: first pod of this attempt placed; -1 none */
+	bool never_fits;          /* baseline: can never run in its model (never queued) */
 };
 
 struct squeue {
@@ -98,6 +99,8 @@ struct carve_sim {
 	/* Baseline: an all-exclusive copy of the cluster and its placer. */
 	struct carve_cluster *bc;
 	struct carve_placer *bp;
+	struct carve_placer *bprobe; /* baseline: the empty copy, for "can it ever run" */
+	size_t never_fit;         /* baseline: jobs that can never run in its model */
 	double *qcap, *qcharged;      /* baseline per-queue cap and charge (GE) */
 	/* The tolerations queue q's pods carry (those of its ResourceFlavors;
 	 * in the baseline, as a team writes them into its pod specs):

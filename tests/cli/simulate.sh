@@ -236,5 +236,15 @@ check "--workloads with --compare says why" $?
 	>/dev/null 2>"$tmp/err"
 check "--workload-duration 0 is a usage error" $(($? != 2))
 
+# A gang the baseline's model can never run (60 whole GPUs in a queue and a
+# cluster with fewer) is counted as never fitting, not retried for ever:
+# both sides end.
+printf 'name,arrival,duration,namespace,queue,count,gpu,gpu_resource\nhuge,0,3600,team-research,research,60,1,nvidia.com/gpu\nsmall,10,600,team-research,research,1,1,nvidia.com/gpu\n' >"$tmp/gang.trace.csv"
+timeout 60 "$carve" simulate "$ex/queues.yaml" "$ex/nodes.yaml" "$ex/mig-parted.yaml" \
+	--trace "$tmp/gang.trace.csv" --compare kube-default -o json >"$tmp/gang" 2>"$tmp/err"
+check "a gang that never fits the baseline: --compare ends (exit 0)" $?
+grep -q '"never_fit": 1' "$tmp/gang"
+check "the baseline counts it as never fitting" $?
+
 echo "simulate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
