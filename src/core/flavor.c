@@ -101,6 +101,17 @@ bool carve__flavor_matches(const struct carve_adm *a, const struct podset *ps, i
 	return true;
 }
 
+/* A quantity of resource res as Kueue prints it in messages: bytes in
+ * binary units for memory ("48Gi"), else the quantity ("51", "500m"). */
+static const char *qty_text(const char *res, int64_t milli, char *buf, size_t size)
+{
+	if (carve_res_kind(res, NULL) == CARVE_RK_MEMORY)
+		carve_qty_format_bytes(milli, buf, size);
+	else
+		carve_qty_format(milli, buf, size);
+	return buf;
+}
+
 /* ---- quota classification ---- */
 
 struct cand {
@@ -254,7 +265,7 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 	const struct podset *ps = &w->ps[p];
 	int node = q->node, f, r;
 	struct cand best = {GM_NOFIT, 0, -1};
-	char why[256] = "";
+	char why[256] = "", q1[48], q2[48];
 	int best_need[CARVE_RES_MAX], best_nneed = 0, k2, level_after;
 
 	for (f = 0; f < cg->nflv; f++) {
@@ -302,10 +313,12 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 				 * fair sharing) lets it preempt while borrowing. */
 				c.mode = GM_NOFIT;
 				snprintf(why, sizeof(why), "insufficient unused quota for %s in flavor "
-					 "%s, request above the nominal quota (%lld > %lld milli) and "
+					 "%s, request above the nominal quota (%s > %s) and "
 					 "borrowWithinCohort does not allow preemption while borrowing",
 					 res_name(a, ps->res[r]), a->cat.flavors[fl].spec.name,
-					 (long long)val, (long long)a->qt.nodes[node].nominal[fr]);
+					 qty_text(res_name(a, ps->res[r]), val, q1, sizeof(q1)),
+					 qty_text(res_name(a, ps->res[r]),
+						  a->qt.nodes[node].nominal[fr], q2, sizeof(q2)));
 				break;
 			} else if (val <= pot) {
 				if (c.mode > GM_PREEMPT)
@@ -316,9 +329,10 @@ static struct cand assign_group(struct carve_adm *a, struct wl *w, int p, int32_
 			} else {
 				c.mode = GM_NOFIT;
 				snprintf(why, sizeof(why), "insufficient quota for %s in flavor %s, "
-					 "request > maximum capacity (%lld > %lld milli)",
+					 "request > maximum capacity (%s > %s)",
 					 res_name(a, ps->res[r]), a->cat.flavors[fl].spec.name,
-					 (long long)val, (long long)pot);
+					 qty_text(res_name(a, ps->res[r]), val, q1, sizeof(q1)),
+					 qty_text(res_name(a, ps->res[r]), pot, q2, sizeof(q2)));
 				break;
 			}
 		}
