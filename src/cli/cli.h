@@ -24,7 +24,26 @@ int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 
+/* ---- input.c: manifest paths ---- */
+
+/* How diagnostics name standard input. */
+#define CLI_STDIN_NAME "<stdin>"
+
+struct carve_manifests;
+
+/* carve_manifests_load_path, except that "-" reads standard input as one
+ * YAML stream named CLI_STDIN_NAME.  Same returns. */
+int cli_manifests_load(struct carve_manifests *m, const char *path);
+
 /* ---- output.c: files named on the command line, and standard output ---- */
+
+/* Prints "carve CMD: MESSAGE" on stderr, the message escaped as diagnostics
+ * are (carve_fputs_esc): for messages that carry names from the input. */
+void cli_errorf(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 
 /* One output: standard output, or a file replaced whole on success (a
  * temporary file beside it, renamed into place), or a device or FIFO

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,21 @@
 #include <unistd.h>
 
 #include "carve/carve.h"
+#include "carve/diag.h"
 #include "cli.h"
+
+void cli_errorf(const char *cmd, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "carve %s: ", cmd);
+	carve_fputs_esc(buf, stderr);
+	fputc('\n', stderr);
+}
 
 /* Set once a failed write to standard output was reported. */
 static bool stdout_reported;
