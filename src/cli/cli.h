@@ -62,9 +62,11 @@ int cli_out_open(struct cli_out *o, const char *path, const char *cmd);
 
 /* Finishes o: flushes, fsyncs and closes the temporary file, checking
  * each step, and renames it over the target; a direct file is flushed and
- * closed; standard output is flushed (not closed).  Returns 0, or -1 after
- * saying why, with the temporary file removed and the target untouched. */
-int cli_out_commit(struct cli_out *o);
+ * closed; standard output is flushed (not closed).  werr: the errno seen
+ * when the writer reported a failed write (0 if none), to name the reason
+ * when stdio no longer knows it.  Returns 0, or -1 after saying why, with
+ * the temporary file removed and the target untouched. */
+int cli_out_commit(struct cli_out *o, int werr);
 
 /* Gives o up after a failure: closes it and removes the temporary file
  * (never the target).  Standard output is left open. */
@@ -73,6 +75,8 @@ void cli_out_abort(struct cli_out *o);
 /* Flushes standard output; false after reporting "carve CMD: cannot write
  * output: REASON" (once per process) when a write to it failed. */
 bool cli_stdout_ok(const char *cmd);
+/* The same, with werr as for cli_out_commit. */
+bool cli_stdout_ok_err(const char *cmd, int werr);
 
 /* main.c, after the subcommand: flushes and closes standard output;
  * returns rc, or CARVE_EXIT_FAIL (reported as above) when that fails or an

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "carve/diag.h"
 #include "carve/report.h"
 #include "cli.h"
 
@@ -66,12 +65,10 @@ static json_t *read_result(const char *in)
 		fclose(f);
 	if (root)
 		return root;
-	fprintf(stderr, "carve report: %s:", name);
 	if (jerr.line >= 1)
-		fprintf(stderr, "%d:%d:", jerr.line, jerr.column);
-	fputc(' ', stderr);
-	carve_fputs_esc(jerr.text, stderr);
-	fputc('\n', stderr);
+		cli_errorf("report", "%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
+	else
+		cli_errorf("report", "%s: %s", name, jerr.text);
 	return NULL;
 }
 
@@ -81,18 +78,19 @@ static int write_report(const json_t *root, const char *path, const char *title)
 {
 	struct carve_error err = {0};
 	struct cli_out o;
-	int rc;
+	int rc, werr;
 
 	if (cli_out_open(&o, path, "report"))
 		return CARVE_EXIT_FAIL;
 	rc = carve_report_html(o.f, root, title, &err);
+	werr = errno; /* the failed write's reason, when rc is CARVE_EIO */
 	if (rc && rc != CARVE_EIO) {
 		cli_out_abort(&o);
-		fprintf(stderr, "carve report: %s\n", err.text);
+		cli_errorf("report", "%s", err.text);
 		return CARVE_EXIT_FAIL;
 	}
 	/* A failed write (CARVE_EIO) is found and reported by the commit. */
-	return cli_out_commit(&o) || rc ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
+	return cli_out_commit(&o, werr) || rc ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)
@@ -137,9 +135,7 @@ int cmd_report(int argc, char **argv)
 		return CARVE_EXIT_FAIL;
 	/* The shape first: an unusable result creates no output at all. */
 	if (carve_report_check(root, &err)) {
-		fprintf(stderr, "carve report: %s: ", strcmp(in, "-") ? in : "<stdin>");
-		carve_fputs_esc(err.text, stderr);
-		fputc('\n', stderr);
+		cli_errorf("report", "%s: %s", strcmp(in, "-") ? in : "<stdin>", err.text);
 		json_decref(root);
 		return CARVE_EXIT_FAIL;
 	}

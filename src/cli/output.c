@@ -41,13 +41,16 @@ void cli_errorf(const char *cmd, const char *fmt, ...)
 /* Set once a failed write to standard output was reported. */
 static bool stdout_reported;
 
-/* errno after a failed flush, or EIO when the stream only kept its error
- * flag (the failed write came earlier and its errno is gone). */
-static int stream_errno(FILE *f, int flush_rc)
+/* errno after a failed flush; else, when the stream only kept its error
+ * flag (an earlier write failed and stdio dropped what it held), werr, the
+ * errno the caller saw then, or EIO when it saw none. */
+static int stream_errno(FILE *f, int flush_rc, int werr)
 {
 	if (flush_rc && errno)
 		return errno;
-	return ferror(f) ? EIO : 0;
+	if (!ferror(f))
+		return 0;
+	return werr ? werr : EIO;
 }
 
 static void report_stdout(const char *cmd, int e)
@@ -60,10 +63,15 @@ static void report_stdout(const char *cmd, int e)
 
 bool cli_stdout_ok(const char *cmd)
 {
+	return cli_stdout_ok_err(cmd, 0);
+}
+
+bool cli_stdout_ok_err(const char *cmd, int werr)
+{
 	int e;
 
 	errno = 0;
-	e = stream_errno(stdout, fflush(stdout));
+	e = stream_errno(stdout, fflush(stdout), werr);
 	if (!e)
 		return true;
 	report_stdout(cmd, e);
@@ -75,7 +83,7 @@ int cli_stdout_close(const char *cmd, int rc)
 	int e;
 
 	errno = 0;
-	e = stream_errno(stdout, fflush(stdout));
+	e = stream_errno(stdout, fflush(stdout), 0);
 	if (fclose(stdout) && !e)
 		e = errno ? errno : EIO;
 	if (!e)
@@ -204,14 +212,14 @@ static void out_free(struct cli_out *o)
 	o->f = NULL;
 }
 
-int cli_out_commit(struct cli_out *o)
+int cli_out_commit(struct cli_out *o, int werr)
 {
 	int e;
 
 	if (o->f == stdout)
-		return cli_stdout_ok(o->cmd) ? 0 : -1;
+		return cli_stdout_ok_err(o->cmd, werr) ? 0 : -1;
 	errno = 0;
-	e = stream_errno(o->f, fflush(o->f));
+	e = stream_errno(o->f, fflush(o->f), werr);
 	if (!e && o->tmp && fsync(fileno(o->f)))
 		e = errno;
 	if (fclose(o->f) && !e)
