@@ -110,24 +110,24 @@ static char *dir_of(const char *path)
 	return d;
 }
 
-/* Opens a temporary file beside o->target with mode; 0 or an errno. */
+/* Opens a temporary file (".carve-XXXXXX") in o->target's folder with
+ * mode; 0 or an errno. */
 static int open_temp(struct cli_out *o, mode_t mode)
 {
-	const char *base = strrchr(o->target, '/');
 	char *dir = dir_of(o->target);
 	size_t len;
 	int fd;
 
-	base = base ? base + 1 : o->target;
 	if (!dir)
 		return ENOMEM;
-	len = strlen(dir) + strlen(base) + 16;
+	/* Not named after the target: a name near NAME_MAX still gets one. */
+	len = strlen(dir) + sizeof("/.carve-XXXXXX");
 	o->tmp = carve_malloc(len);
 	if (!o->tmp) {
 		carve_free(dir);
 		return ENOMEM;
 	}
-	snprintf(o->tmp, len, "%s/.%s.XXXXXX", dir, base);
+	snprintf(o->tmp, len, "%s/.carve-XXXXXX", dir);
 	carve_free(dir);
 	fd = mkstemp(o->tmp);
 	if (fd < 0 || fchmod(fd, mode) || !(o->f = fdopen(fd, "w"))) {

@@ -124,8 +124,12 @@ check "refused result: the existing page is left as it was" $?
 check "report over an existing page exits 0" $?
 [ "$(stat -c %a "$tmp/keep.html")" = 640 ] && grep -q '</html>' "$tmp/keep.html"
 check "replaced page keeps its mode (640)" $?
-[ -z "$(find "$tmp" -maxdepth 1 -name '.keep.html.*')" ]
+[ -z "$(find "$tmp" -maxdepth 1 -name '.carve-*')" ]
 check "no temporary file left beside the page" $?
+long=$(printf 'p%.0s' $(seq 245)).html
+"$carve" report "$fixture" -o "$tmp/$long" 2>"$tmp/err"
+ok=$?   # before the message runs commands of its own
+check "a file name of 250 bytes: written (got: $(cat "$tmp/err"))" $ok
 ln -s keep.html "$tmp/link.html"
 "$carve" report "$tmp/array.json" -o "$tmp/link.html" 2>/dev/null
 [ -L "$tmp/link.html" ] && [ -f "$tmp/keep.html" ]

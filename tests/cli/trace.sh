@@ -132,7 +132,7 @@ chmod 600 "$tmp/keep.csv"
 exit_is "generate over an existing file" 0 "$carve" trace generate --days 1 -o "$tmp/keep.csv"
 [ "$(stat -c %a "$tmp/keep.csv")" = 600 ] && head -1 "$tmp/keep.csv" | grep -q '^name,arrival,'
 check "replaced file keeps its mode (600)" $?
-[ -z "$(find "$tmp" -maxdepth 1 -name '.keep.csv.*')" ]
+[ -z "$(find "$tmp" -maxdepth 1 -name '.carve-*')" ]
 check "no temporary file left" $?
 if mknod "$tmp/full" c 1 7 2>/dev/null; then
 	exit_is "generate to a full device" 1 "$carve" trace generate --days 1 -o "$tmp/full"
