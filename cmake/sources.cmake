@@ -87,4 +87,6 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_simulate_fill.c
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
+  src/cli/input.c
+  src/cli/output.c
 )

@@ -41,6 +41,11 @@ struct carve_diags {
 void carve_diags_init(struct carve_diags *d);
 void carve_diags_cleanup(struct carve_diags *d);
 
+/* Frees every diagnostic kept and zeroes the counters (errors, warnings,
+ * dropped, suppressed); the list stays usable with its limit (`max`) and
+ * its storage, for diagnostics that come later. */
+void carve_diags_clear(struct carve_diags *d);
+
 /* Appends one diagnostic (printf-style message, no trailing newline). */
 void carve_diag(struct carve_diags *d, enum carve_severity sev,
 		struct carve_pos pos, const char *fmt, ...)
@@ -65,8 +70,25 @@ void carve_diags_sort(struct carve_diags *d);
 /* Prints every diagnostic as "file:line:col: severity: message\n"; a
  * diagnostic without a position prints "carve: severity: message".  Then,
  * when some were not kept, one line "carve: note: N further diagnostics not
- * shown". */
+ * shown".  File names and messages are printed through carve_fputs_esc, so
+ * nothing read from an input can start a line or steer the terminal. */
 void carve_diags_print(const struct carve_diags *d, FILE *out);
+
+/*
+ * Text from an input, made safe to print on a terminal: valid UTF-8 is
+ * copied, except control characters (C0, DEL, the C1 range U+0080-U+009F),
+ * the bidirectional controls (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)
+ * and the line and paragraph separators (U+2028, U+2029); those, and every
+ * byte that is not part of valid UTF-8, are written as escapes: "\n", "\t",
+ * "\r", else "\xHH" per byte.  A backslash is copied as it is.
+ *
+ * carve_fputs_esc writes s to out; carve_esc_len is the number of bytes it
+ * writes; carve_fputs_esc_pad writes s, then spaces up to width bytes (a
+ * left-aligned table cell, "%-*s" over the escaped text).
+ */
+void carve_fputs_esc(const char *s, FILE *out);
+size_t carve_esc_len(const char *s);
+void carve_fputs_esc_pad(const char *s, int width, FILE *out);
 
 /* Index of the first diagnostic whose message contains needle, or -1
  * (tests and tools use this). */

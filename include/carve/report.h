@@ -7,7 +7,8 @@
  *    "wait_first_gpu_s", "quota", "queues", "series", "wait_cdf"}
  * or a comparison {"baseline": <run>, "carve": <run>}.  Any field may be
  * missing or null, numbers may be integers or reals: the page shows what
- * exists and says "no data" where a chart or a value has none.
+ * exists and says "no data" where a chart or a value has none.  A field of
+ * the wrong type is an error (carve_report_check).
  *
  * Every string taken from the JSON (queue and pool names, policy, mode) is
  * HTML-escaped.  Each chart is an <svg class="chart" data-chart="KIND">;
@@ -25,11 +26,23 @@
 #include "carve/carve.h"
 
 /*
+ * Checks that result has a shape the report can draw: a run object or a
+ * {"baseline", "carve"} object, and every field the report reads (see
+ * docs/report.md) missing, null or of its type: numbers, arrays of numbers
+ * or of [seconds, fraction] pairs, objects of those.  Returns 0, or
+ * CARVE_EINVAL with err->text naming the first offending field by its JSON
+ * path: "carve.queues.research.nominal: expected a number, got string"
+ * (a key that is not [A-Za-z0-9_-]+ is written ["key"]).  Keys the report
+ * does not read are not checked.
+ */
+int carve_report_check(const json_t *result, struct carve_error *err);
+
+/*
  * Writes the HTML page for result to out.  title is the page's heading
  * (NULL: "carve simulation report"); it is escaped.  Borrows everything.
  *
- * Returns 0; CARVE_EINVAL when result is not a run object or a
- * {"baseline", "carve"} object (err says why; nothing is written);
+ * Returns 0; CARVE_EINVAL when carve_report_check refuses result (err
+ * says why; nothing is written);
  * CARVE_ENOMEM; CARVE_EIO when writing to out failed (part of the page may
  * have been written).
  */

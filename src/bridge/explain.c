@@ -6,11 +6,14 @@
  * Pure reporting: reads the inventory and the manifests, writes text.
  * Aggregation uses small fixed tables (struct tally); a pool with more
  * distinct names than fit is summarised as "(and more)".  Sums of quota
- * saturate at the int64 maximum, printed as "unlimited".
+ * saturate at the int64 maximum, printed as "unlimited".  Names from the
+ * input (pools, models, resources, queues, cohorts, flavors, file names)
+ * are printed escaped (carve_fputs_esc).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "carve/diag.h"
 #include "carve/inventory.h"
 #include "carve/quantity.h"
 #include "carve/resource.h"
@@ -61,6 +64,26 @@ static const char *res_kind(const struct carve_inv_resource *r)
 	}
 }
 
+/* "  GPUs: N x MODEL, SHARING" and "  schedulable: N NAME (KIND)", names
+ * from the input escaped. */
+static void print_gpus(FILE *out, long long n, const char *name, const char *sub)
+{
+	fprintf(out, "  GPUs: %lld x ", n);
+	carve_fputs_esc(name, out);
+	fputs(", ", out);
+	carve_fputs_esc(sub, out);
+	fputc('\n', out);
+}
+
+static void print_units(FILE *out, long long n, const char *name, const char *sub)
+{
+	fprintf(out, "  schedulable: %lld ", n);
+	carve_fputs_esc(name, out);
+	fputs(" (", out);
+	carve_fputs_esc(sub, out);
+	fputs(")\n", out);
+}
+
 static void explain_pool(const struct carve_inventory *inv, const struct carve_inv_pool *p,
 			 FILE *out, struct tally *tot_gpus, struct tally *tot_units)
 {
@@ -83,21 +106,24 @@ static void explain_pool(const struct carve_inventory *inv, const struct carve_i
 			tally_add(&units, r->name, res_kind(r), r->count);
 		}
 	}
-	fprintf(out, "pool %s (%s", p->name, p->origin);
-	if (p->pos.file && p->pos.line)
-		fprintf(out, " at %s:%u", p->pos.file, (unsigned)p->pos.line);
+	fputs("pool ", out);
+	carve_fputs_esc(p->name, out);
+	fputs(" (", out);
+	carve_fputs_esc(p->origin, out);
+	if (p->pos.file && p->pos.line) {
+		fputs(" at ", out);
+		carve_fputs_esc(p->pos.file, out);
+		fprintf(out, ":%u", (unsigned)p->pos.line);
+	}
 	fprintf(out, "): %u node%s\n", (unsigned)p->nnodes, p->nnodes == 1 ? "" : "s");
 	for (i = 0; i < gpus.n; i++) {
-		fprintf(out, "  GPUs: %lld x %s, %s", (long long)gpus.v[i].count, gpus.v[i].name,
-			gpus.v[i].sub);
-		fputc('\n', out);
+		print_gpus(out, (long long)gpus.v[i].count, gpus.v[i].name, gpus.v[i].sub);
 		tally_add(tot_gpus, gpus.v[i].name, gpus.v[i].sub, gpus.v[i].count);
 	}
 	if (!gpus.n)
 		fprintf(out, "  GPUs: none\n");
 	for (i = 0; i < units.n; i++) {
-		fprintf(out, "  schedulable: %lld %s (%s)\n", (long long)units.v[i].count,
-			units.v[i].name, units.v[i].sub);
+		print_units(out, (long long)units.v[i].count, units.v[i].name, units.v[i].sub);
 		tally_add(tot_units, units.v[i].name, units.v[i].sub, units.v[i].count);
 	}
 	if (gpus.overflow || units.overflow)
@@ -185,17 +211,22 @@ static void explain_cq(const struct carve_manifests *m, const struct carve_mf_cq
 	size_t g, f, r;
 	char a[32], b[32], c[32];
 
-	fprintf(out, "ClusterQueue %s", cq->meta.name);
-	if (cq->cohort)
-		fprintf(out, " (cohort %s)", cq->cohort);
-	else
+	fputs("ClusterQueue ", out);
+	carve_fputs_esc(cq->meta.name, out);
+	if (cq->cohort) {
+		fputs(" (cohort ", out);
+		carve_fputs_esc(cq->cohort, out);
+		fputc(')', out);
+	} else
 		fprintf(out, " (no cohort: cannot borrow or lend)");
 	fputc('\n', out);
 	for (g = 0; g < cq->ngroups; g++)
 		for (f = 0; f < cq->groups[g].nflavors; f++) {
 			const struct carve_mf_flavorquotas *fq = &cq->groups[g].flavors[f];
 
-			fprintf(out, "  flavor %s:\n", fq->flavor);
+			fputs("  flavor ", out);
+			carve_fputs_esc(fq->flavor, out);
+			fputs(":\n", out);
 			for (r = 0; r < fq->n; r++) {
 				const struct carve_mf_quota *q = &fq->v[r];
 				int64_t pool = cq->cohort ? cohort_lendable(m, cq, fq->flavor,
@@ -206,16 +237,21 @@ static void explain_cq(const struct carve_manifests *m, const struct carve_mf_cq
 					may = q->borrowing_limit;
 				fmt_res(q->resource, q->nominal, a, sizeof(a));
 				fmt_res(q->resource, may, b, sizeof(b));
-				fprintf(out, "    %-24s nominal %-8s may borrow %-8s%s", q->resource, a,
-					b, strlen(b) >= 8 ? " " : "");
+				fputs("    ", out);
+				carve_fputs_esc_pad(q->resource, 24, out);
+				fprintf(out, " nominal %-8s may borrow %-8s%s", a, b,
+					strlen(b) >= 8 ? " " : "");
 				if (cq->cohort && q->has_borrowing_limit) {
 					fmt_res(q->resource, q->borrowing_limit, c, sizeof(c));
 					fprintf(out, "(borrowingLimit %s)", c);
 				} else if (cq->cohort && may) {
 					fprintf(out, "(what the cohort can lend)");
 				} else if (cq->cohort) {
-					fprintf(out, "(no one in the cohort lends %s/%s)",
-						fq->flavor, q->resource);
+					fputs("(no one in the cohort lends ", out);
+					carve_fputs_esc(fq->flavor, out);
+					fputc('/', out);
+					carve_fputs_esc(q->resource, out);
+					fputc(')', out);
 				}
 				if (q->has_lending_limit) {
 					fmt_res(q->resource, q->lending_limit, c, sizeof(c));
@@ -239,11 +275,9 @@ void carve_inventory_explain(const struct carve_inventory *inv,
 		explain_pool(inv, &inv->pools[i], out, &tot_gpus, &tot_units);
 	fprintf(out, "\nTotals\n");
 	for (i = 0; i < tot_gpus.n; i++)
-		fprintf(out, "  GPUs: %lld x %s, %s\n", (long long)tot_gpus.v[i].count,
-			tot_gpus.v[i].name, tot_gpus.v[i].sub);
+		print_gpus(out, (long long)tot_gpus.v[i].count, tot_gpus.v[i].name, tot_gpus.v[i].sub);
 	for (i = 0; i < tot_units.n; i++)
-		fprintf(out, "  schedulable: %lld %s (%s)\n", (long long)tot_units.v[i].count,
-			tot_units.v[i].name, tot_units.v[i].sub);
+		print_units(out, (long long)tot_units.v[i].count, tot_units.v[i].name, tot_units.v[i].sub);
 	if (!m->ncqs)
 		return;
 	fprintf(out, "\nQuota\n");

@@ -1,6 +1,9 @@
 /*
  * result.c - the engine's decisions -> the `carve admit` result: JSON
- * (docs/admit-json.md) and the table, always in workload-key order.
+ * (docs/admit-json.md) and the table, always in workload-key order.  The
+ * table prints every cell escaped (carve_fputs_esc) and aligns columns on
+ * the escaped width: a name from the input cannot add a row or a terminal
+ * sequence.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,9 +428,10 @@ struct cells {
 	struct sbuf flavors, reason;
 };
 
+/* A column's width: the widest cell as printed (escaped). */
 static int width(size_t a, const char *s)
 {
-	size_t l = strlen(s);
+	size_t l = carve_esc_len(s);
 
 	return (int)(l > a ? l : a);
 }
@@ -454,8 +458,9 @@ static void print_repartitions(const struct carve_admission *ad, FILE *out)
 	for (i = 0; i < n; i++) {
 		const struct carve_gpu *g = carve_cluster_gpu(c, r[i].gpu);
 
-		fprintf(out, "repartition %s GPU %u: ", carve_cluster_node(c, g->node)->name,
-			(unsigned)g->index);
+		fputs("repartition ", out);
+		carve_fputs_esc(carve_cluster_node(c, g->node)->name, out);
+		fprintf(out, " GPU %u: ", (unsigned)g->index);
 		print_layout(g->mig_model, &r[i].from, out);
 		fputs(" -> ", out);
 		print_layout(g->mig_model, &r[i].to, out);
@@ -502,9 +507,18 @@ int carve_admission_print_table(const struct carve_admission *ad, FILE *out)
 	if (!rc) {
 		fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wk, "WORKLOAD", wq, "QUEUE", wd,
 			"DECISION", wf, "FLAVORS", "REASON");
-		for (i = 0; i < k; i++)
-			fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wk, c[i].key, wq, c[i].cq, wd,
-				c[i].decision, wf, c[i].flavors.s, c[i].reason.s);
+		for (i = 0; i < k; i++) {
+			carve_fputs_esc_pad(c[i].key, wk, out);
+			fputs("  ", out);
+			carve_fputs_esc_pad(c[i].cq, wq, out);
+			fputs("  ", out);
+			carve_fputs_esc_pad(c[i].decision, wd, out);
+			fputs("  ", out);
+			carve_fputs_esc_pad(c[i].flavors.s, wf, out);
+			fputs("  ", out);
+			carve_fputs_esc(c[i].reason.s, out);
+			fputc('\n', out);
+		}
 		if (ad->mig_dynamic && ad->placer)
 			print_repartitions(ad, out);
 	}

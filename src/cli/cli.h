@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "carve/sim.h"
 
@@ -22,6 +23,65 @@ int cmd_admit(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+
+/* ---- input.c: manifest paths ---- */
+
+/* How diagnostics name standard input. */
+#define CLI_STDIN_NAME "<stdin>"
+
+struct carve_manifests;
+
+/* carve_manifests_load_path, except that "-" reads standard input as one
+ * YAML stream named CLI_STDIN_NAME.  Same returns. */
+int cli_manifests_load(struct carve_manifests *m, const char *path);
+
+/* ---- output.c: files named on the command line, and standard output ---- */
+
+/* Prints "carve CMD: MESSAGE" on stderr, the message escaped as diagnostics
+ * are (carve_fputs_esc): for messages that carry names from the input. */
+void cli_errorf(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* One output: standard output, or a file replaced whole on success (a
+ * temporary file beside it, renamed into place), or a device or FIFO
+ * written directly. */
+struct cli_out {
+	FILE *f;          /* where to write */
+	const char *cmd;  /* "report", "simulate", ...: for messages */
+	const char *path; /* as given (borrowed) */
+	char *target;     /* the regular file tmp replaces (a symlink resolved) */
+	char *tmp;        /* the temporary file; NULL when writing directly */
+};
+
+/* Opens path for writing (NULL or "-": standard output).  Returns 0, or -1
+ * after saying why on stderr ("carve CMD: cannot write PATH: REASON"). */
+int cli_out_open(struct cli_out *o, const char *path, const char *cmd);
+
+/* Finishes o: flushes, fsyncs and closes the temporary file, checking
+ * each step, and renames it over the target; a direct file is flushed and
+ * closed; standard output is flushed (not closed).  werr: the errno seen
+ * when the writer reported a failed write (0 if none), to name the reason
+ * when stdio no longer knows it.  Returns 0, or -1 after saying why, with
+ * the temporary file removed and the target untouched. */
+int cli_out_commit(struct cli_out *o, int werr);
+
+/* Gives o up after a failure: closes it and removes the temporary file
+ * (never the target).  Standard output is left open. */
+void cli_out_abort(struct cli_out *o);
+
+/* Flushes standard output; false after reporting "carve CMD: cannot write
+ * output: REASON" (once per process) when a write to it failed. */
+bool cli_stdout_ok(const char *cmd);
+/* The same, with werr as for cli_out_commit. */
+bool cli_stdout_ok_err(const char *cmd, int werr);
+
+/* main.c, after the subcommand: flushes and closes standard output;
+ * returns rc, or CARVE_EXIT_FAIL (reported as above) when that fails or an
+ * earlier write to it did. */
+int cli_stdout_close(const char *cmd, int rc);
 
 /* ---- carve simulate: cmd_simulate.c (options, dispatch) and its modes ---- */
 

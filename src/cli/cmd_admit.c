@@ -9,7 +9,9 @@
  * decides nothing (at most 1000), and prints the decisions on stdout.
  * With nodes in the input, admission also places pods (--policy, --seed,
  * --mig: Dynamic MIG, include/carve/place.h).
- * Diagnostics go to stderr; any error means exit 1 and no result.
+ * Diagnostics go to stderr; any error means exit 1 and no result.  "-"
+ * reads standard input (input.c); any number of paths.  A failed write to
+ * standard output is reported and means exit 1.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +23,6 @@
 #include "carve/place.h"
 #include "cli.h"
 
-#define MAX_PATHS 256
 #define MAX_CYCLES 1000
 
 static void usage(FILE *out)
@@ -36,7 +37,8 @@ static void usage(FILE *out)
 		"engine and prints which workloads it admits (with flavors), which it preempts\n"
 		"and why the rest stay pending (docs/admit-json.md).\n"
 		"\n"
-		"  -f, --file PATH    a file or directory to read (repeatable; bare PATHs too)\n"
+		"  -f, --file PATH    a file or directory to read (repeatable; bare PATHs too;\n"
+		"                     - reads standard input as one YAML stream)\n"
 		"  -o, --output FMT   json (default) or table\n"
 		"  -c, --cycles N     run exactly N scheduling cycles (1..%d); default: run\n"
 		"                     until a cycle decides nothing (at most %d cycles)\n"
@@ -95,8 +97,8 @@ static int print_json(const struct carve_admission *ad)
 		return CARVE_ENOMEM;
 	rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
-	if (rc)
-		return CARVE_ENOMEM;
+	if (rc && !ferror(stdout))
+		return CARVE_ENOMEM; /* a failed write is reported by the caller */
 	fputc('\n', stdout);
 	return 0;
 }
@@ -151,7 +153,7 @@ static int admit(const char *const *paths, size_t npaths, bool table, int cycles
 		return CARVE_EXIT_FAIL;
 	}
 	for (i = 0; i < npaths; i++)
-		if (carve_manifests_load_path(m, paths[i]) == CARVE_ENOMEM)
+		if (cli_manifests_load(m, paths[i]) == CARVE_ENOMEM)
 			break;
 	if (!m->diags.nerrors)
 		ad = carve_admission_build_opts(m, opts);
@@ -169,10 +171,8 @@ static int admit(const char *const *paths, size_t npaths, bool table, int cycles
 		fprintf(stderr, "carve admit: out of memory\n");
 		rc = CARVE_EXIT_FAIL;
 	}
-	if (fflush(stdout)) {
-		fprintf(stderr, "carve admit: cannot write the result\n");
+	if (!cli_stdout_ok("admit"))
 		rc = CARVE_EXIT_FAIL;
-	}
 out:
 	carve_admission_destroy(ad);
 	carve_manifests_destroy(m);
@@ -192,22 +192,24 @@ int cmd_admit(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *paths[MAX_PATHS];
+	const char **paths;
 	size_t npaths = 0;
 	bool table = false, fair_sharing = false;
-	int c, cycles = 0;
+	int c, cycles = 0, rc;
 	struct carve_admission_opts aopts;
 
 	memset(&aopts, 0, sizeof(aopts));
+	/* Every argument is at most one path: no fixed limit. */
+	paths = carve_calloc((size_t)argc + 1, sizeof(*paths));
+	if (!paths) {
+		fprintf(stderr, "carve admit: out of memory\n");
+		return CARVE_EXIT_FAIL;
+	}
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (npaths == MAX_PATHS) {
-				fprintf(stderr, "carve admit: too many paths\n");
-				return CARVE_EXIT_USAGE;
-			}
 			paths[npaths++] = optarg;
 			break;
 		case 'o':
@@ -218,14 +220,16 @@ int cmd_admit(int argc, char **argv)
 			} else {
 				fprintf(stderr, "carve admit: unknown output format '%s' "
 					"(expected json or table)\n", optarg);
-				return CARVE_EXIT_USAGE;
+				rc = CARVE_EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'c':
 			if (!parse_cycles(optarg, &cycles)) {
 				fprintf(stderr, "carve admit: --cycles wants a whole number from 1 "
 					"to %d, not '%s'\n", MAX_CYCLES, optarg);
-				return CARVE_EXIT_USAGE;
+				rc = CARVE_EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'F':
@@ -236,7 +240,8 @@ int cmd_admit(int argc, char **argv)
 				fprintf(stderr, "carve admit: unknown policy '%s'; valid policies: ",
 					optarg);
 				list_policies(stderr);
-				return CARVE_EXIT_USAGE;
+				rc = CARVE_EXIT_USAGE;
+				goto out;
 			}
 			aopts.policy = optarg;
 			break;
@@ -244,7 +249,8 @@ int cmd_admit(int argc, char **argv)
 			if (!parse_seed(optarg, &aopts.seed)) {
 				fprintf(stderr, "carve admit: --seed wants a whole number, not '%s'\n",
 					optarg);
-				return CARVE_EXIT_USAGE;
+				rc = CARVE_EXIT_USAGE;
+				goto out;
 			}
 			aopts.has_seed = true;
 			break;
@@ -254,28 +260,30 @@ int cmd_admit(int argc, char **argv)
 			} else {
 				fprintf(stderr, "carve admit: --mig wants static or dynamic, not "
 					"'%s'\n", optarg);
-				return CARVE_EXIT_USAGE;
+				rc = CARVE_EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'h':
 			usage(stdout);
-			return CARVE_EXIT_OK;
+			rc = CARVE_EXIT_OK;
+			goto out;
 		default:
 			usage(stderr);
-			return CARVE_EXIT_USAGE;
+			rc = CARVE_EXIT_USAGE;
+			goto out;
 		}
 	}
-	for (; optind < argc; optind++) {
-		if (npaths == MAX_PATHS) {
-			fprintf(stderr, "carve admit: too many paths\n");
-			return CARVE_EXIT_USAGE;
-		}
+	for (; optind < argc; optind++)
 		paths[npaths++] = argv[optind];
-	}
 	if (!npaths) {
 		fprintf(stderr, "carve admit: no PATH given\n");
 		usage(stderr);
-		return CARVE_EXIT_USAGE;
+		rc = CARVE_EXIT_USAGE;
+		goto out;
 	}
-	return admit(paths, npaths, table, cycles, fair_sharing, &aopts);
+	rc = admit(paths, npaths, table, cycles, fair_sharing, &aopts);
+out:
+	carve_free(paths);
+	return rc;
 }

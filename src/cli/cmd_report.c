@@ -5,15 +5,18 @@
  * "carve"}) into the self-contained HTML report of src/sim/report.c, without
  * running the simulator; `carve simulate --report` calls the same function.
  * RESULT.json may be "-" for standard input; without -o (or with -o -) the
- * page goes to standard output.  A page that could not be written completely
- * is removed.  Exit codes: 0 ok, 1 unreadable or unusable JSON or a write
- * failure, 2 usage.
+ * page goes to standard output.  Errors in the result name the input file
+ * (and the JSON path of a field of the wrong type); a file is replaced
+ * whole or not at all, and a device or FIFO is written directly, never
+ * removed (output.c).  Exit codes: 0 ok, 1 unreadable or unusable JSON or a
+ * write failure, 2 usage.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "carve/report.h"
 #include "cli.h"
@@ -35,27 +38,59 @@ static void usage(FILE *out)
 		"  -h, --help         this help\n");
 }
 
+/* Reads the result JSON at in ("-": standard input); NULL after saying why,
+ * naming the input (with line:col when jansson knows them). */
+static json_t *read_result(const char *in)
+{
+	const char *name = strcmp(in, "-") ? in : "<stdin>";
+	json_error_t jerr;
+	struct stat st;
+	json_t *root;
+	FILE *f = stdin;
+
+	if (strcmp(in, "-")) {
+		if (!stat(in, &st) && S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "carve report: %s: is a directory; expected a result JSON "
+				"file\n", in);
+			return NULL;
+		}
+		f = fopen(in, "r");
+		if (!f) {
+			fprintf(stderr, "carve report: %s: %s\n", in, strerror(errno));
+			return NULL;
+		}
+	}
+	root = json_loadf(f, 0, &jerr);
+	if (f != stdin)
+		fclose(f);
+	if (root)
+		return root;
+	if (jerr.line >= 1)
+		cli_errorf("report", "%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
+	else
+		cli_errorf("report", "%s: %s", name, jerr.text);
+	return NULL;
+}
+
+/* Writes the page of root to path (NULL or "-": standard output) through
+ * output.c: a file is replaced whole or left as it was. */
 static int write_report(const json_t *root, const char *path, const char *title)
 {
 	struct carve_error err = {0};
-	bool to_stdout = !path || !strcmp(path, "-");
-	FILE *out = to_stdout ? stdout : fopen(path, "w");
-	int rc;
+	struct cli_out o;
+	int rc, werr;
 
-	if (!out) {
-		fprintf(stderr, "carve report: %s: %s\n", path, strerror(errno));
+	if (cli_out_open(&o, path, "report"))
+		return CARVE_EXIT_FAIL;
+	rc = carve_report_html(o.f, root, title, &err);
+	werr = errno; /* the failed write's reason, when rc is CARVE_EIO */
+	if (rc && rc != CARVE_EIO) {
+		cli_out_abort(&o);
+		cli_errorf("report", "%s", err.text);
 		return CARVE_EXIT_FAIL;
 	}
-	rc = carve_report_html(out, root, title, &err);
-	if (!to_stdout && fclose(out) && !rc)
-		rc = carve_errorf(&err, CARVE_EIO, "report: write failed");
-	if (!rc)
-		return CARVE_EXIT_OK;
-	fprintf(stderr, "carve report: %s%s%s\n", to_stdout ? "" : path, to_stdout ? "" : ": ",
-		err.text);
-	if (!to_stdout)
-		remove(path);
-	return CARVE_EXIT_FAIL;
+	/* A failed write (CARVE_EIO) is found and reported by the commit. */
+	return cli_out_commit(&o, werr) || rc ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)
@@ -67,7 +102,7 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *outpath = NULL, *title = NULL, *in;
-	json_error_t jerr;
+	struct carve_error err = {0};
 	json_t *root;
 	int c, rc;
 
@@ -95,10 +130,13 @@ int cmd_report(int argc, char **argv)
 		return CARVE_EXIT_USAGE;
 	}
 	in = argv[optind];
-	root = strcmp(in, "-") ? json_load_file(in, 0, &jerr) : json_loadf(stdin, 0, &jerr);
-	if (!root) {
-		fprintf(stderr, "carve report: %s:%d:%d: %s\n", strcmp(in, "-") ? in : "<stdin>",
-			jerr.line, jerr.column, jerr.text);
+	root = read_result(in);
+	if (!root)
+		return CARVE_EXIT_FAIL;
+	/* The shape first: an unusable result creates no output at all. */
+	if (carve_report_check(root, &err)) {
+		cli_errorf("report", "%s: %s", strcmp(in, "-") ? in : "<stdin>", err.text);
+		json_decref(root);
 		return CARVE_EXIT_FAIL;
 	}
 	rc = write_report(root, outpath, title);

@@ -127,8 +127,8 @@ static int print_json(const struct series *ser, size_t npol, const uint64_t *see
 		return CARVE_ENOMEM;
 	rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_decref(root);
-	if (rc)
-		return CARVE_ENOMEM;
+	if (rc && !ferror(stdout))
+		return CARVE_ENOMEM; /* a failed write is reported by the caller */
 	fputc('\n', stdout);
 	return 0;
 }
@@ -176,8 +176,8 @@ static int run_all(struct carve_fill *f, struct series *ser, size_t npol, const 
 			double t1 = simulate_now_s(), t2;
 
 			if (carve_fill_run(f, ser[i].policy, seeds[k], &r, &err)) {
-				fprintf(stderr, "carve simulate: %s seed %llu: %s\n", ser[i].policy,
-					(unsigned long long)seeds[k], err.text);
+				cli_errorf("simulate", "%s seed %llu: %s", ser[i].policy,
+					   (unsigned long long)seeds[k], err.text);
 				carve_fill_result_cleanup(&r);
 				return CARVE_EXIT_FAIL;
 			}
@@ -238,7 +238,7 @@ int simulate_fill(const char *nodes, const char *trace, const char **pols, size_
 	if (c)
 		f = carve_fill_create(c, t->tasks, t->n, NULL, &err);
 	if (!c || !f) {
-		fprintf(stderr, "carve simulate: %s\n", err.text);
+		cli_errorf("simulate", "%s", err.text);
 		goto out;
 	}
 	ser = carve_calloc(npol, sizeof(*ser));
@@ -259,11 +259,7 @@ int simulate_fill(const char *nodes, const char *trace, const char **pols, size_
 		print_table(ser, npol, nseeds, tmp);
 	else if (print_json(ser, npol, seeds, nseeds, tmp))
 		goto out_nomem;
-	rc = CARVE_EXIT_OK;
-	if (fflush(stdout)) {
-		fprintf(stderr, "carve simulate: cannot write the result\n");
-		rc = CARVE_EXIT_FAIL;
-	}
+	rc = cli_stdout_ok("simulate") ? CARVE_EXIT_OK : CARVE_EXIT_FAIL;
 	goto out;
 out_nomem:
 	fprintf(stderr, "carve simulate: out of memory\n");

@@ -97,7 +97,7 @@ static json_t *replay_one(struct carve_manifests *m, const struct carve_jobs *js
 	if (!s) {
 		carve_diags_sort(&m->diags);
 		carve_diags_print(&m->diags, stderr);
-		fprintf(stderr, "carve simulate: %s; nothing simulated\n", err.text);
+		cli_errorf("simulate", "%s; nothing simulated", err.text);
 		return NULL;
 	}
 	if (carve_sim_skipped(s))
@@ -113,7 +113,7 @@ static json_t *replay_one(struct carve_manifests *m, const struct carve_jobs *js
 		}
 	} while (rc > 0 && !interrupted);
 	if (rc < 0) {
-		fprintf(stderr, "carve simulate: %s: %s\n", who, err.text);
+		cli_errorf("simulate", "%s: %s", who, err.text);
 		carve_sim_destroy(s);
 		return NULL;
 	}
@@ -156,7 +156,7 @@ static void row_path(json_t *const *runs, size_t n, const char *label,
 {
 	size_t i;
 
-	printf("%-36s", label);
+	printf("%-36s", label); /* carve's own words: names from the input are headings */
 	for (i = 0; i < n; i++)
 		cell(jnum(runs[i], path));
 	printf("\n");
@@ -165,9 +165,13 @@ static void row_path(json_t *const *runs, size_t n, const char *label,
 #define row(runs, n, label, ...) \
 	row_path((runs), (n), (label), (const char *const[]){__VA_ARGS__, NULL})
 
-static void heading(const char *h)
+/* A heading naming a queue or class from the input: the name escaped
+ * (carve_fputs_esc), so it cannot add a row or steer the terminal. */
+static void heading(const char *what, const char *name)
 {
-	printf("\n%s\n", h);
+	printf("\n%s ", what);
+	carve_fputs_esc(name, stdout);
+	putchar('\n');
 }
 
 static void print_replay_table(json_t *const *runs, const char *const *names, size_t n)
@@ -177,7 +181,6 @@ static void print_replay_table(json_t *const *runs, const char *const *names, si
 	const char *q;
 	json_t *v;
 	size_t i;
-	char label[128];
 
 	printf("%-36s", "metric");
 	for (i = 0; i < n; i++)
@@ -195,8 +198,7 @@ static void print_replay_table(json_t *const *runs, const char *const *names, si
 	row(runs, n, "gpu_hours_per_job", "gpu_hours_per_job");
 	json_object_foreach(quota, q, v) {
 		(void)v;
-		snprintf(label, sizeof(label), "queue %.28s", q);
-		heading(label);
+		heading("queue", q);
 		row(runs, n, "  first_time_success_pct", "queues", q, "first_time_success_pct");
 		row(runs, n, "  gpu_hours_per_job", "queues", q, "gpu_hours_per_job");
 		row(runs, n, "  wait_first_gpu_s p50", "wait_first_gpu_s", q, "p50");
@@ -207,8 +209,7 @@ static void print_replay_table(json_t *const *runs, const char *const *names, si
 		row(runs, n, "  quota borrowed_avg", "quota", q, "borrowed_avg");
 	}
 	json_object_foreach(classes, q, v) {
-		snprintf(label, sizeof(label), "class %.28s", q);
-		heading(label);
+		heading("class", q);
 		row(runs, n, "  jobs completed", "classes", q, "jobs_completed");
 		if (!json_is_null(json_object_get(v, "first_time_success_pct")))
 			row(runs, n, "  first_time_success_pct", "classes", q,
@@ -241,29 +242,26 @@ static int load_inputs(struct carve_manifests *m, char *const *paths, size_t n,
 	return 0;
 }
 
-/* Writes the HTML report of result to path (removed again on failure).
+/* Writes the HTML report of result to path through output.c (a file is
+ * replaced whole or left as it was; a device or FIFO is written directly).
  * Returns 0, or -1 after saying why on stderr. */
 static int write_report(const char *path, const json_t *result)
 {
 	struct carve_error err;
-	FILE *f = fopen(path, "w");
-	int rc;
+	struct cli_out o;
+	int rc, werr;
 
-	if (!f) {
-		fprintf(stderr, "carve simulate: %s: %s\n", path, strerror(errno));
+	if (cli_out_open(&o, path, "simulate"))
+		return -1;
+	rc = carve_report_html(o.f, result, "carve simulate", &err);
+	werr = errno; /* the failed write's reason, when rc is CARVE_EIO */
+	if (rc && rc != CARVE_EIO) {
+		cli_out_abort(&o);
+		cli_errorf("simulate", "%s: %s", path, err.text);
 		return -1;
 	}
-	rc = carve_report_html(f, result, "carve simulate", &err);
-	if (fclose(f) && !rc) {
-		snprintf(err.text, sizeof(err.text), "%s", strerror(errno));
-		rc = CARVE_EIO;
-	}
-	if (rc) {
-		fprintf(stderr, "carve simulate: %s: %s\n", path, err.text);
-		remove(path);
-		return -1;
-	}
-	return 0;
+	/* A failed write (CARVE_EIO) is found and reported by the commit. */
+	return cli_out_commit(&o, werr) || rc ? -1 : 0;
 }
 
 int simulate_replay(char *const *paths, size_t npaths, const char *trace,
@@ -304,7 +302,7 @@ int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 	}
 	carve_diags_sort(&m->diags);
 	carve_diags_print(&m->diags, stderr); /* warnings */
-	m->diags.n = 0;
+	carve_diags_clear(&m->diags);         /* printed: later prints show new ones only */
 	if (m->nworkloads + m->npodgroups && !ro->sim.workloads)
 		fprintf(stderr, "carve simulate: left out %zu Workload/PodGroup object%s of the "
 			"manifests: the trace is the workload (--workloads adds them)\n", m->nworkloads + m->npodgroups,
@@ -340,21 +338,20 @@ int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 	} else {
 		root = json_incref(runs[0]);
 	}
+	rc = interrupted ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
 	if (ro->table) {
 		print_replay_table(runs, names, n);
+	} else if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			      JSON_REAL_PRECISION(10)) && !ferror(stdout)) {
+		fprintf(stderr, "carve simulate: out of memory\n");
+		rc = CARVE_EXIT_FAIL;
 	} else {
-		if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				   JSON_REAL_PRECISION(10)))
-			goto out_sig;
 		fputc('\n', stdout);
 	}
-	rc = interrupted ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
+	if (!cli_stdout_ok("simulate"))
+		rc = CARVE_EXIT_FAIL;
 	if (ro->report && write_report(ro->report, root))
 		rc = CARVE_EXIT_FAIL;
-	if (fflush(stdout)) {
-		fprintf(stderr, "carve simulate: cannot write the result\n");
-		rc = CARVE_EXIT_FAIL;
-	}
 out_sig:
 	sigaction(SIGINT, &old, NULL);
 	goto out;

@@ -2,8 +2,9 @@
  * cmd_trace.c - `carve trace generate` writes a synthetic trace in carve's
  * trace format (src/sim/tracegen.c, docs/seed-trace.md); `carve trace
  * check` loads traces (docs/trace-format.md) and reports every problem
- * gcc-style, then one summary line.  Exit codes: 0 ok, 1 failure (bad
- * input, a write that failed), 2 usage.
+ * gcc-style, then one summary line.  -o FILE is replaced whole or left as
+ * it was (output.c).  Exit codes: 0 ok, 1 failure (bad input, a write that
+ * failed), 2 usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -78,8 +79,8 @@ static int generate(int argc, char **argv)
 	struct carve_error err = {0, ""};
 	struct carve_jobs *js;
 	uint64_t seed = 42, days = 7;
-	FILE *out = stdout;
-	int c, rc;
+	struct cli_out out;
+	int c, rc, werr;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -134,28 +135,26 @@ static int generate(int argc, char **argv)
 	}
 	rc = carve_tracegen(js, scenario, (int)days, seed, &err);
 	if (rc < 0) {
-		fprintf(stderr, "carve trace generate: %s\n", err.text);
+		cli_errorf("trace generate", "%s", err.text);
 		carve_jobs_destroy(js);
 		return rc == CARVE_ENOTFOUND || rc == CARVE_EINVAL ? CARVE_EXIT_USAGE
 								    : CARVE_EXIT_FAIL;
 	}
-	if (outpath && !(out = fopen(outpath, "w"))) {
-		fprintf(stderr, "carve trace generate: cannot write %s: %s\n", outpath,
-			strerror(errno));
+	if (cli_out_open(&out, outpath, "trace generate")) {
 		carve_jobs_destroy(js);
 		return CARVE_EXIT_FAIL;
 	}
-	rc = !strcmp(format, "csv") ? carve_jobs_write_csv(js, out, &err)
-				    : carve_jobs_write_yaml(js, out, &err);
-	if (outpath && fclose(out) && !rc)
-		rc = carve_errorf(&err, CARVE_EIO, "write failed");
+	rc = !strcmp(format, "csv") ? carve_jobs_write_csv(js, out.f, &err)
+				    : carve_jobs_write_yaml(js, out.f, &err);
+	werr = errno; /* the failed write's reason, when rc is CARVE_EIO */
 	carve_jobs_destroy(js);
-	if (rc) {
-		fprintf(stderr, "carve trace generate: %s%s%s\n", outpath ? outpath : "",
-			outpath ? ": " : "", err.text);
+	if (rc && rc != CARVE_EIO) {
+		cli_out_abort(&out);
+		cli_errorf("trace generate", "%s", err.text);
 		return CARVE_EXIT_FAIL;
 	}
-	return CARVE_EXIT_OK;
+	/* A failed write (CARVE_EIO) is found and reported by the commit. */
+	return cli_out_commit(&out, werr) || rc ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
 }
 
 static int check(int argc, char **argv)

@@ -1,6 +1,8 @@
 /*
  * main.c - `carve`: finds the subcommand in one table and runs it.
- * Subcommands live in cmd_<name>.c and parse their own options.
+ * Subcommands live in cmd_<name>.c and parse their own options.  Standard
+ * output is closed here after every subcommand, and a failed write to it
+ * means exit 1 with a message (output.c), whatever the subcommand returned.
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,15 +46,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return CARVE_EXIT_OK;
+		return cli_stdout_close("help", CARVE_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		printf("carve %s\n", CARVE_VERSION);
-		return CARVE_EXIT_OK;
+		return cli_stdout_close("version", CARVE_EXIT_OK);
 	}
 	for (i = 0; commands[i].name; i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return cli_stdout_close(commands[i].name,
+						commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "carve: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return CARVE_EXIT_USAGE;

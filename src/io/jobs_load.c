@@ -215,9 +215,11 @@ bool carve_jobs_dir_has_trace(const char *dir)
 	bool found;
 
 	carve_diags_init(&d);
-	found = !carve__walk_dir(&d, dir, carve_jobs_is_trace_name, &names, &n) && n > 0;
-	if (found)
+	found = false;
+	if (!carve__walk_dir(&d, dir, carve_jobs_is_trace_name, &names, &n)) {
+		found = n > 0;
 		carve__walk_free(names, n);
+	}
 	carve_diags_cleanup(&d);
 	return found;
 }

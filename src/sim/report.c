@@ -6,8 +6,9 @@
  * Invariants: nothing on the page refers to anything outside it (no URL, no
  * script, no font or image to load), and every string that comes from the
  * JSON goes through esc() before it is written.  The JSON is only read,
- * never trusted: a missing or null field, a wrong type or an array shorter
- * than the time axis draws less, never fails.  Names keep the JSON's order
+ * never trusted: its shape is checked first (carve_report_check: a field of
+ * the wrong type is refused with its JSON path); a missing or null field or
+ * an array shorter than the time axis draws less, never fails.  Names keep the JSON's order
  * (jansson keeps insertion order); in a comparison a queue or pool present
  * only in the second run comes after those of the first, and both runs'
  * charts share their y and x scales.
@@ -1035,6 +1036,205 @@ static int run_charts(FILE *f, const json_t *run, const char *heading, const str
 	return 0;
 }
 
+/* ---- the result's shape ---------------------------------------------------- */
+
+/*
+ * What the report reads, as a schema: every field it looks at and the type
+ * it wants.  Any field may be missing or null; anything else of the wrong
+ * type is an error naming its JSON path, so a result of the wrong shape is
+ * refused rather than drawn as an empty page.  Keys not listed are ignored.
+ */
+enum shape {
+	SH_NUM,    /* a number */
+	SH_NAME,   /* a string or a number (mode, policy, seed) */
+	SH_NUMS,   /* an array of numbers (nulls break a line) */
+	SH_PAIRS,  /* an array of [seconds, fraction] pairs */
+	SH_OBJ,    /* an object with the fields in sub (NULL key ends them) */
+	SH_MAP,    /* an object whose every value has the shape sub[0] */
+};
+
+struct field {
+	const char *key;
+	enum shape shape;
+	const struct field *sub;
+};
+
+static const struct field f_wait3[] = {
+	{"p50", SH_NUM, NULL}, {"p95", SH_NUM, NULL}, {"p99", SH_NUM, NULL}, {NULL, 0, NULL},
+};
+static const struct field f_quota[] = {
+	{"nominal", SH_NUM, NULL}, {"used_avg", SH_NUM, NULL}, {"borrowed_avg", SH_NUM, NULL},
+	{NULL, 0, NULL},
+};
+static const struct field f_queue[] = {
+	{"nominal", SH_NUM, NULL}, {"jobs_completed", SH_NUM, NULL}, {NULL, 0, NULL},
+};
+static const struct field f_class[] = {
+	{"jobs_completed", SH_NUM, NULL}, {"first_time_success_pct", SH_NUM, NULL},
+	{"gpu_hours_per_job", SH_NUM, NULL}, {"wait_first_gpu_s", SH_OBJ, f_wait3},
+	{NULL, 0, NULL},
+};
+static const struct field f_pool[] = {
+	{"allocation_pct", SH_NUMS, NULL}, {"utilisation_pct", SH_NUMS, NULL}, {NULL, 0, NULL},
+};
+static const struct field v_wait = {NULL, SH_OBJ, f_wait3};
+static const struct field v_quota = {NULL, SH_OBJ, f_quota};
+static const struct field v_queue = {NULL, SH_OBJ, f_queue};
+static const struct field v_class = {NULL, SH_OBJ, f_class};
+static const struct field v_pool = {NULL, SH_OBJ, f_pool};
+static const struct field v_nums = {NULL, SH_NUMS, NULL};
+static const struct field v_pairs = {NULL, SH_PAIRS, NULL};
+static const struct field f_series[] = {
+	{"t_s", SH_NUMS, NULL}, {"pools", SH_MAP, &v_pool}, {"quota_used", SH_MAP, &v_nums},
+	{NULL, 0, NULL},
+};
+static const struct field f_run[] = {
+	{"mode", SH_NAME, NULL}, {"policy", SH_NAME, NULL}, {"seed", SH_NAME, NULL},
+	{"horizon_s", SH_NUM, NULL}, {"gpu_allocation_pct", SH_NUM, NULL},
+	{"effective_utilisation_pct", SH_NUM, NULL}, {"first_time_success_pct", SH_NUM, NULL},
+	{"fragmentation_pct", SH_NUM, NULL}, {"preemptions", SH_NUM, NULL},
+	{"gpu_hours_per_job", SH_NUM, NULL}, {"wait_first_gpu_s", SH_MAP, &v_wait},
+	{"quota", SH_MAP, &v_quota}, {"queues", SH_MAP, &v_queue}, {"classes", SH_MAP, &v_class},
+	{"series", SH_OBJ, f_series}, {"wait_cdf", SH_MAP, &v_pairs}, {NULL, 0, NULL},
+};
+
+/* The JSON path of the value being checked: "carve.queues.research.nominal". */
+struct jpath {
+	char s[160];
+	size_t n;
+};
+
+static size_t jpath_key(struct jpath *p, const char *key)
+{
+	size_t n = p->n, i;
+	bool plain = *key != '\0';
+
+	for (i = 0; key[i] && plain; i++)
+		plain = (key[i] >= 'a' && key[i] <= 'z') || (key[i] >= 'A' && key[i] <= 'Z') ||
+			(key[i] >= '0' && key[i] <= '9') || key[i] == '_' || key[i] == '-';
+	if (n < sizeof(p->s) && plain)
+		p->n += (size_t)snprintf(p->s + n, sizeof(p->s) - n, "%s%s", n ? "." : "", key);
+	else if (n < sizeof(p->s))
+		p->n += (size_t)snprintf(p->s + n, sizeof(p->s) - n, "[\"%s\"]", key);
+	if (p->n >= sizeof(p->s))
+		p->n = sizeof(p->s) - 1;
+	return n;
+}
+
+static size_t jpath_index(struct jpath *p, size_t i)
+{
+	size_t n = p->n;
+
+	if (n < sizeof(p->s))
+		p->n += (size_t)snprintf(p->s + n, sizeof(p->s) - n, "[%zu]", i);
+	if (p->n >= sizeof(p->s))
+		p->n = sizeof(p->s) - 1;
+	return n;
+}
+
+static void jpath_back(struct jpath *p, size_t n)
+{
+	p->n = n;
+	p->s[n] = '\0';
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "object";
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "boolean";
+	default: return "null";
+	}
+}
+
+static int wrong(struct carve_error *err, const struct jpath *p, const char *want,
+		 const json_t *v)
+{
+	return carve_errorf(err, CARVE_EINVAL, "%s: expected %s, got %s", p->n ? p->s : "(root)",
+			    want, type_name(v));
+}
+
+static int check_shape(const json_t *v, const struct field *f, struct jpath *p,
+		       struct carve_error *err);
+
+/* Each element of the array a: a number, or a [number, number] pair. */
+static int check_elems(const json_t *a, bool pairs, struct jpath *p, struct carve_error *err)
+{
+	const json_t *e;
+	size_t i, n;
+	int rc = 0;
+
+	json_array_foreach((json_t *)a, i, e) {
+		if (json_is_null(e))
+			continue;
+		n = jpath_index(p, i);
+		if (!pairs && !json_is_number(e))
+			rc = wrong(err, p, "a number", e);
+		else if (pairs && (!json_is_array(e) || json_array_size(e) != 2))
+			rc = wrong(err, p, "a [seconds, fraction] pair", e);
+		else if (pairs && !json_is_number(json_array_get(e, 0)))
+			rc = (jpath_index(p, 0), wrong(err, p, "a number", json_array_get(e, 0)));
+		else if (pairs && !json_is_number(json_array_get(e, 1)))
+			rc = (jpath_index(p, 1), wrong(err, p, "a number", json_array_get(e, 1)));
+		jpath_back(p, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int check_shape(const json_t *v, const struct field *f, struct jpath *p,
+		       struct carve_error *err)
+{
+	const struct field *sf;
+	const json_t *x;
+	const char *key;
+	size_t n;
+	int rc = 0;
+
+	if (!v || json_is_null(v))
+		return 0;
+	switch (f->shape) {
+	case SH_NUM:
+		return json_is_number(v) ? 0 : wrong(err, p, "a number", v);
+	case SH_NAME:
+		return json_is_number(v) || json_is_string(v) ? 0
+			: wrong(err, p, "a string or a number", v);
+	case SH_NUMS:
+	case SH_PAIRS:
+		if (!json_is_array(v))
+			return wrong(err, p, f->shape == SH_NUMS ? "an array of numbers"
+				     : "an array of [seconds, fraction] pairs", v);
+		return check_elems(v, f->shape == SH_PAIRS, p, err);
+	case SH_OBJ:
+		if (!json_is_object(v))
+			return wrong(err, p, "an object", v);
+		for (sf = f->sub; sf->key && !rc; sf++) {
+			n = jpath_key(p, sf->key);
+			rc = check_shape(json_object_get(v, sf->key), sf, p, err);
+			jpath_back(p, n);
+		}
+		return rc;
+	case SH_MAP:
+		if (!json_is_object(v))
+			return wrong(err, p, "an object", v);
+		json_object_foreach((json_t *)v, key, x) {
+			n = jpath_key(p, key);
+			rc = check_shape(x, f->sub, p, err);
+			jpath_back(p, n);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	return 0;
+}
+
 static const char *const run_keys[] = {
 	"mode", "policy", "seed", "horizon_s", "gpu_allocation_pct", "effective_utilisation_pct",
 	"first_time_success_pct", "fragmentation_pct", "preemptions", "gpu_hours_per_job",
@@ -1054,6 +1254,62 @@ static bool is_run(const json_t *v)
 	return false;
 }
 
+/* The runs of result: 1 or 2 (a comparison, either side may be NULL), or 0
+ * when it is of neither shape (err says why). */
+static size_t runs_of(const json_t *result, const json_t *runs[2], struct carve_error *err)
+{
+	size_t i;
+
+	if (!json_is_object(result)) {
+		carve_errorf(err, CARVE_EINVAL, "the result is not a JSON object");
+		return 0;
+	}
+	if (json_object_get(result, "baseline") || json_object_get(result, "carve")) {
+		runs[0] = json_object_get(result, "baseline");
+		runs[1] = json_object_get(result, "carve");
+		for (i = 0; i < 2; i++)
+			if (!is_run(runs[i]) && !json_is_null(runs[i]) && runs[i]) {
+				carve_errorf(err, CARVE_EINVAL, "\"%s\" is not a run object "
+					     "(got %s)", i ? "carve" : "baseline", type_name(runs[i]));
+				return 0;
+			}
+		if (!is_run(runs[0]) && !is_run(runs[1])) {
+			carve_errorf(err, CARVE_EINVAL, "a comparison needs a \"baseline\" or a "
+				     "\"carve\" run object");
+			return 0;
+		}
+		return 2;
+	}
+	if (is_run(result)) {
+		runs[0] = result;
+		runs[1] = NULL;
+		return 1;
+	}
+	carve_errorf(err, CARVE_EINVAL, "the result is neither a run (mode, policy, series, ...) "
+		     "nor {\"baseline\", \"carve\"}");
+	return 0;
+}
+
+int carve_report_check(const json_t *result, struct carve_error *err)
+{
+	static const struct field run = {NULL, SH_OBJ, f_run};
+	const json_t *runs[2];
+	struct jpath p = {"", 0};
+	size_t nruns = runs_of(result, runs, err), i, n;
+	int rc;
+
+	if (!nruns)
+		return CARVE_EINVAL;
+	for (i = 0; i < nruns; i++) {
+		n = nruns == 2 ? jpath_key(&p, i ? "carve" : "baseline") : 0;
+		rc = check_shape(runs[i], &run, &p, err);
+		jpath_back(&p, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int carve_report_html(FILE *out, const json_t *result, const char *title,
 		      struct carve_error *err)
 {
@@ -1062,27 +1318,10 @@ int carve_report_html(FILE *out, const json_t *result, const char *title,
 	size_t nruns, i;
 	int rc;
 
-	if (!json_is_object(result))
-		return carve_errorf(err, CARVE_EINVAL, "report: the result is not a JSON object");
-	if (json_object_get(result, "baseline") || json_object_get(result, "carve")) {
-		runs[0] = json_object_get(result, "baseline");
-		runs[1] = json_object_get(result, "carve");
-		for (i = 0; i < 2; i++)
-			if (!is_run(runs[i]) && !json_is_null(runs[i]) && runs[i])
-				return carve_errorf(err, CARVE_EINVAL, "report: \"%s\" is not a "
-						    "run object", i ? "carve" : "baseline");
-		if (!is_run(runs[0]) && !is_run(runs[1]))
-			return carve_errorf(err, CARVE_EINVAL, "report: a comparison needs a "
-					    "\"baseline\" or a \"carve\" run object");
-		nruns = 2;
-	} else if (is_run(result)) {
-		runs[0] = result;
-		runs[1] = NULL;
-		nruns = 1;
-	} else {
-		return carve_errorf(err, CARVE_EINVAL, "report: the result is neither a run "
-				    "(mode, policy, series, ...) nor {\"baseline\", \"carve\"}");
-	}
+	rc = carve_report_check(result, err);
+	if (rc)
+		return rc;
+	nruns = runs_of(result, runs, err);
 	for (i = 0; i < nruns; i++)
 		widen(&sc, runs[i]);
 	if (!title)

@@ -603,5 +603,48 @@ check "preemptor claim: small admitted, borrower preempted, big pending" $?
 [ $? -eq 2 ]
 check "--mig: a bad mode is a usage error" $?
 
+# ---- output that cannot lie ------------------------------------------------------
+
+# A workload whose name carries a newline and an ANSI escape: nothing from
+# the input reaches the terminal raw, and no forged row appears, whether
+# the name is refused (the diagnostic escapes it) or admitted (the table
+# does).
+sed 's/^  name: huge$/  name: "w\\nINJECTED admitted\\e[31m"/' "$tmp/ok.yaml" >"$tmp/inject.yaml"
+"$carve" admit -o table "$tmp/inject.yaml" >"$tmp/out" 2>"$tmp/err"
+! grep -q $'\e' "$tmp/out" "$tmp/err" && ! grep -q '^INJECTED' "$tmp/out" "$tmp/err"
+check "injected name: no raw escape, no forged row" $?
+grep -qF 'w\nINJECTED admitted\x1B[31m' "$tmp/out" "$tmp/err"
+check "injected name: printed escaped" $?
+
+# Standard input as one YAML stream, named <stdin> in diagnostics.
+"$carve" admit -o table - <"$tmp/ok.yaml" >"$tmp/out" 2>"$tmp/err"
+check "admit - (standard input): exit 0" $?
+[ "$(decision ns/high "$(cat "$tmp/out")")" = admitted ]
+check "admit -: the same decisions" $?
+"$carve" admit - <"$tmp/bad.yaml" >/dev/null 2>"$tmp/err"
+grep -qE "^<stdin>:[0-9]+:14: error: Workload ns/high: LocalQueue 'nope'" "$tmp/err"
+check "admit -: diagnostics name <stdin>" $?
+
+# More than 256 paths: no limit.
+mkdir "$tmp/many"
+for i in $(seq 300); do
+	printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f%d}\n' \
+		"$i" >"$tmp/many/f$i.yaml"
+done
+"$carve" admit "$tmp/ok.yaml" "$tmp"/many/*.yaml >/dev/null 2>"$tmp/err"
+ok=$?   # before the message runs commands of its own
+check "301 paths: exit 0 (got: $(head -1 "$tmp/err"))" $ok
+
+# A failed write to standard output is an error with a message.
+if [ -w /dev/full ]; then
+	for fmt in json table; do
+		"$carve" admit -o $fmt "$tmp/ok.yaml" >/dev/full 2>"$tmp/err"
+		rc=$?
+		[ $rc -eq 1 ] && grep -q '^carve admit: cannot write output: No space left on device$' \
+			"$tmp/err"
+		check "admit -o $fmt >/dev/full: exit 1 with a message (rc $rc)" $?
+	done
+fi
+
 echo "admit.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

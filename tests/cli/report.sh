@@ -109,6 +109,86 @@ if [ -w /dev/full ]; then
 	check "write failure (/dev/full) exits 1" $(($? == 1 ? 0 : 1))
 fi
 
+# ---- output that cannot lie or destroy ----------------------------------------
+
+# A failed write never removes what carve did not create: an existing page
+# stays as it was (mode too), a symlink stays a link to the file it names,
+# a device node or FIFO is written directly and left in place.
+printf 'old page\n' >"$tmp/keep.html"
+chmod 640 "$tmp/keep.html"
+"$carve" report "$tmp/array.json" -o "$tmp/keep.html" 2>/dev/null
+check "refused result exits 1" $(($? == 1 ? 0 : 1))
+[ "$(cat "$tmp/keep.html")" = "old page" ]
+check "refused result: the existing page is left as it was" $?
+"$carve" report "$fixture" -o "$tmp/keep.html" 2>"$tmp/err"
+check "report over an existing page exits 0" $?
+[ "$(stat -c %a "$tmp/keep.html")" = 640 ] && grep -q '</html>' "$tmp/keep.html"
+check "replaced page keeps its mode (640)" $?
+[ -z "$(find "$tmp" -maxdepth 1 -name '.carve-*')" ]
+check "no temporary file left beside the page" $?
+long=$(printf 'p%.0s' $(seq 245)).html
+"$carve" report "$fixture" -o "$tmp/$long" 2>"$tmp/err"
+ok=$?   # before the message runs commands of its own
+check "a file name of 250 bytes: written (got: $(cat "$tmp/err"))" $ok
+ln -s keep.html "$tmp/link.html"
+"$carve" report "$tmp/array.json" -o "$tmp/link.html" 2>/dev/null
+[ -L "$tmp/link.html" ] && [ -f "$tmp/keep.html" ]
+check "refused result: a symlink target is not removed" $?
+"$carve" report "$fixture" -o "$tmp/link.html" --title 'through the link' 2>/dev/null
+[ -L "$tmp/link.html" ] && grep -q 'through the link' "$tmp/keep.html"
+check "a symlink stays a link; the file it names gets the page" $?
+if mknod "$tmp/full" c 1 7 2>/dev/null; then
+	"$carve" report "$fixture" -o "$tmp/full" 2>"$tmp/err"
+	check "write to a full device exits 1" $(($? == 1 ? 0 : 1))
+	[ -c "$tmp/full" ]
+	check "the device node is not removed" $?
+	grep -q "^carve report: cannot write $tmp/full: No space left on device$" "$tmp/err"
+	ok=$?
+	check "device write failure says why (got: $(cat "$tmp/err"))" $ok
+else
+	echo "SKIP: mknod not permitted: the device-node checks"
+fi
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+"$carve" report "$fixture" -o "$tmp/fifo" 2>/dev/null
+check "report into a FIFO exits 0" $?
+wait "$reader"
+[ -p "$tmp/fifo" ] && grep -q '</html>' "$tmp/fifo.out"
+check "a FIFO is written directly and stays a FIFO" $?
+if [ -w /dev/full ]; then
+	grep -q '^carve report: cannot write output: No space left on device$' "$tmp/err" ||
+		"$carve" report "$fixture" >/dev/full 2>"$tmp/err"
+	grep -q '^carve report: cannot write output: No space left on device$' "$tmp/err"
+	ok=$?
+	check "standard output full: says so (got: $(cat "$tmp/err"))" $ok
+fi
+
+# Errors name the input: no jansson -1 positions, a directory said to be
+# one, a field of the wrong type by its JSON path.
+"$carve" report "$tmp/nonexistent.json" 2>"$tmp/err"
+grep -q "^carve report: $tmp/nonexistent.json: No such file or directory$" "$tmp/err"
+ok=$?
+check "missing input: no position (got: $(cat "$tmp/err"))" $ok
+"$carve" report "$tmp" 2>"$tmp/err"
+check "a directory as input exits 1" $(($? == 1 ? 0 : 1))
+grep -q "^carve report: $tmp: is a directory" "$tmp/err"
+ok=$?
+check "a directory as input is said to be one (got: $(cat "$tmp/err"))" $ok
+printf '{"carve": {"queues": {"a": {"nominal": 1}, "b": {"nominal": "16"}}}}\n' >"$tmp/r.json"
+"$carve" report "$tmp/r.json" -o "$tmp/r.html" 2>"$tmp/err"
+check "a field of the wrong type exits 1" $(($? == 1 ? 0 : 1))
+grep -q "^carve report: $tmp/r.json: carve.queues.b.nominal: expected a number, got string$" \
+	"$tmp/err" && [ ! -e "$tmp/r.html" ]
+ok=$?
+check "wrong type: input file and JSON path, no page (got: $(cat "$tmp/err"))" $ok
+printf '{"mode": "replay", "series": {"t_s": [0, 60], "quota_used": {"q\\u001b[31m": [1, "x"]}}}' |
+	"$carve" report - >/dev/null 2>"$tmp/err"
+grep -q '^carve report: <stdin>: series.quota_used\["q\\x1B\[31m"\]\[1\]: expected a number, got string$' \
+	"$tmp/err"
+ok=$?
+check "wrong type from standard input, key escaped (got: $(cat "$tmp/err"))" $ok
+
 # ---- headless chromium -------------------------------------------------------
 
 # browser NAME ARGS...: chromium headless, stderr in $tmp/NAME.err.

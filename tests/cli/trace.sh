@@ -122,5 +122,33 @@ check "the FIFO is named in a warning" $?
 timeout 20 "$carve" simulate "$tmp/fifo" >/dev/null 2>"$tmp/err"
 check "simulate DIR with a FIFO ends (no trace: exit 2)" $(($? != 2))
 
+# ---- output that cannot destroy -------------------------------------------------
+
+# -o replaces a file whole (mode kept, no temporary file left), writes a
+# device directly and never removes it; a failed write to standard output
+# is reported.
+printf 'old\n' >"$tmp/keep.csv"
+chmod 600 "$tmp/keep.csv"
+exit_is "generate over an existing file" 0 "$carve" trace generate --days 1 -o "$tmp/keep.csv"
+[ "$(stat -c %a "$tmp/keep.csv")" = 600 ] && head -1 "$tmp/keep.csv" | grep -q '^name,arrival,'
+check "replaced file keeps its mode (600)" $?
+[ -z "$(find "$tmp" -maxdepth 1 -name '.carve-*')" ]
+check "no temporary file left" $?
+if mknod "$tmp/full" c 1 7 2>/dev/null; then
+	exit_is "generate to a full device" 1 "$carve" trace generate --days 1 -o "$tmp/full"
+	[ -c "$tmp/full" ] &&
+		grep -q "^carve trace generate: cannot write $tmp/full: No space left on device$" "$tmp/err"
+	check "the device node is left in place, the failure said" $?
+else
+	echo "SKIP: mknod not permitted: the device-node check"
+fi
+if [ -w /dev/full ]; then
+	"$carve" trace generate --days 1 >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] &&
+		grep -q '^carve trace generate: cannot write output: No space left on device$' "$tmp/err"
+	check "generate >/dev/full: exit 1 with a message (rc $rc)" $?
+fi
+
 echo "trace.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -75,5 +75,64 @@ timeout 60 "$carve" validate "$big.yaml" >/dev/null 2>&1
 check "200,000-key ConfigMap validates within 60 s" $?
 rm -f "$big" "$big.yaml"
 
+# ---- output that cannot lie ------------------------------------------------------
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# Raw control bytes and invalid UTF-8 from a CSV, a newline and an ESC from
+# a YAML key: echoed escaped, never raw.
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,1000,1024,x\033[31m\377,V100M16\n' >"$tmp/nodes.csv"
+out=$("$carve" validate "$tmp/nodes.csv" 2>/dev/null)
+[ "$out" = "$tmp/nodes.csv:2:14: error: node CSV: gpu: expected a non-negative integer, got 'x\x1B[31m\xFF'" ]
+check "CSV control bytes and invalid UTF-8 escaped (got: $out)" $?
+printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a}\nspec: {"bad\\e[31m\\nINJ": 1}\n' >"$tmp/key.yaml"
+out=$("$carve" validate "$tmp/key.yaml" 2>/dev/null)
+[ "$out" = "$tmp/key.yaml:4:8: error: ResourceFlavor a: spec: unknown field 'bad\x1B[31m\nINJ'" ]
+check "YAML newline and ESC escaped (got: $out)" $?
+
+# --explain: names from the input escaped whether they are accepted (the
+# explanation) or refused (a diagnostic).
+sed 's/^  name: training$/  name: "train\\nINJECTED pool\\e[31m"/' examples/seed-scenario/nodes.yaml \
+	>"$tmp/nodes.yaml"
+"$carve" validate --explain "$tmp/nodes.yaml" examples/seed-scenario/queues.yaml \
+	examples/seed-scenario/mig-parted.yaml >"$tmp/out" 2>&1
+! grep -q $'\e' "$tmp/out" && ! grep -q '^INJECTED' "$tmp/out" &&
+	grep -qF 'train\nINJECTED pool\x1B[31m' "$tmp/out"
+check "--explain: an injected pool name is printed escaped" $?
+
+# Standard input as one YAML stream, named <stdin>.
+for f in examples/seed-scenario/*.yaml; do echo ---; cat "$f"; done >"$tmp/all.yaml"
+"$carve" validate - <"$tmp/all.yaml" >"$tmp/out" 2>"$tmp/err"
+check "validate - (standard input): exit 0" $?
+grep -q '^carve validate: 21 documents, 0 errors' "$tmp/err"
+ok=$?   # before the message runs commands of its own
+check "validate -: the seed scenario's 21 documents (got: $(cat "$tmp/err"))" $ok
+"$carve" validate - <"$tmp/key.yaml" >"$tmp/out" 2>/dev/null
+grep -q "^<stdin>:4:8: error: ResourceFlavor a: spec: unknown field" "$tmp/out"
+check "validate -: diagnostics name <stdin>" $?
+
+# More than 256 paths: no limit.
+mkdir "$tmp/many"
+for i in $(seq 300); do
+	printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f%d}\n' \
+		"$i" >"$tmp/many/f$i.yaml"
+done
+"$carve" validate "$tmp"/many/*.yaml >/dev/null 2>"$tmp/err"
+ok=$?   # before the message runs commands of its own
+check "300 paths: exit 0 (got: $(cat "$tmp/err"))" $ok
+grep -q '^carve validate: 300 documents, 0 errors' "$tmp/err"
+check "300 paths: all read" $?
+
+# A failed write to standard output: exit 1 with a message.
+if [ -w /dev/full ]; then
+	"$carve" validate --explain examples/seed-scenario >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q '^carve validate: cannot write output: No space left on device$' \
+		"$tmp/err"
+	check "validate --explain >/dev/full: exit 1 with a message (rc $rc)" $?
+	"$carve" validate --help >/dev/full 2>"$tmp/err"
+	check "validate --help >/dev/full: exit 1" $(($? == 1 ? 0 : 1))
+fi
+
 echo "validate.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

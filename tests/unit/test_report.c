@@ -1,6 +1,7 @@
 /*
  * test_report.c - the HTML report (src/sim/report.c): names from the JSON
- * escaped, missing and null fields drawn as "no data", the comparison
+ * escaped, missing and null fields drawn as "no data", fields of the wrong
+ * type refused by their JSON path, the comparison
  * table, errors for inputs of neither shape and for failed writes, and the
  * data-points count of each chart's series.
  */
@@ -104,18 +105,18 @@ static void missing_fields_say_no_data(void **state)
 	free(html);
 }
 
-static void null_and_mistyped_fields_never_crash(void **state)
+static void null_fields_say_no_data(void **state)
 {
 	char *html = render_ok(
 		"{\"mode\":null,\"policy\":7,\"seed\":\"x\",\"horizon_s\":null,"
-		"\"gpu_allocation_pct\":null,\"preemptions\":\"many\","
-		"\"wait_first_gpu_s\":{\"q\":null,\"r\":{\"p50\":null,\"p95\":\"x\"}},"
-		"\"quota\":{\"q\":null,\"r\":{\"nominal\":null,\"used_avg\":\"x\"}},"
-		"\"queues\":[],"
-		"\"series\":{\"t_s\":[0,null,\"x\",{}],\"pools\":{\"p\":null,"
-		"\"p2\":{\"allocation_pct\":[null],\"utilisation_pct\":7}},"
-		"\"quota_used\":{\"q\":null,\"r\":[null,1]}},"
-		"\"wait_cdf\":{\"q\":[null,[1],[1,\"x\"],{}],\"r\":7}}");
+		"\"gpu_allocation_pct\":null,\"preemptions\":null,"
+		"\"wait_first_gpu_s\":{\"q\":null,\"r\":{\"p50\":null,\"p95\":null}},"
+		"\"quota\":{\"q\":null,\"r\":{\"nominal\":null,\"used_avg\":null}},"
+		"\"queues\":null,"
+		"\"series\":{\"t_s\":[0,null],\"pools\":{\"p\":null,"
+		"\"p2\":{\"allocation_pct\":[null],\"utilisation_pct\":null}},"
+		"\"quota_used\":{\"q\":null,\"r\":[null]}},"
+		"\"wait_cdf\":{\"q\":[null],\"r\":null}}");
 
 	(void)state;
 	assert_non_null(strstr(html, "no data"));
@@ -123,6 +124,47 @@ static void null_and_mistyped_fields_never_crash(void **state)
 	assert_int_equal(count(html, "class=\"series\""), 0);
 	assert_int_equal(points_of(html, "r"), -1);
 	free(html);
+}
+
+/* A field of the wrong type is refused, by its JSON path, and nothing is
+ * written (a page of "no data" from a result of the wrong shape would lie). */
+static void mistyped_fields_are_refused_by_path(void **state)
+{
+	static const struct {
+		const char *json, *text;
+	} cases[] = {
+		{"{\"preemptions\":\"many\"}", "preemptions: expected a number, got string"},
+		{"{\"policy\":true}", "policy: expected a string or a number, got boolean"},
+		{"{\"queues\":[]}", "queues: expected an object, got array"},
+		{"{\"quota\":{\"q\":{\"used_avg\":\"x\"}}}",
+		 "quota.q.used_avg: expected a number, got string"},
+		{"{\"wait_first_gpu_s\":{\"q\":7}}", "wait_first_gpu_s.q: expected an object, got number"},
+		{"{\"series\":{\"t_s\":[0,null,\"x\"]}}", "series.t_s[2]: expected a number, got string"},
+		{"{\"series\":{\"pools\":{\"p\":{\"utilisation_pct\":7}}}}",
+		 "series.pools.p.utilisation_pct: expected an array of numbers, got number"},
+		{"{\"series\":{\"quota_used\":{\"a b\":[1,{}]}}}",
+		 "series.quota_used[\"a b\"][1]: expected a number, got object"},
+		{"{\"wait_cdf\":{\"q\":[[0,0.5],[1]]}}",
+		 "wait_cdf.q[1]: expected a [seconds, fraction] pair, got array"},
+		{"{\"wait_cdf\":{\"q\":[[1,\"x\"]]}}", "wait_cdf.q[0][1]: expected a number, got string"},
+		{"{\"classes\":{\"c\":{\"wait_first_gpu_s\":{\"p95\":[]}}}}",
+		 "classes.c.wait_first_gpu_s.p95: expected a number, got array"},
+		{"{\"baseline\":{\"mode\":\"replay\"},\"carve\":{\"queues\":{\"a\":{\"nominal\":1},"
+		 "\"b\":{\"nominal\":\"16\"}}}}", "carve.queues.b.nominal: expected a number, got string"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct carve_error err = {0};
+		int rc;
+		char *html = render(cases[i].json, NULL, &rc, &err);
+
+		assert_int_equal(rc, CARVE_EINVAL);
+		assert_string_equal(err.text, cases[i].text);
+		assert_true(!html || !*html);   /* nothing written */
+		free(html);
+	}
 }
 
 static void counts_points_per_series(void **state)
@@ -298,7 +340,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(escapes_names_from_json),
 		cmocka_unit_test(missing_fields_say_no_data),
-		cmocka_unit_test(null_and_mistyped_fields_never_crash),
+		cmocka_unit_test(null_fields_say_no_data),
+		cmocka_unit_test(mistyped_fields_are_refused_by_path),
 		cmocka_unit_test(counts_points_per_series),
 		cmocka_unit_test(long_series_are_strided),
 		cmocka_unit_test(extreme_values_stay_drawable),
