@@ -214,22 +214,32 @@ double simulate_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* "90", "90s", "15m", "2h", "7d" -> seconds; false when malformed. */
-static bool parse_duration(const char *s, int64_t *out)
+/*
+ * A time option (--until, --gang-timeout, --workload-duration): the trace
+ * format's span ("90", "45m", "2h30m", "7d"; carve_jobs_parse_span), not
+ * negative, at most 100 years like every span carve reads, and above 0
+ * when positive is set.  Reports "--NAME wants ..." and returns false.
+ */
+static bool time_option(const char *name, const char *arg, bool positive, int64_t *out)
 {
-	uint64_t v;
-	size_t len = strlen(s);
-	int64_t mul = 1;
+	const char *why = NULL;
+	int64_t v;
 
-	if (len && strchr("smhd", s[len - 1])) {
-		mul = s[len - 1] == 's' ? 1 : s[len - 1] == 'm' ? 60 : s[len - 1] == 'h' ? 3600
-											   : 86400;
-		len--;
+	if (carve_jobs_parse_span(arg, &v, &why))
+		;
+	else if (v < 0)
+		why = "a time must not be negative";
+	else if (positive && v == 0)
+		why = "it must be above 0";
+	else {
+		*out = v;
+		return true;
 	}
-	if (!parse_u64(s, len, &v) || v > (uint64_t)INT64_MAX / 86400)
-		return false;
-	*out = (int64_t)v * mul;
-	return true;
+	fprintf(stderr, "carve simulate: --%s wants a duration (90, 90s, 15m, 2h30m, 7d; at most "
+		"100 years), not '", name);
+	carve_fputs_esc(arg, stderr);
+	fprintf(stderr, "': %s\n", why ? why : "malformed");
+	return false;
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -326,13 +336,9 @@ int cmd_simulate(int argc, char **argv)
 			break;
 		case 'U':
 		case 'G':
-			if (!parse_duration(optarg, c == 'U' ? &ro.until : &ro.sim.gang_timeout) ||
-			    (c == 'G' && ro.sim.gang_timeout == 0)) {
-				fprintf(stderr, "carve simulate: --%s wants a duration (90, 90s, 15m, "
-					"2h, 7d), not '%s'\n", c == 'U' ? "until" : "gang-timeout",
-					optarg);
+			if (!time_option(c == 'U' ? "until" : "gang-timeout", optarg, c == 'G',
+					 c == 'U' ? &ro.until : &ro.sim.gang_timeout))
 				rc = CARVE_EXIT_USAGE;
-			}
 			break;
 		case 'M':
 			if (!strcmp(optarg, "dynamic")) {
@@ -352,12 +358,9 @@ int cmd_simulate(int argc, char **argv)
 			ro.sim.workloads = true;
 			break;
 		case 'D':
-			if (!parse_duration(optarg, &ro.sim.workload_duration) ||
-			    ro.sim.workload_duration == 0) {
-				fprintf(stderr, "carve simulate: --workload-duration wants a duration "
-					"above 0 (90, 90s, 15m, 2h, 7d), not '%s'\n", optarg);
+			if (!time_option("workload-duration", optarg, true,
+					 &ro.sim.workload_duration))
 				rc = CARVE_EXIT_USAGE;
-			}
 			break;
 		case 'R':
 			ro.report = optarg;

@@ -211,14 +211,21 @@ printf 'name,arrival,duration,cpu,memory,gpu,count\nj,0,100,1,4Pi,1,3\n' >"$tmp/
 grep -qF "pi.trace.csv:2:1: error: job j: workload default/j podSet main: 3 pods x 4Pi memory overflows the largest quantity carve holds" "$tmp/err" &&
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; assert j["completed"] == 0 and j["rejected"] == 1, j' "$tmp/pi.json"
 check "3 x 4Pi memory: refused, never run" $?
-# A gang timeout at the end of the int64 range (now + timeout used to wrap
-# negative and time the gang out at once, again and again): never fires;
-# the gang runs once the GPUs it waits for are free.
+# A gang timeout as long as a time option may be (100 years; now + timeout
+# used to wrap negative at the int64 end and time the gang out at once,
+# again and again): never fires; the gang runs once the GPUs it waits for
+# are free.  Beyond 100 years every time option is a usage error.
 printf 'name,arrival,duration,cpu,memory,gpu,count\nhold,0,2d,1,1Gi,2,1\ngang,1d,100,1,1Gi,2,2\n' >"$tmp/gang.trace.csv"
 "$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/gang.trace.csv" --baseline kube-default \
-	--gang-timeout 106751991167300d -o json >"$tmp/gang.json" 2>/dev/null
+	--gang-timeout 36500d -o json >"$tmp/gang.json" 2>/dev/null
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["gang_timeouts"] == 0 and r["horizon_s"] == 172900 and r["jobs"]["completed"] == 2, (r["gang_timeouts"], r["horizon_s"])' "$tmp/gang.json"
-check "--gang-timeout at the int64 limit never fires" $?
+check "--gang-timeout of 100 years never fires" $?
+for opt in until gang-timeout workload-duration; do
+	"$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/gang.trace.csv" --$opt 106751991167300d \
+		>/dev/null 2>"$tmp/err"
+	[ $? -eq 2 ] && grep -q -- "--$opt wants a duration .*at most 100 years.*longer than 100 years" "$tmp/err"
+	check "--$opt beyond 100 years: usage error naming the bound" $?
+done
 
 # --workloads: the manifests' Workloads are the starting state and the jobs.
 ex="$src/examples/seed-scenario"
