@@ -189,6 +189,7 @@ static void print_replay_table(json_t *const *runs, const char *const *names, si
 	row(runs, n, "horizon_s", "horizon_s");
 	row(runs, n, "jobs completed", "jobs", "completed");
 	row(runs, n, "jobs pending at the end", "jobs", "pending");
+	row(runs, n, "  of which never fit", "jobs", "never_fit");
 	row(runs, n, "gpu_allocation_pct", "gpu_allocation_pct");
 	row(runs, n, "effective_utilisation_pct", "effective_utilisation_pct");
 	row(runs, n, "first_time_success_pct", "first_time_success_pct");
