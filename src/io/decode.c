@@ -86,7 +86,7 @@ void *ld_append(struct ld *ld, void **arr, size_t *n, size_t *cap, size_t size)
 	char *base;
 
 	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 4;
+		size_t c = *cap ? *cap * 2 : 1; /* most lists hold one or two */
 		void *v = carve_arena_grow(ld->a, *arr, *n, c, size);
 
 		if (!v) {
