@@ -339,6 +339,18 @@ static bool csv_requests(struct crd *r, const struct csv_field *f, struct carve_
 	return ok;
 }
 
+/* Kubernetes names as the API server checks them (decode.c): a job becomes
+ * a Workload of its name (a DNS-1123 subdomain) in its namespace (a label),
+ * queued to a LocalQueue (a subdomain). */
+static void csv_dns(struct crd *r, const char *s, uint32_t col, enum col c,
+		    enum ld_name_rule rule)
+{
+	char why[320];
+
+	if (ld_dns_problem(s, rule, why, sizeof(why)))
+		carve_diag_error(r->d, cpos(r, col), "%s: %s", columns[c], why);
+}
+
 static int csv_row(struct crd *r, const char *s, const char *end, size_t *skipped)
 {
 	struct csv_field f[NCOLS + 1];
@@ -362,11 +374,17 @@ static int csv_row(struct crd *r, const char *s, const char *end, size_t *skippe
 	j.name = fstr(r, f, C_NAME, &col);
 	if (!*j.name)
 		carve_diag_error(r->d, cpos(r, col), "name: empty job name");
+	else
+		csv_dns(r, j.name, col, C_NAME, LD_DNS_SUBDOMAIN);
 	csv_span(r, f, C_ARRIVAL, &j.arrival);
 	csv_span(r, f, C_DURATION, &j.duration);
-	j.ns = fstr(r, f, C_NS, NULL);
-	sv = fstr(r, f, C_QUEUE, NULL);
+	j.ns = fstr(r, f, C_NS, &col);
+	if (*j.ns)
+		csv_dns(r, j.ns, col, C_NS, LD_DNS_LABEL);
+	sv = fstr(r, f, C_QUEUE, &col);
 	j.queue = *sv ? sv : NULL;
+	if (j.queue)
+		csv_dns(r, j.queue, col, C_QUEUE, LD_DNS_SUBDOMAIN);
 	csv_int(r, f, C_PRIO, INT32_MIN, INT32_MAX, &prio);
 	j.priority = (int32_t)prio;
 	if (csv_int(r, f, C_COUNT, 1, CARVE__JOBS_MAX_COUNT, &count) &&
