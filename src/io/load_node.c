@@ -169,7 +169,7 @@ struct pool_ctx {
 	size_t cap_mig, cap_place;
 	bool place_bad;
 	const struct ynode *spec, *gpu, *sharing, *mode, *mig, *layout, *config, *ts, *placements;
-	bool count_ok, replicas_seen;
+	bool count_ok, replicas_seen, gpu_bad;
 	struct carve_pos prefix_pos;
 };
 
@@ -178,17 +178,9 @@ static void f_pool_count(struct ld *ld, const struct ynode *v, void *o)
 	struct pool_ctx *c = o;
 	int64_t x;
 
-	if (!ld_int(ld, v, INT64_MIN, INT_MAX, &x))
+	/* The message gives the field's own range, never the C type's. */
+	if (!ld_int(ld, v, 1, MAX_POOL_NODES, &x))
 		return;
-	if (x < 1) {
-		ld_error(ld, v->pos, "count must be at least 1, got %lld", (long long)x);
-		return;
-	}
-	if (x > MAX_POOL_NODES) {
-		ld_error(ld, v->pos, "count must be at most %d, got %lld", MAX_POOL_NODES,
-			 (long long)x);
-		return;
-	}
 	c->p.count = (int)x;
 	c->p.count_pos = v->pos;
 	c->count_ok = true;
@@ -220,10 +212,18 @@ static void f_gpu_count(struct ld *ld, const struct ynode *v, void *o)
 	struct pool_ctx *c = o;
 	int64_t x;
 
-	if (!ld_int(ld, v, INT64_MIN, INT_MAX, &x))
+	if (!ld_int(ld, v, INT64_MIN, INT64_MAX, &x))
 		return;
 	if (x < 0) {
 		ld_error(ld, v->pos, "count must not be negative, got %lld", (long long)x);
+		return;
+	}
+	/* The one bound on GPUs per node, with the message every node source
+	 * and the fill experiment give (carve/manifest.h). */
+	if (x > CARVE_NODE_MAX_GPUS) {
+		ld_error(ld, v->pos, "%lld GPUs per node is more than %d", (long long)x,
+			 CARVE_NODE_MAX_GPUS);
+		c->gpu_bad = true; /* the pool is not kept */
 		return;
 	}
 	c->p.gpus_per_node = (int)x;
@@ -715,7 +715,7 @@ void load_nodepool(struct ld *ld, const struct ynode *doc)
 		ld_pop(ld, o2);
 	}
 	ld_pop(ld, old);
-	if (!c.p.meta.name || !*c.p.meta.name || !c.count_ok || !ok)
+	if (!c.p.meta.name || !*c.p.meta.name || !c.count_ok || c.gpu_bad || !ok)
 		return;
 	if (!c.p.name_prefix) {
 		size_t n = strlen(c.p.meta.name);

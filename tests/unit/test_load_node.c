@@ -525,9 +525,35 @@ static void pool_missing_count(void **state)
 
 	(void)state;
 	tu_assert_error(m, 5, 3, "NodePool nc: spec: missing required field 'count'");
-	tu_assert_error(m, 10, 15, "NodePool zero: spec.count: count must be at least 1, got 0");
+	tu_assert_error(m, 10, 15, "NodePool zero: spec.count: 0 is out of range [1, 100000]");
 	tu_assert_error(m, 12, 1, "NodePool nospec: missing required field 'spec'");
 	assert_int_equal(m->diags.n, 3);
+	assert_int_equal(m->npools, 0);
+	carve_manifests_destroy(m);
+}
+
+/* spec.count's error gives its own range even for a value past INT_MAX;
+ * gpu.count past 64 is an error at spec.gpu.count, the pool skipped. */
+static void pool_count_bounds(void **state)
+{
+	struct carve_manifests *m = tu_load(
+		"apiVersion: carve.dev/v1alpha1\n"
+		"kind: NodePool\n"
+		"metadata: {name: big}\n"
+		"spec: {count: 9223372036854775807, gpu: {model: H100-80GB, count: 8}}\n"
+		"---\n"
+		"apiVersion: carve.dev/v1alpha1\n"
+		"kind: NodePool\n"
+		"metadata: {name: wide}\n"
+		"spec:\n"
+		"  count: 2\n"
+		"  gpu: {model: H100-80GB, count: 65}\n");
+
+	(void)state;
+	tu_assert_error(m, 4, 15, "NodePool big: spec.count: 9223372036854775807 is out of range "
+			"[1, 100000]");
+	tu_assert_error(m, 11, 34, "NodePool wide: spec.gpu.count: 65 GPUs per node is more than 64");
+	assert_int_equal(m->diags.n, 2);
 	assert_int_equal(m->npools, 0);
 	carve_manifests_destroy(m);
 }
@@ -669,8 +695,8 @@ static void pool_limits(void **state)
 		 "  sharing: {mode: timeslice, timeSlicing: {replicas: 1024}}\n"
 		 "  gpu: {model: L40S, count: 1}\n", prefix, 250, prefix);
 	m = tu_load(text);
-	tu_assert_error(m, 4, 15, "NodePool big: spec.count: count must be at most 100000, "
-			"got 100001");
+	tu_assert_error(m, 4, 15, "NodePool big: spec.count: 100001 is out of range "
+			"[1, 100000]");
 	tu_assert_error(m, 12, 54, "NodePool ts: spec.sharing.timeSlicing.replicas: replicas "
 			"must be at most 1024");
 	tu_assert_error(m, 19, 15, "NodePool long: spec.namePrefix: node names "
@@ -724,6 +750,7 @@ int main(void)
 		cmocka_unit_test(pool_unknown_profile),
 		cmocka_unit_test(pool_mig_on_exclusive),
 		cmocka_unit_test(pool_missing_count),
+		cmocka_unit_test(pool_count_bounds),
 		cmocka_unit_test(pool_gpu_checks),
 		cmocka_unit_test(csv_good),
 		cmocka_unit_test(csv_bad_header),
