@@ -447,9 +447,21 @@ int carve_jobs_load_csv_buf(struct carve_jobs *js, const char *name, const char 
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
+		const char *why;
+		uint32_t col;
+
 		if (e > p && e[-1] == '\r')
 			e--;
-		if (r.line == 1) {
+		if ((why = csv_line_problem(p, e, &col))) {
+			carve_diag_error(d, cpos(&r, col), "%s; %s skipped", why,
+					 r.line == 1 ? "file" : "row");
+			if (r.line == 1) {
+				carve_arena_cleanup(&r.scratch);
+				return 0;
+			}
+			if (skipped)
+				(*skipped)++;
+		} else if (r.line == 1) {
 			if (!check_csv_header(&r, p, e))
 				return 0;
 		} else if (e > p && *p != '#') {

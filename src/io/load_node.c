@@ -97,14 +97,54 @@ static const struct ld_field node_spec_fields[] = {
 	{NULL, NULL, 0},
 };
 
+/*
+ * Extended resources (a name with a domain: nvidia.com/gpu, nvidia.com/mig-*,
+ * alibabacloud.com/gpu-count) count devices: Kubernetes allows whole numbers
+ * only ("must be an integer", IsExtendedResourceName), so "0.5" is an error
+ * at the resource and the Node is not kept (it is never rounded up).
+ */
+static bool whole_devices(struct ld *ld, const struct carve_reslist *rl)
+{
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < rl->n; i++) {
+		const char *name = rl->v[i].name;
+		size_t old;
+		char q[32];
+
+		if (!strchr(name, '/') || !strncmp(name, "kubernetes.io/", 14) ||
+		    rl->v[i].milli % 1000 == 0)
+			continue;
+		old = ld_push(ld, "[%s]", name);
+		snprintf(q, sizeof(q), "%.3f", (double)rl->v[i].milli / 1000.0);
+		ld_error(ld, rl->v[i].pos, "%s is not a whole number: device counts are whole "
+			 "numbers", q);
+		ld_pop(ld, old);
+		ok = false;
+	}
+	return ok;
+}
+
+struct node_ctx {
+	struct carve_mf_node n;
+	bool bad;
+};
+
 static void f_node_capacity(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->capacity);
+	struct node_ctx *c = o;
+
+	if (ld_resmap_nonneg(ld, v, &c->n.capacity) && !whole_devices(ld, &c->n.capacity))
+		c->bad = true;
 }
 
 static void f_node_alloc(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->allocatable);
+	struct node_ctx *c = o;
+
+	if (ld_resmap_nonneg(ld, v, &c->n.allocatable) && !whole_devices(ld, &c->n.allocatable))
+		c->bad = true;
 }
 
 static const struct ld_field node_status_fields[] = {
@@ -147,17 +187,17 @@ static const struct ld_field node_fields[] = {
 
 void load_node(struct ld *ld, const struct ynode *doc)
 {
-	struct carve_mf_node n;
+	struct node_ctx c;
 	struct carve_mf_node *e;
 
-	memset(&n, 0, sizeof(n));
-	ld_metadata(ld, doc, &n.meta, false);
-	ld_fields(ld, doc, node_fields, &n);
-	if (!n.meta.name || !*n.meta.name)
+	memset(&c, 0, sizeof(c));
+	ld_metadata(ld, doc, &c.n.meta, false);
+	ld_fields(ld, doc, node_fields, &c);
+	if (!c.n.meta.name || !*c.n.meta.name || c.bad)
 		return;
 	e = LD_APPEND(ld, ld->m->nodes, ld->m->nnodes, ld->m->cap_nodes);
 	if (e)
-		*e = n;
+		*e = c.n;
 }
 
 /* ---- NodePool ---- */
@@ -533,30 +573,33 @@ static const struct ld_field pool_fields[] = {
 /* gpu.model: required with GPUs (false without); an unknown name is a warning. */
 static bool pool_check_gpu(struct ld *ld, struct pool_ctx *c)
 {
-	const char *names[128];
-	size_t n = 0;
-	const char *s;
-	int i;
-
 	if (!c->p.gpu_model) {
 		if (c->p.gpus_per_node > 0 && !ytree_get(c->gpu, "model"))
 			ld_error(ld, c->gpu->pos,
 				 "missing required field 'model' (required when count > 0)");
 		return c->p.gpus_per_node == 0;
 	}
-	if (carve_gpu_model_find(c->p.gpu_model))
-		return true;
+	ld_gpu_model_note(ld, c->p.gpu_model_pos, c->p.gpu_model);
+	return true;
+}
+
+void ld_gpu_model_note(struct ld *ld, struct carve_pos pos, const char *model)
+{
+	const char *names[128];
+	size_t n = 0;
+	const char *s;
+	int i;
+
+	if (carve_gpu_model_find(model))
+		return;
 	for (i = 0; i < carve_gpu_model_count() && n < 128; i++)
 		names[n++] = carve_gpu_model_at(i)->name;
-	s = ld_suggest(c->p.gpu_model, names, n);
+	s = ld_suggest(model, names, n);
 	if (s)
-		ld_warn(ld, c->p.gpu_model_pos, "unknown GPU model '%s' (did you mean '%s'?)",
-			c->p.gpu_model, s);
+		ld_warn(ld, pos, "unknown GPU model '%s' (did you mean '%s'?)", model, s);
 	else
-		ld_warn(ld, c->p.gpu_model_pos,
-			"unknown GPU model '%s'; its memory and MIG geometry are not known",
-			c->p.gpu_model);
-	return true;
+		ld_warn(ld, pos, "unknown GPU model '%s'; its memory and MIG geometry are not known",
+			model);
 }
 
 /* Drops layout entries whose profile the model lacks (when the model is known). */

@@ -340,9 +340,17 @@ int carve_trace_load_openb_buf(struct carve_trace *t, const char *name, const ch
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
+		const char *why;
+		uint32_t col;
+
 		if (e > p && e[-1] == '\r')
 			e--;
-		if (line == 1) {
+		if ((why = csv_line_problem(p, e, &col))) {
+			carve_diag_error(d, at(&r, line, col), "%s; %s skipped", why,
+					 line == 1 ? "file" : "row");
+			if (line == 1)
+				return 0;
+		} else if (line == 1) {
 			if (!check_header(&r, p, e))
 				return 0;
 		} else if (e > p) {

@@ -464,6 +464,28 @@ static void test_trace_names_and_podsets(void **state)
 	fx_cleanup(&f);
 }
 
+/* The trace CSV and the openb pod list refuse quotes and NUL bytes at their
+ * column (quoting is not read: a quoted name kept its quotes). */
+static void test_csv_quotes_and_nul(void **state)
+{
+	static const char text[] = "name,arrival,duration\n"
+				   "\"a\",0,60\n"
+				   "b,0\0,60\n"
+				   "c,0,60\n";
+	struct fx f;
+
+	(void)state;
+	fx_init(&f);
+	assert_int_equal(carve_jobs_load_csv_buf(f.js, "t.trace.csv", text, sizeof(text) - 1, &f.d,
+						 &f.skipped), 0);
+	assert_diag(&f.d, 2, 1, "'\"': quoted fields are not supported (carve's CSV formats have "
+		    "no quoting; a field holds no ',' or '\"'); row skipped");
+	assert_diag(&f.d, 3, 4, "a NUL byte: CSV input must be text; row skipped");
+	assert_int_equal(f.skipped, 2);
+	assert_non_null(job(f.js, "c"));
+	fx_cleanup(&f);
+}
+
 static void test_openb(void **state)
 {
 	static const char csv[] =
@@ -1087,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_good),
 		cmocka_unit_test(test_yaml_bad),
 		cmocka_unit_test(test_trace_names_and_podsets),
+		cmocka_unit_test(test_csv_quotes_and_nul),
 		cmocka_unit_test(test_openb),
 		cmocka_unit_test(test_openb_five_columns),
 		cmocka_unit_test(test_roundtrip),

@@ -598,6 +598,53 @@ static void pool_gpu_checks(void **state)
 
 /* ---- CSV ---- */
 
+/* A NUL byte would cut a field short and a quote would stay in it: both are
+ * errors at their column, the row skipped (csvsplit.h: quoting is not read);
+ * an unknown model draws the NodePool's warning. */
+static void csv_nul_quotes_models(void **state)
+{
+	static const char text[] = "sn,cpu_milli,memory_mib,gpu,model\n"
+				   "n0,1000,1024,1,V100M16\n"
+				   "n\0x,1000,1024,1,V100M16\n"
+				   "\"n2\",1000,1024,1,V100M16\n"
+				   "n3,1000,1024,2,L40X\n";
+	struct carve_manifests *m = carve_manifests_create();
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(carve_manifests_load_csv(m, "n.csv", text, sizeof(text) - 1), 0);
+	tu_assert_error(m, 3, 2, "node CSV: a NUL byte: CSV input must be text; row skipped");
+	tu_assert_error(m, 4, 1, "node CSV: '\"': quoted fields are not supported (carve's CSV "
+			"formats have no quoting; a field holds no ',' or '\"'); row skipped");
+	tu_assert_warning(m, 5, 16, "node CSV: unknown GPU model 'L40X' (did you mean 'L40S'?)");
+	assert_int_equal(m->diags.n, 3);
+	assert_int_equal(m->ncsvnodes, 2);
+	carve_manifests_destroy(m);
+}
+
+/* nvidia.com/gpu "0.5" in a Node's allocatable was rounded up to one GPU:
+ * device counts are whole numbers, an error at the resource, the Node skipped. */
+static void node_fractional_devices(void **state)
+{
+	struct carve_manifests *m = tu_load(
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+		"status:\n  allocatable: {cpu: \"8\", nvidia.com/gpu: \"0.5\"}\n"
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"
+		"status:\n  capacity: {nvidia.com/mig-1g.10gb: 1500m, memory: 0.5Gi}\n"
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n3}\n"
+		"status:\n  allocatable: {cpu: 500m, nvidia.com/gpu: \"2\"}\n");
+
+	(void)state;
+	tu_assert_error(m, 5, 27, "Node n1: status.allocatable[nvidia.com/gpu]: 0.500 is not a whole "
+			"number: device counts are whole numbers");
+	tu_assert_error(m, 11, 14, "Node n2: status.capacity[nvidia.com/mig-1g.10gb]: 1.500 is not a "
+			"whole number: device counts are whole numbers");
+	assert_int_equal(m->diags.n, 2);
+	assert_int_equal(m->nnodes, 1);
+	assert_string_equal(m->nodes[0].meta.name, "n3");
+	carve_manifests_destroy(m);
+}
+
 static void csv_good(void **state)
 {
 	struct carve_manifests *m = load_csv("sn,cpu_milli,memory_mib,gpu,model\r\n"
@@ -752,6 +799,8 @@ int main(void)
 		cmocka_unit_test(pool_missing_count),
 		cmocka_unit_test(pool_count_bounds),
 		cmocka_unit_test(pool_gpu_checks),
+		cmocka_unit_test(csv_nul_quotes_models),
+		cmocka_unit_test(node_fractional_devices),
 		cmocka_unit_test(csv_good),
 		cmocka_unit_test(csv_bad_header),
 		cmocka_unit_test(csv_bad_rows),
