@@ -123,6 +123,12 @@ static void load_row(struct ld *ld, uint32_t line, const char *s, const char *en
 	ok &= field_int(ld, line, &f[1], 1, INT64_MAX / 1000, &cpu);
 	ok &= field_int(ld, line, &f[2], 2, MAX_MEMORY_MIB, &mem);
 	ok &= field_int(ld, line, &f[3], 3, INT_MAX, &gpus);
+	if (ok && gpus > CARVE_NODE_MAX_GPUS) {
+		/* The bound and message of every node source (carve/manifest.h). */
+		ld_error(ld, at(ld, line, f[3].col), "gpu: %lld GPUs per node is more than %d; "
+			 "row skipped", (long long)gpus, CARVE_NODE_MAX_GPUS);
+		ok = false;
+	}
 	if (!ok)
 		return;
 	memset(&node, 0, sizeof(node));
