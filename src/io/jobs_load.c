@@ -27,7 +27,7 @@
 #include "walk.h"
 
 #define MAX_FILE_BYTES (1024u << 20)
-#define MAX_SPAN (100LL * 365 * 86400)
+#define MAX_SPAN CARVE_JOBS_MAX_SPAN
 
 /* ---- time spans ---- */
 
