@@ -215,9 +215,10 @@ bool carve_jobs_dir_has_trace(const char *dir)
 	bool found;
 
 	carve_diags_init(&d);
-	found = !carve__walk_dir(&d, dir, carve_jobs_is_trace_name, &names, &n) && n > 0;
-	if (found)
+	found = !carve__walk_dir(&d, dir, carve_jobs_is_trace_name, &names, &n);
+	if (found) /* the list is allocated even when it is empty */
 		carve__walk_free(names, n);
+	found = found && n > 0;
 	carve_diags_cleanup(&d);
 	return found;
 }
