@@ -71,10 +71,19 @@ int carve_fill_run(struct carve_fill *f, const char *policy, uint64_t seed,
 void carve_fill_result_cleanup(struct carve_fill_result *r);
 
 /*
+ * Checks the list of policies a caller means to run: CARVE_EINVAL with err
+ * set when it is empty, a name is empty, or a name comes twice ("policy
+ * 'fgd' is given twice (each policy is run once per seed)"); 0 otherwise.
+ * Unknown names are carve_fill_run's to report.  For the CLI's --policy.
+ */
+int carve_fill_check_policies(const char *const *pols, size_t n, struct carve_error *err);
+
+/*
  * A cluster of openb node CSV rows (carve_manifests' csvnodes): per row a
  * node with its cpu, memory, 1001 pods (the simulator's allocatable) and
  * gpu fractional GPUs of its model, as the FGD simulator models them.
- * NULL with err set on a bad row (duplicate name, too many GPUs) or
+ * NULL with err set on a bad row (duplicate name, more than
+ * CARVE_NODE_MAX_GPUS GPUs: "node n: 1000 GPUs per node is more than 64") or
  * allocation failure.  Free with carve_cluster_destroy().
  */
 struct carve_cluster *carve_fill_cluster_csv(const struct carve_mf_csvnode *rows, size_t n,

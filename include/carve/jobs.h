@@ -99,6 +99,11 @@ int carve_jobs_add(struct carve_jobs *js, const struct carve_job *j, struct carv
 
 /* ---- carve's own trace format (docs/trace-format.md) ---- */
 
+/* The longest time span anything reads (100 years, in seconds): trace
+ * arrivals and durations, and the one bound for the CLI's time options
+ * (--until, --gang-timeout, --workload-duration; docs/limits.md). */
+#define CARVE_JOBS_MAX_SPAN (100LL * 365 * 86400)
+
 /*
  * Parses a time span: a whole number of seconds ("90"), or one or more
  * groups of digits with a unit s, m, h or d, largest first, each unit at

@@ -20,6 +20,11 @@
 #include "carve/cluster.h"
 #include "carve/diag.h"
 
+/* Most GPUs on one node, from every node source (NodePool gpu.count, a
+ * Node's nvidia.com/gpu, an openb node list) and in the fill experiment;
+ * past it: "<n> GPUs per node is more than 64" (docs/limits.md). */
+#define CARVE_NODE_MAX_GPUS 64
+
 /* ---- shared small shapes ---- */
 
 struct carve_kv {

@@ -66,6 +66,11 @@ int carve_trace_load_openb(struct carve_trace *t, const char *path, struct carve
 int carve_trace_load_openb_buf(struct carve_trace *t, const char *name, const char *buf,
 			       size_t len, struct carve_diags *d);
 
+/* True when the file at path starts with the openb pod list's header
+ * ("name,cpu_milli,memory_mib,num_gpu", after an optional UTF-8 BOM): the
+ * one test of `carve trace check` and `carve simulate`. */
+bool carve_trace_is_openb(const char *path);
+
 /* Total GPU request of a task, milli: num_gpu * gpu_milli. */
 int64_t carve_task_gpu_milli(const struct carve_task *task);
 

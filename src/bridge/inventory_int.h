@@ -20,7 +20,7 @@
 #include "carve/mig.h"
 #include "manifest_int.h"
 
-#define BR_MAX_NODE_GPUS 64     /* GPUs on one node */
+#define BR_MAX_NODE_GPUS CARVE_NODE_MAX_GPUS /* GPUs on one node (carve/manifest.h) */
 #define BR_MAX_NODE_RES 24      /* resources one node advertises */
 
 /* A (mig.config value, model) whose config drew diagnostics on a Node:

@@ -5,7 +5,9 @@
  * file; a bad row is reported at the line and column of the bad field and
  * skipped, and the other rows are kept.  LF or CRLF line ends.  memory_mib
  * must fit the inventory's milli-byte count (int64); a row with GPUs but no
- * model keeps them as model "unknown", with a warning.
+ * model keeps them as model "unknown", with a warning; a model carve does
+ * not know draws the NodePool's warning (ld_gpu_model_note).  A '"' or a
+ * NUL byte in a line is an error (csvsplit.h): quoting is not read.
  */
 #include <errno.h>
 #include <limits.h>
@@ -121,6 +123,12 @@ static void load_row(struct ld *ld, uint32_t line, const char *s, const char *en
 	ok &= field_int(ld, line, &f[1], 1, INT64_MAX / 1000, &cpu);
 	ok &= field_int(ld, line, &f[2], 2, MAX_MEMORY_MIB, &mem);
 	ok &= field_int(ld, line, &f[3], 3, INT_MAX, &gpus);
+	if (ok && gpus > CARVE_NODE_MAX_GPUS) {
+		/* The bound and message of every node source (carve/manifest.h). */
+		ld_error(ld, at(ld, line, f[3].col), "gpu: %lld GPUs per node is more than %d; "
+			 "row skipped", (long long)gpus, CARVE_NODE_MAX_GPUS);
+		ok = false;
+	}
 	if (!ok)
 		return;
 	memset(&node, 0, sizeof(node));
@@ -131,6 +139,8 @@ static void load_row(struct ld *ld, uint32_t line, const char *s, const char *en
 		node.model = "unknown";
 	} else {
 		node.model = carve_arena_strndup(ld->a, f[4].s, f[4].len);
+		if (node.model && gpus > 0)
+			ld_gpu_model_note(ld, at(ld, line, f[4].col), node.model);
 	}
 	if (!node.name || !node.model) {
 		carve_diag_error(ld->d, at(ld, line, 1), "out of memory");
@@ -169,9 +179,17 @@ int carve_manifests_load_csv(struct carve_manifests *m, const char *name,
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
+		const char *why;
+		uint32_t col;
+
 		if (e > p && e[-1] == '\r')
 			e--;
-		if (line == 1) {
+		if ((why = csv_line_problem(p, e, &col))) {
+			ld_error(&ld, at(&ld, line, col), "%s; %s skipped", why,
+				 line == 1 ? "file" : "row");
+			if (line == 1)
+				return 0;
+		} else if (line == 1) {
 			if (!check_header(&ld, p, e))
 				return 0;
 		} else if (e > p) {

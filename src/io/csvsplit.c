@@ -25,3 +25,21 @@ size_t csv_split(const char *s, const char *end, struct csv_field *f, size_t max
 		s = c + 1;
 	}
 }
+
+const char *csv_line_problem(const char *s, const char *end, uint32_t *col)
+{
+	const char *p;
+
+	for (p = s; p < end; p++) {
+		if (*p == '\0') {
+			*col = (uint32_t)(p - s) + 1;
+			return "a NUL byte: CSV input must be text";
+		}
+		if (*p == '"') {
+			*col = (uint32_t)(p - s) + 1;
+			return "'\"': quoted fields are not supported (carve's CSV formats have "
+			       "no quoting; a field holds no ',' or '\"')";
+		}
+	}
+	return NULL;
+}

@@ -86,7 +86,7 @@ void *ld_append(struct ld *ld, void **arr, size_t *n, size_t *cap, size_t size)
 	char *base;
 
 	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 4;
+		size_t c = *cap ? *cap * 2 : 1; /* most lists hold one or two */
 		void *v = carve_arena_grow(ld->a, *arr, *n, c, size);
 
 		if (!v) {
@@ -659,6 +659,77 @@ bool ld_tolerations(struct ld *ld, const struct ynode *v, struct carve_toleratio
 	return true;
 }
 
+/* ---- Kubernetes names ---- */
+
+/*
+ * The API server's rules (k8s.io/apimachinery pkg/util/validation,
+ * IsDNS1123Subdomain and IsDNS1123Label; "Object Names and IDs" in the
+ * Kubernetes docs): a subdomain is at most 253 characters of [a-z0-9-.],
+ * each dot-separated part starting and ending with [a-z0-9]; a label is at
+ * most 63 characters of [a-z0-9-], starting and ending with [a-z0-9].
+ */
+static bool alnum_lower(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+const char *ld_dns_problem(const char *s, enum ld_name_rule rule, char *buf, size_t n)
+{
+	size_t len = strlen(s), max = rule == LD_DNS_LABEL ? 63 : 253, i;
+	bool ok = len > 0;
+
+	for (i = 0; ok && i < len; i++) {
+		char c = s[i];
+		bool edge = i == 0 || i == len - 1 ||
+			    (rule == LD_DNS_SUBDOMAIN && (s[i - 1] == '.' || s[i + 1] == '.'));
+
+		if (alnum_lower(c))
+			continue;
+		if (edge || (c != '-' && (c != '.' || rule != LD_DNS_SUBDOMAIN)))
+			ok = false;
+	}
+	if (!len)
+		snprintf(buf, n, "must not be empty");
+	else if (!ok && rule == LD_DNS_LABEL)
+		snprintf(buf, n, "'%.*s%s' is not a valid name: a lowercase RFC 1123 label must "
+			 "consist of lower case alphanumeric characters or '-', and must start "
+			 "and end with an alphanumeric character", len > 64 ? 64 : (int)len, s,
+			 len > 64 ? "..." : "");
+	else if (!ok)
+		snprintf(buf, n, "'%.*s%s' is not a valid name: a lowercase RFC 1123 subdomain "
+			 "must consist of lower case alphanumeric characters, '-' or '.', and "
+			 "must start and end with an alphanumeric character",
+			 len > 64 ? 64 : (int)len, s, len > 64 ? "..." : "");
+	else if (len > max)
+		snprintf(buf, n, "'%.32s...' is not a valid name: must be no more than %zu "
+			 "characters (got %zu)", s, max, len);
+	else
+		return NULL;
+	return buf;
+}
+
+bool ld_dns_check(struct ld *ld, struct carve_pos pos, const char *s, enum ld_name_rule rule)
+{
+	char why[320];
+
+	if (!ld_dns_problem(s, rule, why, sizeof(why)))
+		return true;
+	ld_error(ld, pos, "%s", why);
+	return false;
+}
+
+bool ld_dns_name(struct ld *ld, const struct ynode *v, enum ld_name_rule rule, const char **out)
+{
+	const char *s;
+
+	if (!ld_str(ld, v, &s))
+		return false;
+	if (!ld_dns_check(ld, v->pos, s, rule))
+		return false;
+	*out = s;
+	return true;
+}
+
 /* ---- metadata ---- */
 
 static void f_meta_name(struct ld *ld, const struct ynode *v, void *o)
@@ -712,6 +783,48 @@ static const struct ld_field meta_fields[] = {
 	{NULL, NULL, 0},
 };
 
+/*
+ * Every kind carve reads names its objects with a DNS-1123 subdomain: the
+ * API server's ValidateObjectMeta with NameIsDNSSubdomain for Node, Pod,
+ * Job, ConfigMap and PriorityClass, and for every custom resource (Kueue,
+ * Volcano, KAI, carve's NodePool).  A namespace is a DNS-1123 label
+ * (ValidateNamespaceName).  A generateName is checked as a prefix: a
+ * trailing '-' is allowed there (the API server masks it).
+ */
+static bool meta_names_ok(struct ld *ld, const struct carve_meta *meta,
+			  const struct ynode *md, const struct ynode *gen, bool namespaced)
+{
+	size_t old;
+	bool ok = true;
+
+	ld->name = NULL; /* the message quotes the bad name itself */
+	if (meta->generated) {
+		size_t n = strlen(gen->str);
+		char *prefix = carve_arena_strndup(ld->a, gen->str, n);
+
+		if (!prefix)
+			return false;
+		if (n > 1 && prefix[n - 1] == '-')
+			prefix[n - 1] = 'a';
+		old = ld_push(ld, "metadata.generateName");
+		ok = ld_dns_check(ld, gen->pos, prefix, LD_DNS_SUBDOMAIN);
+		ld_pop(ld, old);
+	} else {
+		old = ld_push(ld, "metadata.name");
+		ok = ld_dns_check(ld, meta->name_pos, meta->name, LD_DNS_SUBDOMAIN);
+		ld_pop(ld, old);
+	}
+	if (meta->ns && namespaced) {
+		const struct ynode *ns = ytree_get(md, "namespace");
+
+		old = ld_push(ld, "metadata.namespace");
+		if (!ld_dns_check(ld, ns ? ns->pos : meta->pos, meta->ns, LD_DNS_LABEL))
+			ok = false;
+		ld_pop(ld, old);
+	}
+	return ok;
+}
+
 static void metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta,
 		     bool namespaced, bool generate)
 {
@@ -753,6 +866,12 @@ static void metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *
 	}
 	if (!meta->name) {
 		ld_error(ld, md->pos, "metadata: missing required field 'name'");
+		return;
+	}
+	/* A name the API server would refuse: reported at the field, and the
+	 * object skipped (its loader appends nothing without a name). */
+	if (!*meta->name || !meta_names_ok(ld, meta, md, gen, namespaced)) {
+		meta->name = NULL;
 		return;
 	}
 	ld->name = meta->name;

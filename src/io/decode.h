@@ -106,16 +106,35 @@ bool ld_strlist(struct ld *ld, const struct ynode *v, const char ***out, size_t 
 bool ld_taints(struct ld *ld, const struct ynode *v, struct carve_taint **out, size_t *n);
 bool ld_tolerations(struct ld *ld, const struct ynode *v, struct carve_toleration **out, size_t *n);
 
-/* metadata: name (required), namespace (when namespaced), labels,
+/* metadata: name (required, a DNS-1123 subdomain), namespace (when
+ * namespaced, a DNS-1123 label), labels,
  * annotations, creationTimestamp; other Kubernetes metadata fields are
  * accepted and ignored.  Once the name is known, ld->name is set (errors in
- * the other metadata fields already name the object). */
+ * the other metadata fields already name the object).  A bad name or
+ * namespace is reported at its field and meta->name left NULL, so the
+ * loader skips the object. */
 void ld_metadata(struct ld *ld, const struct ynode *doc, struct carve_meta *meta, bool namespaced);
 /* The same for a Pod or Job, which may have only metadata.generateName (the
  * API server then makes the name): meta->name becomes "<generateName>*"
  * and meta->generated is set. */
 void ld_metadata_gen(struct ld *ld, const struct ynode *doc, struct carve_meta *meta,
 		     bool namespaced);
+
+/*
+ * Kubernetes names (rules and sources in decode.c).  ld_dns_problem: NULL
+ * when s is a valid name under rule, else why it is not, written in buf
+ * ("'Bad_Name' is not a valid name: ...").  ld_dns_check reports that at
+ * pos; ld_dns_name reads a string field and checks it.  Each returns false
+ * (reported) on a bad name.
+ */
+enum ld_name_rule { LD_DNS_SUBDOMAIN, LD_DNS_LABEL };
+const char *ld_dns_problem(const char *s, enum ld_name_rule rule, char *buf, size_t n);
+bool ld_dns_check(struct ld *ld, struct carve_pos pos, const char *s, enum ld_name_rule rule);
+bool ld_dns_name(struct ld *ld, const struct ynode *v, enum ld_name_rule rule, const char **out);
+
+/* Most podSets in one Workload or trace job: Kueue's Workload CRD has
+ * maxItems 8 on spec.podSets (kueue apis/kueue/v1beta1/workload_types.go). */
+#define LD_MAX_PODSETS 8
 
 /* Grows an arena array by one zeroed element; NULL (reported) on failure. */
 void *ld_append(struct ld *ld, void **arr, size_t *n, size_t *cap, size_t size);

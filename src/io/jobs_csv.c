@@ -339,6 +339,18 @@ static bool csv_requests(struct crd *r, const struct csv_field *f, struct carve_
 	return ok;
 }
 
+/* Kubernetes names as the API server checks them (decode.c): a job becomes
+ * a Workload of its name (a DNS-1123 subdomain) in its namespace (a label),
+ * queued to a LocalQueue (a subdomain). */
+static void csv_dns(struct crd *r, const char *s, uint32_t col, enum col c,
+		    enum ld_name_rule rule)
+{
+	char why[320];
+
+	if (ld_dns_problem(s, rule, why, sizeof(why)))
+		carve_diag_error(r->d, cpos(r, col), "%s: %s", columns[c], why);
+}
+
 static int csv_row(struct crd *r, const char *s, const char *end, size_t *skipped)
 {
 	struct csv_field f[NCOLS + 1];
@@ -362,11 +374,17 @@ static int csv_row(struct crd *r, const char *s, const char *end, size_t *skippe
 	j.name = fstr(r, f, C_NAME, &col);
 	if (!*j.name)
 		carve_diag_error(r->d, cpos(r, col), "name: empty job name");
+	else
+		csv_dns(r, j.name, col, C_NAME, LD_DNS_SUBDOMAIN);
 	csv_span(r, f, C_ARRIVAL, &j.arrival);
 	csv_span(r, f, C_DURATION, &j.duration);
-	j.ns = fstr(r, f, C_NS, NULL);
-	sv = fstr(r, f, C_QUEUE, NULL);
+	j.ns = fstr(r, f, C_NS, &col);
+	if (*j.ns)
+		csv_dns(r, j.ns, col, C_NS, LD_DNS_LABEL);
+	sv = fstr(r, f, C_QUEUE, &col);
 	j.queue = *sv ? sv : NULL;
+	if (j.queue)
+		csv_dns(r, j.queue, col, C_QUEUE, LD_DNS_SUBDOMAIN);
 	csv_int(r, f, C_PRIO, INT32_MIN, INT32_MAX, &prio);
 	j.priority = (int32_t)prio;
 	if (csv_int(r, f, C_COUNT, 1, CARVE__JOBS_MAX_COUNT, &count) &&
@@ -429,9 +447,21 @@ int carve_jobs_load_csv_buf(struct carve_jobs *js, const char *name, const char 
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
+		const char *why;
+		uint32_t col;
+
 		if (e > p && e[-1] == '\r')
 			e--;
-		if (r.line == 1) {
+		if ((why = csv_line_problem(p, e, &col))) {
+			carve_diag_error(d, cpos(&r, col), "%s; %s skipped", why,
+					 r.line == 1 ? "file" : "row");
+			if (r.line == 1) {
+				carve_arena_cleanup(&r.scratch);
+				return 0;
+			}
+			if (skipped)
+				(*skipped)++;
+		} else if (r.line == 1) {
 			if (!check_csv_header(&r, p, e))
 				return 0;
 		} else if (e > p && *p != '#') {

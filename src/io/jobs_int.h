@@ -14,6 +14,7 @@
 
 #include "carve/arena.h"
 #include "carve/jobs.h"
+#include "carve/trace.h"
 
 /* Most pods in one podSet (count, min_count). */
 #define CARVE__JOBS_MAX_COUNT 100000
@@ -44,5 +45,11 @@ bool carve__jobs_bytes_to_mib(int64_t milli, uint32_t *out);
 int carve__jobs_add_reported(struct carve_jobs *js, const struct carve_job *j,
 			     struct carve_diags *d, struct carve_pos pos, const char *prefix,
 			     size_t *skipped);
+
+/* trace_openb.c: an openb pod list from memory whose positions borrow file,
+ * a name the caller keeps alive (carve__jobs_keep_name), so jobs made from
+ * the tasks outlive t.  As carve_trace_load_openb_buf otherwise. */
+int carve__trace_load_openb_kept(struct carve_trace *t, const char *file, const char *buf,
+				 size_t len, struct carve_diags *d);
 
 #endif

@@ -27,7 +27,7 @@
 #include "walk.h"
 
 #define MAX_FILE_BYTES (1024u << 20)
-#define MAX_SPAN (100LL * 365 * 86400)
+#define MAX_SPAN CARVE_JOBS_MAX_SPAN
 
 /* ---- time spans ---- */
 
@@ -224,9 +224,36 @@ bool carve_jobs_dir_has_trace(const char *dir)
 	return found;
 }
 
+/* An openb pod list as `carve simulate` reads it: one single-pod job per
+ * row (carve_jobs_from_openb), positions on a name js keeps. */
+static int load_openb(struct carve_jobs *js, const char *path, struct carve_diags *d,
+		      size_t *skipped)
+{
+	const char *file = carve__jobs_keep_name(js, path);
+	struct carve_trace *t = carve_trace_create();
+	char *buf = NULL;
+	size_t len;
+	int rc;
+
+	if (!file || !t) {
+		carve_trace_destroy(t);
+		return CARVE_ENOMEM;
+	}
+	rc = carve__read_file(d, path, MAX_FILE_BYTES, &buf, &len);
+	if (!rc)
+		rc = carve__trace_load_openb_kept(t, file, buf, len, d);
+	if (!rc)
+		rc = carve_jobs_from_openb(js, t, d, skipped);
+	carve_free(buf);
+	carve_trace_destroy(t);
+	return rc;
+}
+
 static int load_one(struct carve_jobs *js, const char *path, struct carve_diags *d,
 		    size_t *skipped)
 {
+	if (carve__has_ext(path, ".csv") && carve_trace_is_openb(path))
+		return load_openb(js, path, d, skipped);
 	if (carve__has_ext(path, ".csv"))
 		return carve_jobs_load_csv(js, path, d, skipped);
 	if (carve__has_ext(path, ".yaml") || carve__has_ext(path, ".yml"))

@@ -18,7 +18,7 @@
 #include "jobs_int.h"
 #include "ytree.h"
 
-#define MAX_PODSETS 8
+#define MAX_PODSETS LD_MAX_PODSETS
 
 struct ypodset {
 	struct carve_job_podset ps;
@@ -53,8 +53,11 @@ static void f_name(struct ld *ld, const struct ynode *v, void *o)
 {
 	struct yjob *y = o;
 
+	/* A job becomes a Workload of that name: a DNS-1123 subdomain. */
 	if (ld_str(ld, v, &y->j.name) && !*y->j.name)
 		ld_error(ld, v->pos, "empty job name");
+	else if (y->j.name)
+		ld_dns_check(ld, v->pos, y->j.name, LD_DNS_SUBDOMAIN);
 	y->name_pos = v->pos;
 }
 
@@ -76,12 +79,18 @@ static void f_duration(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_ns(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_str(ld, v, &((struct yjob *)o)->j.ns);
+	const char **ns = &((struct yjob *)o)->j.ns;
+
+	if (ld_str(ld, v, ns) && **ns)
+		ld_dns_check(ld, v->pos, *ns, LD_DNS_LABEL); /* a namespace: a DNS-1123 label */
 }
 
 static void f_queue(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_str(ld, v, &((struct yjob *)o)->j.queue);
+	const char **q = &((struct yjob *)o)->j.queue;
+
+	if (ld_str(ld, v, q) && **q)
+		ld_dns_check(ld, v->pos, *q, LD_DNS_SUBDOMAIN); /* a LocalQueue's name */
 }
 
 static void f_priority(struct ld *ld, const struct ynode *v, void *o)
@@ -117,7 +126,10 @@ static void f_class(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_ps_name(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_str(ld, v, &((struct ypodset *)o)->ps.name);
+	const char **n = &((struct ypodset *)o)->ps.name;
+
+	if (ld_str(ld, v, n))
+		ld_dns_check(ld, v->pos, *n, LD_DNS_LABEL); /* Kueue's PodSetReference */
 }
 
 static void f_ps_count(struct ld *ld, const struct ynode *v, void *o)
@@ -225,11 +237,8 @@ static void y_podset(struct ld *ld, const struct ynode *item, size_t i, void *o)
 	struct yjob *y = o;
 	struct ypodset *ps;
 
-	if (i >= MAX_PODSETS) {
-		if (i == MAX_PODSETS)
-			ld_error(ld, item->pos, "at most %d podSets per job", MAX_PODSETS);
-		return;
-	}
+	if (i >= MAX_PODSETS)
+		return; /* reported at the list */
 	ps = &y->ps[y->nps++];
 	ps->ps.count = 1;
 	ps->count_pos = item->pos;
@@ -247,6 +256,13 @@ static void f_podsets(struct ld *ld, const struct ynode *v, void *o)
 {
 	struct yjob *y = o;
 
+	/* The bound of a Kueue Workload's podSets (decode.h), checked before
+	 * any is read. */
+	if (v->kind == YN_SEQ && v->n > MAX_PODSETS) {
+		ld_error(ld, v->pos, "at most %d podSets (Kueue's limit), got %zu", MAX_PODSETS,
+			 v->n);
+		return;
+	}
 	if (!ld_list(ld, v, y_podset, o))
 		return;
 	if (!y->nps)

@@ -191,8 +191,12 @@ static void f_fq_name(struct ld *ld, const struct ynode *v, void *o)
 {
 	struct fq *f = o;
 
-	if (ld_name_str(ld, v, &f->f.flavor))
+	/* Kueue's ResourceFlavorReference: a DNS-1123 subdomain. */
+	if (ld_name_str(ld, v, &f->f.flavor) &&
+	    ld_dns_check(ld, v->pos, f->f.flavor, LD_DNS_SUBDOMAIN))
 		f->f.pos = v->pos;
+	else
+		f->f.flavor = NULL;
 }
 
 static void f_fq_resources(struct ld *ld, const struct ynode *v, void *o)
@@ -406,6 +410,8 @@ static void set_cohort(struct ld *ld, const struct ynode *v, struct cq *c)
 
 	if (ytree_is_null(v) || !ld_str(ld, v, &s) || !*s)
 		return; /* empty: no cohort */
+	if (!ld_dns_check(ld, v->pos, s, LD_DNS_SUBDOMAIN))
+		return; /* Kueue's CohortReference: a DNS-1123 subdomain */
 	c->cq.cohort = s;
 	c->cq.cohort_pos = v->pos;
 }
@@ -632,6 +638,8 @@ static void set_parent(struct ld *ld, const struct ynode *v, struct cohort *c)
 
 	if (ytree_is_null(v) || !ld_str(ld, v, &s) || !*s)
 		return; /* empty: a root cohort */
+	if (!ld_dns_check(ld, v->pos, s, LD_DNS_SUBDOMAIN))
+		return; /* Kueue's CohortReference: a DNS-1123 subdomain */
 	c->c.parent = s;
 	c->c.parent_pos = v->pos;
 }
@@ -707,8 +715,12 @@ static void f_lq_cq(struct ld *ld, const struct ynode *v, void *o)
 
 	if (ytree_is_null(v))
 		return; /* reported as missing */
-	if (ld_name_str(ld, v, &q->cluster_queue))
+	/* Kueue's ClusterQueueReference: a DNS-1123 subdomain (at most 253). */
+	if (ld_name_str(ld, v, &q->cluster_queue) &&
+	    ld_dns_check(ld, v->pos, q->cluster_queue, LD_DNS_SUBDOMAIN))
 		q->cq_pos = v->pos;
+	else
+		q->cluster_queue = NULL;
 }
 
 static void f_lq_stop(struct ld *ld, const struct ynode *v, void *o)

@@ -97,14 +97,54 @@ static const struct ld_field node_spec_fields[] = {
 	{NULL, NULL, 0},
 };
 
+/*
+ * Extended resources (a name with a domain: nvidia.com/gpu, nvidia.com/mig-*,
+ * alibabacloud.com/gpu-count) count devices: Kubernetes allows whole numbers
+ * only ("must be an integer", IsExtendedResourceName), so "0.5" is an error
+ * at the resource and the Node is not kept (it is never rounded up).
+ */
+static bool whole_devices(struct ld *ld, const struct carve_reslist *rl)
+{
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < rl->n; i++) {
+		const char *name = rl->v[i].name;
+		size_t old;
+		char q[32];
+
+		if (!strchr(name, '/') || !strncmp(name, "kubernetes.io/", 14) ||
+		    rl->v[i].milli % 1000 == 0)
+			continue;
+		old = ld_push(ld, "[%s]", name);
+		snprintf(q, sizeof(q), "%.3f", (double)rl->v[i].milli / 1000.0);
+		ld_error(ld, rl->v[i].pos, "%s is not a whole number: device counts are whole "
+			 "numbers", q);
+		ld_pop(ld, old);
+		ok = false;
+	}
+	return ok;
+}
+
+struct node_ctx {
+	struct carve_mf_node n;
+	bool bad;
+};
+
 static void f_node_capacity(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->capacity);
+	struct node_ctx *c = o;
+
+	if (ld_resmap_nonneg(ld, v, &c->n.capacity) && !whole_devices(ld, &c->n.capacity))
+		c->bad = true;
 }
 
 static void f_node_alloc(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_resmap_nonneg(ld, v, &((struct carve_mf_node *)o)->allocatable);
+	struct node_ctx *c = o;
+
+	if (ld_resmap_nonneg(ld, v, &c->n.allocatable) && !whole_devices(ld, &c->n.allocatable))
+		c->bad = true;
 }
 
 static const struct ld_field node_status_fields[] = {
@@ -147,17 +187,17 @@ static const struct ld_field node_fields[] = {
 
 void load_node(struct ld *ld, const struct ynode *doc)
 {
-	struct carve_mf_node n;
+	struct node_ctx c;
 	struct carve_mf_node *e;
 
-	memset(&n, 0, sizeof(n));
-	ld_metadata(ld, doc, &n.meta, false);
-	ld_fields(ld, doc, node_fields, &n);
-	if (!n.meta.name || !*n.meta.name)
+	memset(&c, 0, sizeof(c));
+	ld_metadata(ld, doc, &c.n.meta, false);
+	ld_fields(ld, doc, node_fields, &c);
+	if (!c.n.meta.name || !*c.n.meta.name || c.bad)
 		return;
 	e = LD_APPEND(ld, ld->m->nodes, ld->m->nnodes, ld->m->cap_nodes);
 	if (e)
-		*e = n;
+		*e = c.n;
 }
 
 /* ---- NodePool ---- */
@@ -169,7 +209,7 @@ struct pool_ctx {
 	size_t cap_mig, cap_place;
 	bool place_bad;
 	const struct ynode *spec, *gpu, *sharing, *mode, *mig, *layout, *config, *ts, *placements;
-	bool count_ok, replicas_seen;
+	bool count_ok, replicas_seen, gpu_bad;
 	struct carve_pos prefix_pos;
 };
 
@@ -178,17 +218,9 @@ static void f_pool_count(struct ld *ld, const struct ynode *v, void *o)
 	struct pool_ctx *c = o;
 	int64_t x;
 
-	if (!ld_int(ld, v, INT64_MIN, INT_MAX, &x))
+	/* The message gives the field's own range, never the C type's. */
+	if (!ld_int(ld, v, 1, MAX_POOL_NODES, &x))
 		return;
-	if (x < 1) {
-		ld_error(ld, v->pos, "count must be at least 1, got %lld", (long long)x);
-		return;
-	}
-	if (x > MAX_POOL_NODES) {
-		ld_error(ld, v->pos, "count must be at most %d, got %lld", MAX_POOL_NODES,
-			 (long long)x);
-		return;
-	}
 	c->p.count = (int)x;
 	c->p.count_pos = v->pos;
 	c->count_ok = true;
@@ -220,10 +252,18 @@ static void f_gpu_count(struct ld *ld, const struct ynode *v, void *o)
 	struct pool_ctx *c = o;
 	int64_t x;
 
-	if (!ld_int(ld, v, INT64_MIN, INT_MAX, &x))
+	if (!ld_int(ld, v, INT64_MIN, INT64_MAX, &x))
 		return;
 	if (x < 0) {
 		ld_error(ld, v->pos, "count must not be negative, got %lld", (long long)x);
+		return;
+	}
+	/* The one bound on GPUs per node, with the message every node source
+	 * and the fill experiment give (carve/manifest.h). */
+	if (x > CARVE_NODE_MAX_GPUS) {
+		ld_error(ld, v->pos, "%lld GPUs per node is more than %d", (long long)x,
+			 CARVE_NODE_MAX_GPUS);
+		c->gpu_bad = true; /* the pool is not kept */
 		return;
 	}
 	c->p.gpus_per_node = (int)x;
@@ -533,30 +573,33 @@ static const struct ld_field pool_fields[] = {
 /* gpu.model: required with GPUs (false without); an unknown name is a warning. */
 static bool pool_check_gpu(struct ld *ld, struct pool_ctx *c)
 {
-	const char *names[128];
-	size_t n = 0;
-	const char *s;
-	int i;
-
 	if (!c->p.gpu_model) {
 		if (c->p.gpus_per_node > 0 && !ytree_get(c->gpu, "model"))
 			ld_error(ld, c->gpu->pos,
 				 "missing required field 'model' (required when count > 0)");
 		return c->p.gpus_per_node == 0;
 	}
-	if (carve_gpu_model_find(c->p.gpu_model))
-		return true;
+	ld_gpu_model_note(ld, c->p.gpu_model_pos, c->p.gpu_model);
+	return true;
+}
+
+void ld_gpu_model_note(struct ld *ld, struct carve_pos pos, const char *model)
+{
+	const char *names[128];
+	size_t n = 0;
+	const char *s;
+	int i;
+
+	if (carve_gpu_model_find(model))
+		return;
 	for (i = 0; i < carve_gpu_model_count() && n < 128; i++)
 		names[n++] = carve_gpu_model_at(i)->name;
-	s = ld_suggest(c->p.gpu_model, names, n);
+	s = ld_suggest(model, names, n);
 	if (s)
-		ld_warn(ld, c->p.gpu_model_pos, "unknown GPU model '%s' (did you mean '%s'?)",
-			c->p.gpu_model, s);
+		ld_warn(ld, pos, "unknown GPU model '%s' (did you mean '%s'?)", model, s);
 	else
-		ld_warn(ld, c->p.gpu_model_pos,
-			"unknown GPU model '%s'; its memory and MIG geometry are not known",
-			c->p.gpu_model);
-	return true;
+		ld_warn(ld, pos, "unknown GPU model '%s'; its memory and MIG geometry are not known",
+			model);
 }
 
 /* Drops layout entries whose profile the model lacks (when the model is known). */
@@ -715,7 +758,7 @@ void load_nodepool(struct ld *ld, const struct ynode *doc)
 		ld_pop(ld, o2);
 	}
 	ld_pop(ld, old);
-	if (!c.p.meta.name || !*c.p.meta.name || !c.count_ok || !ok)
+	if (!c.p.meta.name || !*c.p.meta.name || !c.count_ok || c.gpu_bad || !ok)
 		return;
 	if (!c.p.name_prefix) {
 		size_t n = strlen(c.p.meta.name);

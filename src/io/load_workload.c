@@ -36,7 +36,9 @@ static void f_ps_name(struct ld *ld, const struct ynode *v, void *o)
 
 	if (ytree_is_null(v))
 		return;
-	if (!ld_name_str(ld, v, &p->ps.name))
+	/* Kueue's PodSetReference: a DNS-1123 label (at most 63). */
+	if (!ld_name_str(ld, v, &p->ps.name) ||
+	    !ld_dns_check(ld, v->pos, p->ps.name, LD_DNS_LABEL))
 		p->bad = true;
 }
 
@@ -125,13 +127,25 @@ static void one_podset(struct ld *ld, const struct ynode *item, size_t i, void *
 		*e = p.ps;
 }
 
+/* Kueue's CRD caps spec.podSets and status.admission.podSetAssignments at
+ * LD_MAX_PODSETS items (maxItems 8): more is refused before any is read. */
+static bool too_many_podsets(struct ld *ld, const struct ynode *v)
+{
+	if (v->kind != YN_SEQ || v->n <= LD_MAX_PODSETS)
+		return false;
+	ld_error(ld, v->pos, "at most %d podSets (Kueue's limit), got %zu", LD_MAX_PODSETS, v->n);
+	return true;
+}
+
 static void f_wl_podsets(struct ld *ld, const struct ynode *v, void *o)
 {
 	struct wl *w = o;
 
 	if (ytree_is_null(v))
 		return; /* reported as missing */
-	if (!ld_list(ld, v, one_podset, o)) {
+	if (too_many_podsets(ld, v)) {
+		w->bad = true;
+	} else if (!ld_list(ld, v, one_podset, o)) {
 		w->bad = true;
 	} else if (!v->n) {
 		ld_error(ld, v->pos, "a Workload needs at least one podSet");
@@ -147,8 +161,11 @@ static void f_wl_queue(struct ld *ld, const struct ynode *v, void *o)
 		return;
 	if (ld_str(ld, v, &w->w.queue_name)) {
 		w->w.queue_pos = v->pos;
+		/* spec.queueName: a DNS-1123 subdomain in Kueue's Workload CRD. */
 		if (!*w->w.queue_name)
 			w->w.queue_name = NULL;
+		else if (!ld_dns_check(ld, v->pos, w->w.queue_name, LD_DNS_SUBDOMAIN))
+			w->bad = true;
 	}
 }
 
@@ -309,7 +326,10 @@ static void f_ad_cq(struct ld *ld, const struct ynode *v, void *o)
 
 static void f_ad_assign(struct ld *ld, const struct ynode *v, void *o)
 {
-	ld_list(ld, v, one_assign, o);
+	if (too_many_podsets(ld, v))
+		((struct wl *)o)->bad = true;
+	else
+		ld_list(ld, v, one_assign, o);
 }
 
 static const struct ld_field admission_fields[] = {

@@ -14,6 +14,9 @@
 /* load_node.c */
 void load_node(struct ld *ld, const struct ynode *doc);
 void load_nodepool(struct ld *ld, const struct ynode *doc);
+/* Warns at pos when model is not a known GPU model (with a "did you mean"):
+ * the one warning of every node source (NodePool gpu.model, node CSV). */
+void ld_gpu_model_note(struct ld *ld, struct carve_pos pos, const char *model);
 
 /* load_kueue.c: Kueue's quota objects, and what every Kueue loader shares */
 #define LD_KUEUE_V1BETA1 "kueue.x-k8s.io/v1beta1"

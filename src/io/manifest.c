@@ -2,8 +2,9 @@
  * manifest.c - the manifest set: files and directories in, kinds
  * dispatched to their loaders (loaders.h), lookups by name.
  *
- * Invariants: every string in the set lives in priv->arena (YAML trees are
- * built there too, so loaders may keep pointers into them); file names are
+ * Invariants: every string in the set lives in priv->arena (a document's
+ * scalar texts are allocated there, so loaders may keep them; its tree is
+ * freed once the document is loaded, so loaders keep no node); file names are
  * interned once and outlive every position that names them.  A document
  * whose kind or apiVersion is wrong is reported and skipped whole; the
  * documents around it still load.
@@ -222,32 +223,34 @@ static void load_doc(struct ld *ld, const struct ydoc *doc)
 			 "(version, sharing) nor a mig-parted config (version, mig-configs)");
 }
 
+static int load_one(void *ctx, const struct ydoc *doc)
+{
+	load_doc(ctx, doc);
+	return 0;
+}
+
 int carve_manifests_load_yaml(struct carve_manifests *m, const char *name,
 			      const char *buf, size_t len)
 {
 	struct ld ld;
-	struct ydocs docs;
-	size_t i;
 	int rc;
 	const char *file = carve_arena_strdup(&m->priv->arena, name);
-	char *copy = carve_arena_strndup(&m->priv->arena, buf, len);
 
-	if (!file || !copy)
+	if (!file)
 		return CARVE_ENOMEM;
 	memset(&ld, 0, sizeof(ld));
 	ld.m = m;
 	ld.a = &m->priv->arena;
 	ld.d = &m->diags;
 	ld.file = file;
-	ld.buf = copy;
+	ld.buf = buf; /* the caller's, read only while documents load */
 	ld.buflen = len;
-	rc = ytree_parse(ld.a, file, copy, len, 0, 0, ld.d, &docs);
-	if (rc == CARVE_ENOMEM)
-		return rc;
-	/* On a syntax error, the documents before it still load. */
-	for (i = 0; i < docs.n; i++)
-		load_doc(&ld, &docs.v[i]);
-	return 0;
+	/* Each document is decoded as soon as it is parsed and its tree freed
+	 * then: the set keeps the scalar texts and what the loaders built, not
+	 * the trees (docs/limits.md).  On a syntax error, the documents before
+	 * it are loaded already. */
+	rc = ytree_parse_each(ld.a, file, buf, len, ld.d, load_one, &ld);
+	return rc == CARVE_ENOMEM ? rc : 0;
 }
 
 static int load_file(struct carve_manifests *m, const char *path)

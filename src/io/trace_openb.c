@@ -25,6 +25,7 @@
 #include "carve/arena.h"
 #include "carve/trace.h"
 #include "csvsplit.h"
+#include "jobs_int.h"
 #include "readfile.h"
 
 #define NCOLS 11
@@ -319,30 +320,110 @@ static void load_row(struct rd *r, uint32_t line, const char *s, const char *end
 		append(r, &task);
 }
 
+/* Task indexes ordered by name, then by row. */
+static const struct carve_task *sort_tasks;
+
+static int cmp_task(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_tasks[x].name, sort_tasks[y].name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/*
+ * A pod name is one pod: a row whose name an earlier row has (this file's
+ * or an earlier file's of the same trace) is an error at the row and is
+ * dropped.  Rows from index n0 on are this file's.
+ */
+static int drop_duplicates(struct carve_trace *t, size_t n0, struct carve_diags *d)
+{
+	size_t *ix, i, k, first = 0;
+	bool *dup;
+
+	if (t->n - n0 == 0)
+		return 0;
+	ix = carve_malloc(t->n * sizeof(*ix));
+	dup = carve_calloc(t->n, sizeof(*dup));
+	if (!ix || !dup) {
+		carve_free(ix);
+		carve_free(dup);
+		return CARVE_ENOMEM;
+	}
+	for (i = 0; i < t->n; i++)
+		ix[i] = i;
+	sort_tasks = t->tasks;
+	qsort(ix, t->n, sizeof(*ix), cmp_task);
+	for (i = 0; i < t->n; i++) {
+		const struct carve_task *k0 = &t->tasks[ix[first]], *ki = &t->tasks[ix[i]];
+
+		if (i == 0 || strcmp(k0->name, ki->name)) {
+			first = i;
+			continue;
+		}
+		if (ix[i] < n0)
+			continue;
+		dup[ix[i]] = true;
+		if (k0->pos.file == ki->pos.file)
+			carve_diag_error(d, (struct carve_pos){ki->pos.file, ki->pos.line, 1},
+					 "name: pod '%s' is already at line %u; row skipped",
+					 ki->name, (unsigned)k0->pos.line);
+		else
+			carve_diag_error(d, (struct carve_pos){ki->pos.file, ki->pos.line, 1},
+					 "name: pod '%s' is already at %s:%u; row skipped",
+					 ki->name, k0->pos.file, (unsigned)k0->pos.line);
+	}
+	for (i = n0, k = n0; i < t->n; i++)
+		if (!dup[i])
+			t->tasks[k++] = t->tasks[i];
+	t->n = k;
+	carve_free(ix);
+	carve_free(dup);
+	return 0;
+}
+
 int carve_trace_load_openb_buf(struct carve_trace *t, const char *name, const char *buf,
 			       size_t len, struct carve_diags *d)
+{
+	const char *file;
+
+	if (!t || !d || (len && !buf))
+		return CARVE_EINVAL;
+	file = carve_arena_strdup(&t->priv->arena, name ? name : "(trace)");
+	if (!file)
+		return CARVE_ENOMEM;
+	return carve__trace_load_openb_kept(t, file, buf, len, d);
+}
+
+int carve__trace_load_openb_kept(struct carve_trace *t, const char *file, const char *buf,
+				 size_t len, struct carve_diags *d)
 {
 	const char *p = buf, *end = buf + len;
 	struct rd r;
 	uint32_t line = 1;
+	size_t n0 = t->n;
 
-	if (!t || !d || (len && !buf))
-		return CARVE_EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.t = t;
 	r.d = d;
-	r.file = carve_arena_strdup(&t->priv->arena, name ? name : "(trace)");
-	if (!r.file)
-		return CARVE_ENOMEM;
+	r.file = file;
 	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
 		p += 3;
 	for (; p < end && !r.oom; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
+		const char *why;
+		uint32_t col;
+
 		if (e > p && e[-1] == '\r')
 			e--;
-		if (line == 1) {
+		if ((why = csv_line_problem(p, e, &col))) {
+			carve_diag_error(d, at(&r, line, col), "%s; %s skipped", why,
+					 line == 1 ? "file" : "row");
+			if (line == 1)
+				return 0;
+		} else if (line == 1) {
 			if (!check_header(&r, p, e))
 				return 0;
 		} else if (e > p) {
@@ -350,6 +431,8 @@ int carve_trace_load_openb_buf(struct carve_trace *t, const char *name, const ch
 		}
 		p = nl ? nl + 1 : end;
 	}
+	if (!r.oom && drop_duplicates(t, n0, d))
+		r.oom = true;
 	if (r.oom) {
 		carve_diag_error(d, at(&r, line - 1, 1), "out of memory loading the trace");
 		return CARVE_ENOMEM;
@@ -373,4 +456,20 @@ int carve_trace_load_openb(struct carve_trace *t, const char *path, struct carve
 	rc = carve_trace_load_openb_buf(t, path, buf, len, d);
 	carve_free(buf);
 	return rc;
+}
+
+bool carve_trace_is_openb(const char *path)
+{
+	static const char head[] = "name,cpu_milli,memory_mib,num_gpu";
+	char buf[sizeof(head) + 3];
+	FILE *f = fopen(path, "r");
+	size_t n, skip = 0;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+		skip = 3;
+	return n - skip >= sizeof(head) - 1 && !memcmp(buf + skip, head, sizeof(head) - 1);
 }

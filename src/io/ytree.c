@@ -33,7 +33,8 @@ struct anchor {
 };
 
 struct builder {
-	struct carve_arena *a;
+	struct carve_arena *a;  /* scalar texts */
+	struct carve_arena *na; /* nodes, their arrays, anchors (may be a) */
 	const char *file;
 	uint32_t line_off, col_off;
 	struct carve_diags *d;
@@ -58,14 +59,14 @@ static int add_anchor(struct builder *b, const yaml_char_t *name, struct ynode *
 		return 0;
 	if (b->nanchors == b->capanchors) {
 		size_t cap = b->capanchors ? b->capanchors * 2 : 8;
-		struct anchor *v = carve_arena_grow(b->a, b->anchors, b->nanchors,
+		struct anchor *v = carve_arena_grow(b->na, b->anchors, b->nanchors,
 						    cap, sizeof(*v));
 		if (!v)
 			return CARVE_ENOMEM;
 		b->anchors = v;
 		b->capanchors = cap;
 	}
-	b->anchors[b->nanchors].name = carve_arena_strdup(b->a, (const char *)name);
+	b->anchors[b->nanchors].name = carve_arena_strdup(b->na, (const char *)name);
 	if (!b->anchors[b->nanchors].name)
 		return CARVE_ENOMEM;
 	b->anchors[b->nanchors++].node = n;
@@ -134,7 +135,7 @@ static int map_add(struct builder *b, struct frame *f, struct ynode *key, struct
 	if (!f->ht || p->n * 2 > f->htcap) {
 		size_t cap = f->htcap ? f->htcap * 2 : 4 * HASH_MIN;
 
-		f->ht = carve_arena_alloc(b->a, cap * sizeof(*f->ht));
+		f->ht = carve_arena_alloc(b->na, cap * sizeof(*f->ht));
 		if (!f->ht)
 			return CARVE_ENOMEM;
 		f->htcap = cap;
@@ -155,12 +156,12 @@ static int reserve(struct builder *b, struct frame *f)
 	if (p->n < f->cap)
 		return 0;
 	if (p->kind == YN_MAP) {
-		v = carve_arena_grow(b->a, p->pairs, p->n, cap, sizeof(*p->pairs));
+		v = carve_arena_grow(b->na, p->pairs, p->n, cap, sizeof(*p->pairs));
 		if (!v)
 			return CARVE_ENOMEM;
 		p->pairs = v;
 	} else {
-		v = carve_arena_grow(b->a, p->items, p->n, cap, sizeof(*p->items));
+		v = carve_arena_grow(b->na, p->items, p->n, cap, sizeof(*p->items));
 		if (!v)
 			return CARVE_ENOMEM;
 		p->items = v;
@@ -212,7 +213,7 @@ static int attach(struct builder *b, struct ynode *n)
 
 			carve_diag_error(b->d, kpos, "mapping keys must be plain strings");
 			f->skip_value = true;
-			n = carve_arena_alloc(b->a, sizeof(*n));
+			n = carve_arena_alloc(b->na, sizeof(*n));
 			if (!n)
 				return CARVE_ENOMEM;
 			n->kind = YN_SCALAR;
@@ -324,7 +325,7 @@ static bool is_open(const struct builder *b, const struct ynode *n)
 
 static struct ynode *new_node(struct builder *b, enum ynode_kind k, yaml_mark_t m)
 {
-	struct ynode *n = carve_arena_alloc(b->a, sizeof(*n));
+	struct ynode *n = carve_arena_alloc(b->na, sizeof(*n));
 
 	if (n) {
 		n->kind = k;
@@ -407,70 +408,106 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 	}
 }
 
-static int add_doc(struct builder *b, struct ydocs *out, size_t *cap, struct carve_pos pos)
+/* Where libyaml's reader stopped: it reports a bad byte (NUL, invalid
+ * UTF-8) by offset only, its problem_mark left at the start.  Lines break at
+ * \n, \r\n and \r; columns count characters, as libyaml's marks do. */
+static struct carve_pos offset_pos(const struct builder *b, const char *buf, size_t len,
+				   size_t off)
 {
-	if (out->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		struct ydoc *v = carve_arena_grow(b->a, out->v, out->n, c, sizeof(*v));
+	uint32_t line = 0, col = 0;
+	size_t i;
 
-		if (!v)
-			return CARVE_ENOMEM;
-		out->v = v;
-		*cap = c;
+	if (off > len)
+		off = len;
+	for (i = 0; i < off; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (c == '\n' || (c == '\r' && (i + 1 >= len || buf[i + 1] != '\n'))) {
+			line++;
+			col = 0;
+		} else if (c != '\r' && (c & 0xC0) != 0x80) {
+			col++;
+		}
 	}
-	out->v[out->n].root = b->root;
-	out->v[out->n].pos = pos;
-	out->n++;
-	return 0;
+	return (struct carve_pos){b->file, line + 1 + b->line_off, col + 1 + b->col_off};
 }
 
-int ytree_parse(struct carve_arena *a, const char *file, const char *buf,
-		size_t len, uint32_t line_off, uint32_t col_off,
-		struct carve_diags *d, struct ydocs *out)
+static void report_error(struct builder *b, const yaml_parser_t *parser, const char *buf,
+			 size_t len)
+{
+	if (parser->error == YAML_READER_ERROR) {
+		struct carve_pos p = offset_pos(b, buf, len, parser->problem_offset);
+
+		if (parser->problem_value >= 0)
+			carve_diag_error(b->d, p, "YAML syntax error: %s (byte 0x%02x)",
+					 parser->problem ? parser->problem : "unreadable input",
+					 (unsigned)parser->problem_value & 0xFFu);
+		else
+			carve_diag_error(b->d, p, "YAML syntax error: %s",
+					 parser->problem ? parser->problem : "unreadable input");
+		return;
+	}
+	carve_diag_error(b->d, mark_pos(b, parser->problem_mark), "YAML syntax error: %s%s%s",
+			 parser->problem ? parser->problem : "unknown",
+			 parser->context ? " " : "", parser->context ? parser->context : "");
+}
+
+/* Each finished document goes to fn; returns fn's non-zero result. */
+typedef int (*doc_fn)(void *ctx, struct builder *b, const struct ydoc *doc);
+
+static int parse(struct builder *b, const char *buf, size_t len, doc_fn fn, void *ctx)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	struct builder b;
-	struct carve_pos docpos = {file, 1, 1};
-	size_t cap = 0;
+	struct carve_pos docpos = {b->file, 1, 1};
+	size_t docstart = 0, ndocs = 0;
+	bool doc_open = false;
 	int rc = 0;
 
-	memset(&b, 0, sizeof(b));
-	b.a = a;
-	b.file = file;
-	b.line_off = line_off;
-	b.col_off = col_off;
-	b.d = d;
-	out->n = 0;
-	out->v = NULL;
 	if (!yaml_parser_initialize(&parser))
 		return CARVE_ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	for (;;) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			struct carve_pos p = mark_pos(&b, parser.problem_mark);
-
 			if (parser.error == YAML_MEMORY_ERROR) {
 				rc = CARVE_ENOMEM;
 			} else {
-				carve_diag_error(d, p, "YAML syntax error: %s%s%s",
-						 parser.problem ? parser.problem : "unknown",
-						 parser.context ? " " : "",
-						 parser.context ? parser.context : "");
+				report_error(b, &parser, buf, len);
 				rc = CARVE_EPARSE;
 			}
 			break;
 		}
+		if (doc_open && ev.end_mark.index - docstart > YTREE_MAX_DOC_BYTES) {
+			carve_diag_error(b->d, docpos, "document is longer than %d characters "
+					 "(the most carve reads in one document)", YTREE_MAX_DOC_BYTES);
+			yaml_event_delete(&ev);
+			rc = CARVE_EPARSE;
+			break;
+		}
 		if (ev.type == YAML_DOCUMENT_START_EVENT) {
-			b.root = NULL;
-			b.depth = 0;
-			b.nanchors = 0;
-			b.expanded = 0;
-			docpos = mark_pos(&b, ev.start_mark);
+			if (ndocs == YTREE_MAX_DOCS) {
+				carve_diag_error(b->d, mark_pos(b, ev.start_mark),
+						 "more than %d documents in one file (the most carve "
+						 "reads; split the file)", YTREE_MAX_DOCS);
+				yaml_event_delete(&ev);
+				rc = CARVE_EPARSE;
+				break;
+			}
+			b->root = NULL;
+			b->depth = 0;
+			b->nanchors = 0;
+			b->expanded = 0;
+			docpos = mark_pos(b, ev.start_mark);
+			docstart = ev.start_mark.index;
+			doc_open = true;
 		} else if (ev.type == YAML_DOCUMENT_END_EVENT) {
-			rc = add_doc(&b, out, &cap, docpos);
+			struct ydoc doc = {b->root, docpos};
+
+			doc_open = false;
+			ndocs++;
+			rc = fn(ctx, b, &doc);
 		} else {
-			rc = on_event(&b, &ev);
+			rc = on_event(b, &ev);
 		}
 		if (ev.type == YAML_STREAM_END_EVENT) {
 			yaml_event_delete(&ev);
@@ -481,6 +518,89 @@ int ytree_parse(struct carve_arena *a, const char *file, const char *buf,
 			break;
 	}
 	yaml_parser_delete(&parser);
+	return rc;
+}
+
+static void builder_init(struct builder *b, struct carve_arena *a, struct carve_arena *na,
+			 const char *file, uint32_t line_off, uint32_t col_off,
+			 struct carve_diags *d)
+{
+	memset(b, 0, sizeof(*b));
+	b->a = a;
+	b->na = na;
+	b->file = file;
+	b->line_off = line_off;
+	b->col_off = col_off;
+	b->d = d;
+}
+
+struct collect {
+	struct ydocs *out;
+	size_t cap;
+};
+
+static int add_doc(void *ctx, struct builder *b, const struct ydoc *doc)
+{
+	struct collect *c = ctx;
+	struct ydocs *out = c->out;
+
+	if (out->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		struct ydoc *v = carve_arena_grow(b->a, out->v, out->n, cap, sizeof(*v));
+
+		if (!v)
+			return CARVE_ENOMEM;
+		out->v = v;
+		c->cap = cap;
+	}
+	out->v[out->n++] = *doc;
+	return 0;
+}
+
+int ytree_parse(struct carve_arena *a, const char *file, const char *buf,
+		size_t len, uint32_t line_off, uint32_t col_off,
+		struct carve_diags *d, struct ydocs *out)
+{
+	struct builder b;
+	struct collect c = {out, 0};
+
+	builder_init(&b, a, a, file, line_off, col_off, d);
+	out->n = 0;
+	out->v = NULL;
+	return parse(&b, buf, len, add_doc, &c);
+}
+
+struct each {
+	ytree_doc_fn fn;
+	void *ctx;
+};
+
+/* Hands the document over, then frees its nodes: the next document starts
+ * from an empty node arena (anchors, like the nodes, were in it). */
+static int each_doc(void *ctx, struct builder *b, const struct ydoc *doc)
+{
+	struct each *e = ctx;
+	int rc = e->fn(e->ctx, doc);
+
+	carve_arena_cleanup(b->na);
+	carve_arena_init(b->na);
+	b->anchors = NULL;
+	b->nanchors = b->capanchors = 0;
+	return rc;
+}
+
+int ytree_parse_each(struct carve_arena *a, const char *file, const char *buf, size_t len,
+		     struct carve_diags *d, ytree_doc_fn fn, void *ctx)
+{
+	struct builder b;
+	struct carve_arena nodes;
+	struct each e = {fn, ctx};
+	int rc;
+
+	carve_arena_init(&nodes);
+	builder_init(&b, a, &nodes, file, 0, 0, d);
+	rc = parse(&b, buf, len, each_doc, &e);
+	carve_arena_cleanup(&nodes);
 	return rc;
 }
 

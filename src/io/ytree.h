@@ -18,6 +18,11 @@
  *     stand for more than YTREE_MAX_EXPANSION nodes in all ("billion
  *     laughs") is refused with "too many alias references": the error ends
  *     the file like a syntax error.
+ *   - Size limits (docs/limits.md): at most YTREE_MAX_DOCS documents in a
+ *     file and YTREE_MAX_DOC_BYTES characters in one document; going past
+ *     either is reported and ends the file like a syntax error.
+ *   - A bad byte (NUL, a control character, invalid UTF-8) is reported at
+ *     its own line and column, with its value.
  *   - A key that is not a scalar is an error; the pair is dropped.
  *   - Duplicate keys are errors; the first value is kept.
  */
@@ -28,6 +33,8 @@
 #include "carve/diag.h"
 
 #define YTREE_MAX_EXPANSION 1000000
+#define YTREE_MAX_DOCS 1000000
+#define YTREE_MAX_DOC_BYTES (64 * 1024 * 1024)
 
 enum ynode_kind { YN_SCALAR, YN_MAP, YN_SEQ };
 
@@ -70,6 +77,18 @@ struct ydocs {
 int ytree_parse(struct carve_arena *a, const char *file, const char *buf,
 		size_t len, uint32_t line_off, uint32_t col_off,
 		struct carve_diags *d, struct ydocs *out);
+
+/*
+ * The same, document by document, for a caller that keeps no node: fn gets
+ * each document as soon as it is complete (NULL root for an empty one);
+ * once fn returns, the document's nodes are freed.  Scalar texts (->str)
+ * are allocated in a and stay valid with it; node pointers do not outlive
+ * the call to fn.  A non-zero return from fn stops the parse and is
+ * returned.  Returns as ytree_parse otherwise.
+ */
+typedef int (*ytree_doc_fn)(void *ctx, const struct ydoc *doc);
+int ytree_parse_each(struct carve_arena *a, const char *file, const char *buf, size_t len,
+		     struct carve_diags *d, ytree_doc_fn fn, void *ctx);
 
 /* Value for key in a mapping, or NULL (also NULL when m is not a map). */
 const struct ynode *ytree_get(const struct ynode *m, const char *key);

@@ -89,9 +89,17 @@ struct carve_cluster *carve_fill_cluster_csv(const struct carve_mf_csvnode *rows
 	size_t i, maxg = 0;
 	int k;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* The bound and message of carve validate (carve/manifest.h). */
+		if (rows[i].gpus > CARVE_NODE_MAX_GPUS) {
+			carve_errorf(err, CARVE_EINVAL, "node %s: %d GPUs per node is more than %d",
+				     rows[i].name, rows[i].gpus, CARVE_NODE_MAX_GPUS);
+			carve_cluster_destroy(c);
+			return NULL;
+		}
 		if (rows[i].gpus > 0 && (size_t)rows[i].gpus > maxg)
 			maxg = (size_t)rows[i].gpus;
+	}
 	g = carve_calloc(maxg + 1, sizeof(*g));
 	if (!c || !g) {
 		carve_errorf(err, CARVE_ENOMEM, "out of memory");
@@ -526,6 +534,25 @@ out:
 		carve_fill_result_cleanup(out);
 		return carve_errorf(err, rc, "%s", rc == CARVE_ENOMEM ? "out of memory"
 								     : "a task carve cannot place");
+	}
+	return 0;
+}
+
+/* ---- policies ------------------------------------------------------------------------ */
+
+int carve_fill_check_policies(const char *const *pols, size_t n, struct carve_error *err)
+{
+	size_t i, k;
+
+	if (!n)
+		return carve_errorf(err, CARVE_EINVAL, "no policy given");
+	for (i = 0; i < n; i++) {
+		if (!pols[i] || !*pols[i])
+			return carve_errorf(err, CARVE_EINVAL, "policy %zu is empty", i + 1);
+		for (k = 0; k < i; k++)
+			if (!strcmp(pols[i], pols[k]))
+				return carve_errorf(err, CARVE_EINVAL, "policy '%s' is given twice "
+						    "(each policy is run once per seed)", pols[i]);
 	}
 	return 0;
 }

@@ -149,6 +149,16 @@ if [ -w /dev/full ]; then
 		grep -q '^carve trace generate: cannot write output: No space left on device$' "$tmp/err"
 	check "generate >/dev/full: exit 1 with a message (rc $rc)" $?
 fi
+# An openb pod list is read by `trace check` as `simulate` reads it (one
+# single-pod job a row), not as carve's CSV trace; a pod name twice is an
+# error at the row.
+exit_is "check openb pod list" 0 "$carve" trace check data/openb/openb_pod_list_default.csv
+grep -q "jobs loaded, 0 skipped, 0 errors$" "$tmp/err" && ! grep -q "unknown column" "$tmp/err"
+check "openb pod list read like simulate" $?
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1024,1,500\np0,1000,1024,1,500\n' >"$tmp/pods.csv"
+exit_is "check openb duplicate pod" 1 "$carve" trace check "$tmp/pods.csv"
+grep -q "^$tmp/pods.csv:3:1: error: name: pod 'p0' is already at line 2; row skipped$" "$tmp/err"
+check "openb duplicate pod at the row" $?
 
 echo "trace.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -662,6 +662,52 @@ static void trace_csv_bad_header(void **state)
 
 /* ---- the fill experiment on a tiny trace ---- */
 
+/* Fill refuses what validate refuses: a node with more than 64 GPUs (the
+ * same bound and message both ways), a pod name twice in the openb list (an
+ * error at the row), the same policy twice. */
+static void fill_input_bounds(void **state)
+{
+	static const struct carve_mf_csvnode rows[] = {
+		{"big", 64000, 65536, 1000, "T4", {0}},
+	};
+	static const char nodes[] = "sn,cpu_milli,memory_mib,gpu,model\n"
+				    "big,64000,65536,1000,T4\n"
+				    "ok,64000,65536,64,T4\n";
+	static const char pods[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+				   "p0,1000,1024,1,500\n"
+				   "p1,1000,1024,1,500\n"
+				   "p0,2000,1024,1,1000\n";
+	static const char *const pols[] = {"fgd", "binpack", "fgd"};
+	struct carve_manifests *m = carve_manifests_create();
+	struct carve_trace *t = carve_trace_create();
+	struct carve_diags d;
+	struct carve_error err;
+
+	(void)state;
+	assert_null(carve_fill_cluster_csv(rows, 1, &err));
+	assert_string_equal(err.text, "node big: 1000 GPUs per node is more than 64");
+	assert_int_equal(carve_manifests_load_csv(m, "n.csv", nodes, strlen(nodes)), 0);
+	assert_int_equal(m->diags.nerrors, 1);
+	assert_int_equal(m->diags.v[0].pos.line, 2);
+	assert_int_equal(m->diags.v[0].pos.col, 17);
+	assert_string_equal(m->diags.v[0].msg,
+			    "node CSV: gpu: 1000 GPUs per node is more than 64; row skipped");
+	assert_int_equal(m->ncsvnodes, 1);
+	carve_diags_init(&d);
+	assert_int_equal(carve_trace_load_openb_buf(t, "p.csv", pods, strlen(pods), &d), 0);
+	expect_diag(&d, 4, 1, "name: pod 'p0' is already at line 2; row skipped");
+	assert_int_equal(d.nerrors, 1);
+	assert_int_equal(t->n, 2);
+	assert_int_equal(carve_fill_check_policies(pols, 2, &err), 0);
+	assert_int_equal(carve_fill_check_policies(pols, 3, &err), CARVE_EINVAL);
+	assert_string_equal(err.text, "policy 'fgd' is given twice (each policy is run once per seed)");
+	assert_int_equal(carve_fill_check_policies(pols, 0, &err), CARVE_EINVAL);
+	assert_string_equal(err.text, "no policy given");
+	carve_diags_cleanup(&d);
+	carve_trace_destroy(t);
+	carve_manifests_destroy(m);
+}
+
 static void fill_tiny(void **state)
 {
 	static const struct carve_mf_csvnode rows[] = {
@@ -839,6 +885,7 @@ static void openb_fill_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fill_input_bounds),
 		cmocka_unit_test(frag_rules),
 		cmocka_unit_test(frag_pending),
 		cmocka_unit_test(quantise),

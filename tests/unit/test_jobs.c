@@ -394,6 +394,98 @@ static void test_yaml_bad(void **state)
 
 /* ---- openb ---- */
 
+/* Trace jobs become Workloads: names as the API server checks them (job
+ * name a DNS-1123 subdomain, namespace a label, queue a subdomain, podSet
+ * name a label), and at most 8 podSets (Kueue's limit); each at its field,
+ * the job skipped. */
+static void test_trace_names_and_podsets(void **state)
+{
+	static const char sub[] = "a lowercase RFC 1123 subdomain must consist of lower case "
+				  "alphanumeric characters, '-' or '.', and must start and end "
+				  "with an alphanumeric character";
+	static const char lab[] = "a lowercase RFC 1123 label must consist of lower case "
+				  "alphanumeric characters or '-', and must start and end with "
+				  "an alphanumeric character";
+	char msg[512];
+	struct fx f;
+
+	(void)state;
+	fx_init(&f);
+	load_csv(&f, "name,arrival,duration,namespace,queue\n"
+		 "Bad_Name,0,60,,\n"
+		 "a b,0,60,,\n"
+		 "ok,0,60,team.a,\n"
+		 "ok2,0,60,team-a,Q_1\n"
+		 "fine,0,60,team-a,lq.a\n");
+	snprintf(msg, sizeof(msg), "name: 'Bad_Name' is not a valid name: %s", sub);
+	assert_diag(&f.d, 2, 1, msg);
+	snprintf(msg, sizeof(msg), "name: 'a b' is not a valid name: %s", sub);
+	assert_diag(&f.d, 3, 1, msg);
+	snprintf(msg, sizeof(msg), "namespace: 'team.a' is not a valid name: %s", lab);
+	assert_diag(&f.d, 4, 9, msg);
+	snprintf(msg, sizeof(msg), "queue: 'Q_1' is not a valid name: %s", sub);
+	assert_diag(&f.d, 5, 17, msg);
+	assert_int_equal(f.skipped, 4);
+	assert_non_null(job(f.js, "fine"));
+	fx_cleanup(&f);
+
+	fx_init(&f);
+	load_yaml(&f, "apiVersion: carve.dev/v1alpha1\n"
+		  "kind: Trace\n"
+		  "jobs:\n"
+		  "- name: a/b\n"
+		  "  arrival: 0\n"
+		  "  duration: 60\n"
+		  "  podSets: [{count: 1}]\n"
+		  "- name: nine\n"
+		  "  arrival: 0\n"
+		  "  duration: 60\n"
+		  "  podSets: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f},\n"
+		  "            {name: g}, {name: h}, {name: i}]\n"
+		  "- name: ps\n"
+		  "  namespace: Team\n"
+		  "  arrival: 0\n"
+		  "  duration: 60\n"
+		  "  podSets: [{name: Main}]\n"
+		  "- name: eight\n"
+		  "  arrival: 0\n"
+		  "  duration: 60\n"
+		  "  podSets: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f},\n"
+		  "            {name: g}, {name: h}]\n");
+	snprintf(msg, sizeof(msg), "job a/b: name: 'a/b' is not a valid name: %s", sub);
+	assert_diag(&f.d, 4, 9, msg);
+	assert_diag(&f.d, 11, 12, "job nine: podSets: at most 8 podSets (Kueue's limit), got 9");
+	snprintf(msg, sizeof(msg), "job ps: namespace: 'Team' is not a valid name: %s", lab);
+	assert_diag(&f.d, 14, 14, msg);
+	snprintf(msg, sizeof(msg), "job ps: podSets[0].name: 'Main' is not a valid name: %s", lab);
+	assert_diag(&f.d, 17, 20, msg);
+	assert_int_equal(f.skipped, 3);
+	assert_non_null(job(f.js, "eight"));
+	fx_cleanup(&f);
+}
+
+/* The trace CSV and the openb pod list refuse quotes and NUL bytes at their
+ * column (quoting is not read: a quoted name kept its quotes). */
+static void test_csv_quotes_and_nul(void **state)
+{
+	static const char text[] = "name,arrival,duration\n"
+				   "\"a\",0,60\n"
+				   "b,0\0,60\n"
+				   "c,0,60\n";
+	struct fx f;
+
+	(void)state;
+	fx_init(&f);
+	assert_int_equal(carve_jobs_load_csv_buf(f.js, "t.trace.csv", text, sizeof(text) - 1, &f.d,
+						 &f.skipped), 0);
+	assert_diag(&f.d, 2, 1, "'\"': quoted fields are not supported (carve's CSV formats have "
+		    "no quoting; a field holds no ',' or '\"'); row skipped");
+	assert_diag(&f.d, 3, 4, "a NUL byte: CSV input must be text; row skipped");
+	assert_int_equal(f.skipped, 2);
+	assert_non_null(job(f.js, "c"));
+	fx_cleanup(&f);
+}
+
 static void test_openb(void **state)
 {
 	static const char csv[] =
@@ -1016,6 +1108,8 @@ int main(void)
 		cmocka_unit_test(test_csv_bad_header),
 		cmocka_unit_test(test_yaml_good),
 		cmocka_unit_test(test_yaml_bad),
+		cmocka_unit_test(test_trace_names_and_podsets),
+		cmocka_unit_test(test_csv_quotes_and_nul),
 		cmocka_unit_test(test_openb),
 		cmocka_unit_test(test_openb_five_columns),
 		cmocka_unit_test(test_roundtrip),

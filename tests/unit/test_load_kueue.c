@@ -836,6 +836,98 @@ static void test_unknown_top_level_and_metadata(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* Object names as the API server checks them: a DNS-1123 subdomain for
+ * every kind, a label for namespaces and podSet names, Kueue's references
+ * (queueName, clusterQueue) subdomains; at the field, the object skipped. */
+static void test_names_dns1123(void **state)
+{
+	static const char sub[] = "a lowercase RFC 1123 subdomain must consist of lower case "
+				  "alphanumeric characters, '-' or '.', and must start and end "
+				  "with an alphanumeric character";
+	static const char lab[] = "a lowercase RFC 1123 label must consist of lower case "
+				  "alphanumeric characters or '-', and must start and end with "
+				  "an alphanumeric character";
+	char msg[512];
+	struct carve_manifests *m = tu_load(
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: Bad_Name}\nspec: {clusterQueue: cq}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: a b}\nspec: {clusterQueue: cq}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: a/b}\nspec: {clusterQueue: cq}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}\nspec: {clusterQueue: cq}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: lq, namespace: team.a}\nspec: {clusterQueue: cq}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: lq2}\nspec: {clusterQueue: CQ}\n"
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: Node_1}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\n"
+		"metadata: {name: w1}\n"
+		"spec:\n  queueName: Q\n  podSets:\n"
+		"  - name: Main\n    count: 1\n    template: {spec: {containers: [{name: c}]}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+		"metadata: {name: good.lq, namespace: team-a}\nspec: {clusterQueue: cq.x}\n");
+
+	(void)state;
+	snprintf(msg, sizeof(msg), "LocalQueue: metadata.name: 'Bad_Name' is not a valid name: %s", sub);
+	tu_assert_error(m, 3, 18, msg);
+	snprintf(msg, sizeof(msg), "LocalQueue: metadata.name: 'a b' is not a valid name: %s", sub);
+	tu_assert_error(m, 8, 18, msg);
+	snprintf(msg, sizeof(msg), "LocalQueue: metadata.name: 'a/b' is not a valid name: %s", sub);
+	tu_assert_error(m, 13, 18, msg);
+	tu_assert_error(m, 18, 18, "LocalQueue: metadata.name: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' "
+			"is not a valid name: must be no more than 253 characters (got 300)");
+	snprintf(msg, sizeof(msg), "LocalQueue: metadata.namespace: 'team.a' is not a valid name: %s",
+		 lab);
+	tu_assert_error(m, 23, 33, msg);
+	snprintf(msg, sizeof(msg), "LocalQueue lq2: spec.clusterQueue: 'CQ' is not a valid name: %s",
+		 sub);
+	tu_assert_error(m, 29, 22, msg);
+	snprintf(msg, sizeof(msg), "Node: metadata.name: 'Node_1' is not a valid name: %s", sub);
+	tu_assert_error(m, 33, 18, msg);
+	snprintf(msg, sizeof(msg), "Workload w1: spec.queueName: 'Q' is not a valid name: %s", sub);
+	tu_assert_error(m, 39, 14, msg);
+	snprintf(msg, sizeof(msg), "Workload w1: spec.podSets[0].name: 'Main' is not a valid name: %s",
+		 lab);
+	tu_assert_error(m, 41, 11, msg);
+	assert_int_equal(m->diags.nerrors, 9);
+	assert_int_equal(m->nlqs, 1);
+	assert_string_equal(m->lqs[0].meta.name, "good.lq");
+	assert_int_equal(m->nnodes, 0);
+	assert_int_equal(m->nworkloads, 0);
+	carve_manifests_destroy(m);
+}
+
+/* Kueue's Workload CRD: spec.podSets has maxItems 8.  40,000 podSets are
+ * refused at the field before any is decoded. */
+static void test_workload_podsets_max(void **state)
+{
+	size_t n = 40000, i, len;
+	const char *head = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\n"
+			   "metadata: {name: w}\nspec:\n  podSets:\n";
+	const char *item = "  - {name: p, template: {spec: {containers: [{name: c}]}}}\n";
+	char *y = malloc(strlen(head) + n * strlen(item) + 1);
+	struct carve_manifests *m;
+
+	(void)state;
+	assert_non_null(y);
+	strcpy(y, head);
+	len = strlen(head);
+	for (i = 0; i < n; i++) {
+		memcpy(y + len, item, strlen(item));
+		len += strlen(item);
+	}
+	y[len] = '\0';
+	m = tu_load(y);
+	tu_assert_error(m, 6, 3, "Workload w: spec.podSets: at most 8 podSets (Kueue's limit), "
+			"got 40000");
+	assert_int_equal(m->diags.nerrors, 1);
+	assert_int_equal(m->nworkloads, 0);
+	carve_manifests_destroy(m);
+	free(y);
+}
+
 static void test_topology_checks(void **state)
 {
 	struct carve_manifests *m = tu_load("apiVersion: kueue.x-k8s.io/v1beta1\n"
@@ -884,6 +976,8 @@ int main(void)
 		cmocka_unit_test(test_bad_document_does_not_stop_next),
 		cmocka_unit_test(test_unknown_top_level_and_metadata),
 		cmocka_unit_test(test_topology_checks),
+		cmocka_unit_test(test_names_dns1123),
+		cmocka_unit_test(test_workload_podsets_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -525,9 +525,35 @@ static void pool_missing_count(void **state)
 
 	(void)state;
 	tu_assert_error(m, 5, 3, "NodePool nc: spec: missing required field 'count'");
-	tu_assert_error(m, 10, 15, "NodePool zero: spec.count: count must be at least 1, got 0");
+	tu_assert_error(m, 10, 15, "NodePool zero: spec.count: 0 is out of range [1, 100000]");
 	tu_assert_error(m, 12, 1, "NodePool nospec: missing required field 'spec'");
 	assert_int_equal(m->diags.n, 3);
+	assert_int_equal(m->npools, 0);
+	carve_manifests_destroy(m);
+}
+
+/* spec.count's error gives its own range even for a value past INT_MAX;
+ * gpu.count past 64 is an error at spec.gpu.count, the pool skipped. */
+static void pool_count_bounds(void **state)
+{
+	struct carve_manifests *m = tu_load(
+		"apiVersion: carve.dev/v1alpha1\n"
+		"kind: NodePool\n"
+		"metadata: {name: big}\n"
+		"spec: {count: 9223372036854775807, gpu: {model: H100-80GB, count: 8}}\n"
+		"---\n"
+		"apiVersion: carve.dev/v1alpha1\n"
+		"kind: NodePool\n"
+		"metadata: {name: wide}\n"
+		"spec:\n"
+		"  count: 2\n"
+		"  gpu: {model: H100-80GB, count: 65}\n");
+
+	(void)state;
+	tu_assert_error(m, 4, 15, "NodePool big: spec.count: 9223372036854775807 is out of range "
+			"[1, 100000]");
+	tu_assert_error(m, 11, 34, "NodePool wide: spec.gpu.count: 65 GPUs per node is more than 64");
+	assert_int_equal(m->diags.n, 2);
 	assert_int_equal(m->npools, 0);
 	carve_manifests_destroy(m);
 }
@@ -571,6 +597,53 @@ static void pool_gpu_checks(void **state)
 }
 
 /* ---- CSV ---- */
+
+/* A NUL byte would cut a field short and a quote would stay in it: both are
+ * errors at their column, the row skipped (csvsplit.h: quoting is not read);
+ * an unknown model draws the NodePool's warning. */
+static void csv_nul_quotes_models(void **state)
+{
+	static const char text[] = "sn,cpu_milli,memory_mib,gpu,model\n"
+				   "n0,1000,1024,1,V100M16\n"
+				   "n\0x,1000,1024,1,V100M16\n"
+				   "\"n2\",1000,1024,1,V100M16\n"
+				   "n3,1000,1024,2,L40X\n";
+	struct carve_manifests *m = carve_manifests_create();
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(carve_manifests_load_csv(m, "n.csv", text, sizeof(text) - 1), 0);
+	tu_assert_error(m, 3, 2, "node CSV: a NUL byte: CSV input must be text; row skipped");
+	tu_assert_error(m, 4, 1, "node CSV: '\"': quoted fields are not supported (carve's CSV "
+			"formats have no quoting; a field holds no ',' or '\"'); row skipped");
+	tu_assert_warning(m, 5, 16, "node CSV: unknown GPU model 'L40X' (did you mean 'L40S'?)");
+	assert_int_equal(m->diags.n, 3);
+	assert_int_equal(m->ncsvnodes, 2);
+	carve_manifests_destroy(m);
+}
+
+/* nvidia.com/gpu "0.5" in a Node's allocatable was rounded up to one GPU:
+ * device counts are whole numbers, an error at the resource, the Node skipped. */
+static void node_fractional_devices(void **state)
+{
+	struct carve_manifests *m = tu_load(
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+		"status:\n  allocatable: {cpu: \"8\", nvidia.com/gpu: \"0.5\"}\n"
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"
+		"status:\n  capacity: {nvidia.com/mig-1g.10gb: 1500m, memory: 0.5Gi}\n"
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n3}\n"
+		"status:\n  allocatable: {cpu: 500m, nvidia.com/gpu: \"2\"}\n");
+
+	(void)state;
+	tu_assert_error(m, 5, 27, "Node n1: status.allocatable[nvidia.com/gpu]: 0.500 is not a whole "
+			"number: device counts are whole numbers");
+	tu_assert_error(m, 11, 14, "Node n2: status.capacity[nvidia.com/mig-1g.10gb]: 1.500 is not a "
+			"whole number: device counts are whole numbers");
+	assert_int_equal(m->diags.n, 2);
+	assert_int_equal(m->nnodes, 1);
+	assert_string_equal(m->nodes[0].meta.name, "n3");
+	carve_manifests_destroy(m);
+}
 
 static void csv_good(void **state)
 {
@@ -669,8 +742,8 @@ static void pool_limits(void **state)
 		 "  sharing: {mode: timeslice, timeSlicing: {replicas: 1024}}\n"
 		 "  gpu: {model: L40S, count: 1}\n", prefix, 250, prefix);
 	m = tu_load(text);
-	tu_assert_error(m, 4, 15, "NodePool big: spec.count: count must be at most 100000, "
-			"got 100001");
+	tu_assert_error(m, 4, 15, "NodePool big: spec.count: 100001 is out of range "
+			"[1, 100000]");
 	tu_assert_error(m, 12, 54, "NodePool ts: spec.sharing.timeSlicing.replicas: replicas "
 			"must be at most 1024");
 	tu_assert_error(m, 19, 15, "NodePool long: spec.namePrefix: node names "
@@ -724,7 +797,10 @@ int main(void)
 		cmocka_unit_test(pool_unknown_profile),
 		cmocka_unit_test(pool_mig_on_exclusive),
 		cmocka_unit_test(pool_missing_count),
+		cmocka_unit_test(pool_count_bounds),
 		cmocka_unit_test(pool_gpu_checks),
+		cmocka_unit_test(csv_nul_quotes_models),
+		cmocka_unit_test(node_fractional_devices),
 		cmocka_unit_test(csv_good),
 		cmocka_unit_test(csv_bad_header),
 		cmocka_unit_test(csv_bad_rows),

@@ -83,6 +83,111 @@ static void syntax_error_keeps_earlier_docs(void **state)
 	carve_arena_cleanup(&a);
 }
 
+/* Loads len bytes (NULs allowed) as "t.yaml". */
+static struct carve_manifests *load_bytes(const char *y, size_t len)
+{
+	struct carve_manifests *m = carve_manifests_create();
+
+	assert_non_null(m);
+	assert_int_equal(carve_manifests_load_yaml(m, "t.yaml", y, len), 0);
+	return m;
+}
+
+/* libyaml's reader gives a bad byte's offset only: the error names its own
+ * line and column (characters, as libyaml's marks count), not 1:1. */
+static void bad_bytes_at_their_position(void **state)
+{
+	static const char nul[] = "a: 1\nb: x\0y\n";
+	static const char utf[] = "a: 1\r\nb:\n  c: \xc3\xa9t\xffy\n";
+	struct carve_manifests *m;
+
+	(void)state;
+	m = load_bytes(nul, sizeof(nul) - 1);
+	tu_assert_error(m, 2, 5, "YAML syntax error: control characters are not allowed (byte 0x00)");
+	carve_manifests_destroy(m);
+	m = load_bytes(utf, sizeof(utf) - 1);
+	tu_assert_error(m, 3, 8, "YAML syntax error: invalid leading UTF-8 octet (byte 0xff)");
+	carve_manifests_destroy(m);
+}
+
+/* More than YTREE_MAX_DOCS documents: the file ends there, with the error
+ * at the first document past the bound; those before it are read. */
+static void too_many_documents(void **state)
+{
+	size_t n = YTREE_MAX_DOCS + 1, i, len = 0;
+	char *y = malloc(n * 6 + 1);
+	struct carve_manifests *m;
+
+	(void)state;
+	assert_non_null(y);
+	for (i = 0; i < n; i++) {
+		memcpy(y + len, "--- ~\n", 6);
+		len += 6;
+	}
+	m = load_bytes(y, len);
+	tu_assert_error(m, YTREE_MAX_DOCS + 1, 1,
+			"more than 1000000 documents in one file (the most carve reads; split the file)");
+	assert_int_equal(m->diags.nerrors, 1);
+	carve_manifests_destroy(m);
+	free(y);
+}
+
+static void document_too_long(void **state)
+{
+	size_t n = YTREE_MAX_DOC_BYTES + 16;
+	char *y = malloc(n + 1);
+	struct carve_manifests *m;
+
+	(void)state;
+	assert_non_null(y);
+	memcpy(y, "kind: x\n---\na: ", 15);
+	memset(y + 15, 'x', n - 16);
+	y[n - 1] = '\n';
+	m = load_bytes(y, n);
+	tu_assert_error(m, 2, 1, "document is longer than 67108864 characters "
+			"(the most carve reads in one document)");
+	tu_assert_error(m, 1, 1, "x: missing or empty 'apiVersion'");
+	carve_manifests_destroy(m);
+	free(y);
+}
+
+/* ytree_parse_each hands each document over as it ends and frees its
+ * nodes; scalar texts stay in the caller's arena. */
+struct seen {
+	size_t n;
+	const char *texts[4];
+};
+
+static int keep_text(void *ctx, const struct ydoc *doc)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 4)
+		s->texts[s->n] = ytree_get(doc->root, "k")->str;
+	s->n++;
+	return 0;
+}
+
+static void parse_each_keeps_texts(void **state)
+{
+	const char *y = "k: one\n---\nk: &a two\nj: *a\n---\nk: three\n";
+	struct carve_arena a;
+	struct carve_diags d;
+	struct seen s = {0};
+
+	(void)state;
+	carve_arena_init(&a);
+	carve_diags_init(&d);
+	assert_int_equal(ytree_parse_each(&a, "f.yaml", y, strlen(y), &d, keep_text, &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.texts[0], "one");
+	assert_string_equal(s.texts[1], "two");
+	assert_string_equal(s.texts[2], "three");
+	assert_int_equal(d.n, 0);
+	carve_diags_cleanup(&d);
+	carve_arena_cleanup(&a);
+}
+
 static void duplicate_key(void **state)
 {
 	struct carve_manifests *m = tu_load("a: 1\nb: 2\na: 3\n");
@@ -464,6 +569,10 @@ int main(void)
 		cmocka_unit_test(diags_cap_and_big_sort),
 		cmocka_unit_test(manifest_set_caps_diagnostics),
 		cmocka_unit_test(dir_symlink_loops_and_fifo),
+		cmocka_unit_test(bad_bytes_at_their_position),
+		cmocka_unit_test(too_many_documents),
+		cmocka_unit_test(document_too_long),
+		cmocka_unit_test(parse_each_keeps_texts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
