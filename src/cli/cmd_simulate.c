@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "carve/place.h"
+#include "carve/fill.h"
 #include "cli.h"
 
 #define MAX_SEEDS 10000
@@ -438,6 +439,14 @@ int cmd_simulate(int argc, char **argv)
 			fprintf(stderr, "%s%s", c ? ", " : "", carve_policy_name(c));
 		fprintf(stderr, "\n");
 		goto out;
+	}
+	{
+		struct carve_error err = {0};
+
+		if (carve_fill_check_policies(pols, npol, &err)) {
+			fprintf(stderr, "carve simulate: --policy: %s\n", err.text);
+			goto out;
+		}
 	}
 	rc = simulate_fill(nodes, trace, pols, npol, seeds, nseeds, table);
 out:

@@ -29,21 +29,6 @@
 
 /* ---- replay: the trace --------------------------------------------------------------- */
 
-/* True when the file at path starts with the openb pod list's header. */
-static bool is_openb(const char *path)
-{
-	static const char head[] = "name,cpu_milli,memory_mib,num_gpu";
-	char buf[sizeof(head)];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(head) - 1, f);
-	fclose(f);
-	return n == sizeof(head) - 1 && !memcmp(buf, head, n);
-}
-
 /*
  * Reads the job trace at path into js; problems go to d.  The one place
  * the replay reads a trace: an openb pod CSV (recognised by its header)
@@ -60,7 +45,7 @@ static int load_trace(struct carve_jobs *js, struct carve_trace *t, const char *
 	int rc;
 
 	*skipped = 0;
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || !is_openb(path))
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !carve_trace_is_openb(path))
 		return carve_jobs_load_path(js, path, d, skipped);
 	rc = carve_trace_load_openb(t, path, d);
 	if (rc)

@@ -311,5 +311,11 @@ check "--report through a symlink: exit 0" $?
 [ -L "$tmp/link.html" ] && grep -q '</html>' "$tmp/page.html"
 check "--report through a symlink: the link stays, the file it names gets the page" $?
 
+# A policy given twice in fill mode is a usage error, said once.
+"$carve" simulate --mode fill --nodes "$tmp/nodes.csv" --trace "$tmp/five.csv" --policy fgd,fgd \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "policy 'fgd' is given twice" "$tmp/err"
+check "--policy fgd,fgd: usage error" $?
+
 echo "simulate: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
