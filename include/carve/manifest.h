@@ -413,6 +413,12 @@ struct carve_manifests {
 	CARVE_MF_ARRAY(struct carve_mf_migconfig, migconfigs);
 	CARVE_MF_ARRAY(struct carve_mf_topology, topologies);
 	size_t ndocs; /* documents seen, of any kind */
+	/* Object names the API server would refuse (not DNS-1123): false (the
+	 * default, carve validate): an error at the name and the object
+	 * skipped; true (carve admit, carve simulate, set before loading): a
+	 * warning and the object kept, so files written outside a cluster
+	 * (Kueue's own test cases use names like "a_standard") still decide. */
+	bool names_warn;
 	struct carve_manifests_int *priv; /* arena, file names, raw buffers */
 };
 

@@ -152,6 +152,7 @@ static int admit(const char *const *paths, size_t npaths, bool table, int cycles
 		fprintf(stderr, "carve admit: out of memory\n");
 		return CARVE_EXIT_FAIL;
 	}
+	m->names_warn = true; /* decide anyway; validate is the strict one */
 	for (i = 0; i < npaths; i++)
 		if (cli_manifests_load(m, paths[i]) == CARVE_ENOMEM)
 			break;

@@ -262,6 +262,8 @@ int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 	size_t skipped = 0, n = 0;
 	int rc = CARVE_EXIT_FAIL;
 
+	if (m)
+		m->names_warn = true; /* decide anyway; validate is the strict one */
 	if (!m || !js || !t || load_inputs(m, paths, npaths, &trace))
 		goto out_nomem;
 	if (!trace && !ro->sim.workloads) {

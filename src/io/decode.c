@@ -714,6 +714,10 @@ bool ld_dns_check(struct ld *ld, struct carve_pos pos, const char *s, enum ld_na
 
 	if (!ld_dns_problem(s, rule, why, sizeof(why)))
 		return true;
+	if (ld->m && ld->m->names_warn) {
+		ld_warn(ld, pos, "%s (the API server would refuse it)", why);
+		return true;
+	}
 	ld_error(ld, pos, "%s", why);
 	return false;
 }

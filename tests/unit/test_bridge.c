@@ -25,6 +25,7 @@ static json_t *admit_once(const char *path)
 	json_t *j = NULL;
 
 	assert_non_null(m);
+	m->names_warn = true; /* as carve admit reads them */
 	carve_manifests_load_path(m, path);
 	ad = m->diags.nerrors ? NULL : carve_admission_build(m);
 	if (ad && !m->diags.nerrors && carve_adm_cycle(ad->adm, ad->now) >= 0)
@@ -47,6 +48,7 @@ static json_t *simulate_once(const char *path)
 
 	assert_non_null(m);
 	assert_non_null(js);
+	m->names_warn = true; /* as carve simulate reads them */
 	carve_manifests_load_path(m, path);
 	memset(&o, 0, sizeof(o));
 	o.workloads = true;

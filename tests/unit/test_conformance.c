@@ -188,6 +188,7 @@ static bool run_case(const char *dir, const char *file)
 	}
 	m = carve_manifests_create();
 	assert_non_null(m);
+	m->names_warn = true; /* as carve admit reads them */
 	carve_manifests_load_path(m, path);
 	if (!m->diags.nerrors)
 		ad = carve_admission_build(m);

@@ -96,17 +96,22 @@ static void test_conformance_clean(void **state)
 	assert_true(n > 0);
 	for (i = 0; i < n; i++) {
 		struct carve_manifests *m = carve_manifests_create();
-		size_t len = 0;
+		size_t len = 0, k;
 		char *buf;
 
 		assert_non_null(m);
+		m->names_warn = true; /* as carve admit reads them */
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		buf = tu_read_file(path, &len);
 		assert_non_null(buf);
 		assert_int_equal(carve_manifests_load_yaml(m, path, buf, len), 0);
-		if (m->diags.n)
-			fprintf(stderr, "%s:\n", names[i]);
-		tu_assert_clean(m);
+		/* clean, but for names Kueue's own tests use and the API server
+		 * would refuse (warned, objects kept) */
+		for (k = 0; k < m->diags.n; k++)
+			if (!strstr(m->diags.v[k].msg, "the API server would refuse it")) {
+				fprintf(stderr, "%s:\n", names[i]);
+				tu_assert_clean(m);
+			}
 		/* Every case has queues and workloads, and all of them loaded. */
 		assert_true(m->ncqs > 0);
 		assert_true(m->nworkloads > 0);
