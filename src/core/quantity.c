@@ -298,21 +298,3 @@ int64_t carve_qty_value(int64_t milli)
 	 * negative values; positive remainders need one more. */
 	return milli / 1000 + (milli % 1000 > 0);
 }
-
-int64_t carve_qty_sat_add(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	if (b < 0 && a < INT64_MIN - b)
-		return INT64_MIN;
-	return a + b;
-}
-
-int64_t carve_qty_sat_mul(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (!__builtin_mul_overflow(a, b, &r))
-		return r;
-	return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
-}
