@@ -32,24 +32,34 @@ static inline FILE *fuzz_sink(void)
 }
 
 /*
+ * True when CARVE_FUZZ_STRICT is set in the environment: the guards that
+ * step around known findings (docs/fuzzing.md) are off, so the reproducers
+ * of tests/fuzz/crashes fail again.
+ */
+static inline int fuzz_strict(void)
+{
+	static int strict = -1;
+
+	if (strict < 0)
+		strict = getenv("CARVE_FUZZ_STRICT") != NULL;
+	return strict;
+}
+
+/*
  * True when the bytes are text: UTF-8 (shortest form) of characters YAML
  * calls printable (tab, LF, CR, U+0020-U+007E, U+0085, U+00A0-U+D7FF,
  * U+E000-U+FFFD, U+10000-U+10FFFF), so any of them can be written to a
  * YAML file and read back.  The CSV readers keep any byte of a field (known
  * finding F3, docs/fuzzing.md), so properties that hold for text only are
- * checked on text only; drop the guard with the fix.  CARVE_FUZZ_STRICT=1
- * in the environment calls every input text (to replay the reproducers of
- * tests/fuzz/crashes).
+ * checked on text only; drop the guard with the fix.  Under
+ * fuzz_strict() every input is text.
  */
 static inline int fuzz_is_text(const uint8_t *p, size_t n)
 {
-	static int strict = -1;
 	size_t i = 0, k, more;
 	uint32_t c, min;
 
-	if (strict < 0)
-		strict = getenv("CARVE_FUZZ_STRICT") != NULL;
-	if (strict)
+	if (fuzz_strict())
 		return 1;
 	while (i < n) {
 		c = p[i++];
