@@ -4,7 +4,9 @@
 set -eu
 
 # chromium and a font: tests/cli/report.sh renders the HTML report headless.
-PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev valgrind python3 chromium fonts-dejavu-core"
+# clang and its runtime libraries (libFuzzer, sanitizers; a Recommends that
+# --no-install-recommends would skip): the fuzz targets (docs/fuzzing.md).
+PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev valgrind python3 chromium fonts-dejavu-core clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do
