@@ -216,6 +216,14 @@ int br_nb_commit(struct carve_inventory *inv, struct carve_manifests *m, struct 
 	struct carve_error err;
 	int id;
 
+	if (nnodes >= BR_MAX_NODES) {
+		if (!p->full)
+			carve_diag_error(&m->diags, b->spec.pos, "node %s: the inventory holds at "
+					 "most %d nodes; this node and the ones after it are skipped",
+					 b->spec.name ? b->spec.name : "?", BR_MAX_NODES);
+		p->full = true;
+		return CARVE_EFULL;
+	}
 	if (nnodes >= p->capnodes) {
 		size_t c = p->capnodes ? p->capnodes * 2 : 64;
 		uint32_t *f = carve_realloc(inv->node_res_first, c * sizeof(*f));

@@ -21,6 +21,10 @@
 #include "manifest_int.h"
 
 #define BR_MAX_NODE_GPUS CARVE_NODE_MAX_GPUS /* GPUs on one node (carve/manifest.h) */
+/* Nodes in one inventory, from every source together (docs/limits.md): a
+ * few NodePools of the per-pool maximum must not make a small file cost
+ * seconds and gigabytes. */
+#define BR_MAX_NODES 100000
 #define BR_MAX_NODE_RES 24      /* resources one node advertises */
 
 /* A (mig.config value, model) whose config drew diagnostics on a Node:
@@ -40,6 +44,7 @@ struct carve_inventory_int {
 	struct migbad *migbad;
 	size_t nmigbad, capmigbad;
 	bool oom; /* an allocation failed: the inventory is incomplete */
+	bool full; /* BR_MAX_NODES reached (reported once) */
 };
 
 /* Scratch for the node being built. */

@@ -42,6 +42,13 @@ void br_build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 	const char *product = np->gpu_model;
 
 	snprintf(who, sizeof(who), "NodePool %s", np->meta.name);
+	if (np->count > 0 &&
+	    carve_cluster_node_count(inv->cluster) + (size_t)np->count > BR_MAX_NODES) {
+		carve_diag_error(&m->diags, np->count_pos, "%s: %d more nodes would make the "
+				 "inventory larger than %d nodes; the pool is skipped", who,
+				 np->count, BR_MAX_NODES);
+		return;
+	}
 	if (ngpus > BR_MAX_NODE_GPUS) {
 		carve_diag_error(&m->diags, np->count_pos, "%s: %d GPUs per node is more than %d",
 				 who, ngpus, BR_MAX_NODE_GPUS);

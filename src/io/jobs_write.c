@@ -229,7 +229,9 @@ int carve_jobs_write_yaml(const struct carve_jobs *js, FILE *out, struct carve_e
 
 	if (!js || !out)
 		return carve_errorf(err, CARVE_EINVAL, "no job list or no output");
-	fputs("apiVersion: carve.dev/v1alpha1\nkind: Trace\njobs:\n", out);
+	/* an empty list is written as one, so it loads back */
+	fputs(js->n ? "apiVersion: carve.dev/v1alpha1\nkind: Trace\njobs:\n"
+		    : "apiVersion: carve.dev/v1alpha1\nkind: Trace\njobs: []\n", out);
 	for (i = 0; i < js->n; i++) {
 		const struct carve_job *j = &js->jobs[i];
 

@@ -349,6 +349,10 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 					     ev->data.scalar.length);
 		if (!n->str)
 			return CARVE_ENOMEM;
+		if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
+			/* "\0" in a quoted scalar: C strings would cut it there */
+			carve_diag_error(b->d, mark_pos(b, ev->start_mark), "a NUL character "
+					 "(\\0) in a scalar is not allowed");
 		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 		if ((rc = add_anchor(b, ev->data.scalar.anchor, n)))
 			return rc;

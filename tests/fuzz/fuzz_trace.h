@@ -89,12 +89,6 @@ static inline void ft_round_trip(const struct carve_jobs *js, bool yaml)
 	char *w1, *w2;
 	int rc;
 
-	/* Known finding (docs/fuzzing.md, F2): an empty list is written as
-	 * "jobs:" with no value, which the YAML loader reports as a missing
-	 * field.  Skipped so the round trip of every other list is checked
-	 * (unless fuzz_strict()); drop this test with the fix. */
-	if (!js->n && !fuzz_strict())
-		return;
 	back = carve_jobs_create();
 	if (!back)
 		return;
