@@ -586,6 +586,45 @@ bool br_podset_spec(struct bld *b, const char *what, const char *cq, const struc
 	return ok;
 }
 
+/*
+ * Podset i of Workload w as the one conversion's input: requests with their
+ * positions, nodeSelector, required affinity, tolerations, the Kueue
+ * topology and KAI fraction annotations (arrays from b's arena).  False
+ * when an annotation is malformed (reported, prefixed by what).
+ */
+static bool workload_podset(struct bld *b, const struct carve_mf_workload *w, size_t i,
+			    const char *what, struct br_podset *src)
+{
+	const struct carve_mf_podset *ps = &w->podsets[i];
+	const struct carve_podspec *sp = &ps->spec;
+	struct carve_req *reqs = br_scratch(b, sp->requests.n, sizeof(*reqs));
+	struct carve_pos *pos = br_scratch(b, sp->requests.n, sizeof(*pos));
+	size_t j;
+
+	memset(src, 0, sizeof(*src));
+	for (j = 0; reqs && pos && j < sp->requests.n; j++) {
+		reqs[j].name = sp->requests.v[j].name;
+		reqs[j].milli = sp->requests.v[j].milli;
+		pos[j] = sp->requests.v[j].pos;
+	}
+	src->name = ps->name;
+	src->pos = ps->pos.line ? ps->pos : br_meta_pos(&w->meta);
+	src->count = ps->count;
+	src->min_count = ps->has_min_count ? ps->min_count : ps->count;
+	src->nreqs = reqs && pos ? sp->requests.n : 0;
+	src->reqs = reqs;
+	src->req_pos = pos;
+	src->nselector = sp->node_selector.n;
+	src->selector = br_conv_kv(b, &sp->node_selector);
+	src->nterms = sp->nterms;
+	src->terms = conv_terms(b, sp->nterms, sp->terms);
+	src->ntolerations = sp->ntolerations;
+	src->tolerations = br_conv_tols(b, sp->ntolerations, sp->tolerations);
+	src->mem_what = "annotation gpu-memory";
+	podset_topology(sp, src);
+	return gpu_share(b, sp, what, ps->name, src);
+}
+
 /* The podSets of w for the engine; *bad is set when one of them asks for
  * something no GPU can give (reported; the workload must be skipped). */
 static const struct carve_podset_spec *conv_podsets(struct bld *b,
@@ -594,37 +633,12 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 {
 	const char *what = br_fmt(b, "Workload %s", br_obj_name(b, &w->meta));
 	struct carve_podset_spec *v = br_scratch(b, w->npodsets, sizeof(*v));
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; v && what && i < w->npodsets; i++) {
-		const struct carve_mf_podset *ps = &w->podsets[i];
-		const struct carve_podspec *sp = &ps->spec;
-		struct carve_req *reqs = br_scratch(b, sp->requests.n, sizeof(*reqs));
-		struct carve_pos *pos = br_scratch(b, sp->requests.n, sizeof(*pos));
 		struct br_podset src;
 
-		memset(&src, 0, sizeof(src));
-		for (j = 0; reqs && pos && j < sp->requests.n; j++) {
-			reqs[j].name = sp->requests.v[j].name;
-			reqs[j].milli = sp->requests.v[j].milli;
-			pos[j] = sp->requests.v[j].pos;
-		}
-		src.name = ps->name;
-		src.pos = ps->pos.line ? ps->pos : br_meta_pos(&w->meta);
-		src.count = ps->count;
-		src.min_count = ps->has_min_count ? ps->min_count : ps->count;
-		src.nreqs = reqs && pos ? sp->requests.n : 0;
-		src.reqs = reqs;
-		src.req_pos = pos;
-		src.nselector = sp->node_selector.n;
-		src.selector = br_conv_kv(b, &sp->node_selector);
-		src.nterms = sp->nterms;
-		src.terms = conv_terms(b, sp->nterms, sp->terms);
-		src.ntolerations = sp->ntolerations;
-		src.tolerations = br_conv_tols(b, sp->ntolerations, sp->tolerations);
-		src.mem_what = "annotation gpu-memory";
-		podset_topology(sp, &src);
-		if (!gpu_share(b, sp, what, ps->name, &src))
+		if (!workload_podset(b, w, i, what, &src))
 			*bad = true;
 		if (!br_podset_spec(b, what, cq, &src, &v[i]))
 			*bad = true;
@@ -1004,6 +1018,38 @@ static void job_podset(const struct carve_job *j, const struct carve_job_podset 
 	}
 }
 
+/*
+ * A build context for one conversion outside the build (a job, or a
+ * Workload or PodGroup as a job): it allocates from ad's job arena, which
+ * lives until carve_admission_destroy(), and reports into own.
+ * job_bld_done() gives the arena back to ad and own's problems to d (when
+ * not NULL), the first error to err; returns 0, CARVE_EINVAL or
+ * CARVE_ENOMEM.  Nothing may allocate from ad->jobs between the two.
+ */
+static void job_bld(struct bld *b, struct carve_admission *ad, struct carve_diags *own)
+{
+	carve_diags_init(own);
+	memset(b, 0, sizeof(*b));
+	b->m = ad->m;
+	b->ad = ad;
+	b->diags = own;
+	b->a = *ad->jobs;
+}
+
+static int job_bld_done(struct bld *b, struct carve_diags *own, struct carve_diags *d,
+			struct carve_error *err)
+{
+	int rc;
+
+	*b->ad->jobs = b->a;
+	if (b->nomem || own->dropped)
+		rc = carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	else
+		rc = own_diags(own, d, err);
+	carve_diags_cleanup(own);
+	return rc;
+}
+
 int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 			struct carve_wl_spec *out, struct carve_diags *d, struct carve_error *err)
 {
@@ -1022,12 +1068,7 @@ int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 			carve_diag_error(d, j->pos, "%s", err->text);
 		return CARVE_EINVAL;
 	}
-	carve_diags_init(&own);
-	memset(&b, 0, sizeof(b));
-	b.m = ad->m;
-	b.ad = ad;
-	b.diags = &own;
-	b.a = *ad->jobs; /* allocate from ad's job arena; given back below */
+	job_bld(&b, ad, &own);
 	out->key = br_fmt(&b, "%s/%s", j->ns, j->name);
 	what = br_fmt(&b, "job %s", j->name);
 	v = br_scratch(&b, j->npodsets, sizeof(*v));
@@ -1038,19 +1079,13 @@ int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 		if (!br_podset_spec(&b, what, out->cq, &src, &v[p]))
 			ok = false;
 	}
-	*ad->jobs = b.a;
 	out->priority = j->priority;
 	out->created = j->has_created ? j->created
 				      : carve_qty_sat_add(ad->job_epoch, j->arrival);
 	out->has_created = j->has_created || !j->created_unknown;
 	out->npodsets = j->npodsets;
 	out->podsets = v;
-	if (b.nomem || own.dropped) {
-		carve_diags_cleanup(&own);
-		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	}
-	rc = own_diags(&own, d, err);
-	carve_diags_cleanup(&own);
+	rc = job_bld_done(&b, &own, d, err);
 	if (!rc && !ok)
 		rc = carve_errorf(err, CARVE_EINVAL, "job %s is not queued", j->name);
 	return rc;
@@ -1064,51 +1099,35 @@ int carve_admission_workload_job(struct carve_admission *ad, const struct carve_
 	struct carve_diags own;
 	const char *what;
 	struct bld b;
-	size_t i, j;
-	int rc;
+	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	if (!w->active || !w->queue_name)
 		return carve_errorf(err, CARVE_ENOTFOUND, "Workload %s is not queued",
 				    w->meta.name);
-	carve_diags_init(&own);
-	memset(&b, 0, sizeof(b));
-	b.m = ad->m;
-	b.ad = ad;
-	b.diags = &own;
-	b.a = *ad->jobs;
+	job_bld(&b, ad, &own);
 	what = br_fmt(&b, "Workload %s", br_obj_name(&b, &w->meta));
 	v = br_scratch(&b, w->npodsets, sizeof(*v));
 	for (i = 0; v && what && i < w->npodsets; i++) {
-		const struct carve_mf_podset *ps = &w->podsets[i];
-		const struct carve_podspec *sp = &ps->spec;
-		struct carve_req *reqs = br_scratch(&b, sp->requests.n, sizeof(*reqs));
 		struct br_podset src;
 
-		memset(&src, 0, sizeof(src));
-		for (j = 0; reqs && j < sp->requests.n; j++) {
-			reqs[j].name = sp->requests.v[j].name;
-			reqs[j].milli = sp->requests.v[j].milli;
-		}
-		podset_topology(sp, &src);
-		gpu_share(&b, sp, what, ps->name, &src);
-		v[i].name = ps->name;
-		v[i].count = ps->count;
-		v[i].min_count = ps->has_min_count ? ps->min_count : ps->count;
-		v[i].nreqs = reqs ? sp->requests.n : 0;
-		v[i].reqs = reqs;
+		workload_podset(&b, w, i, what, &src); /* a bad annotation: in own */
+		v[i].name = src.name;
+		v[i].count = src.count;
+		v[i].min_count = src.min_count;
+		v[i].nreqs = src.nreqs;
+		v[i].reqs = src.reqs;
 		v[i].gpu_milli = src.gpu_milli;
 		v[i].gpu_mem_mib = src.gpu_mem_mib;
-		v[i].nselector = sp->node_selector.n;
-		v[i].selector = br_conv_kv(&b, &sp->node_selector);
-		v[i].nterms = sp->nterms;
-		v[i].terms = conv_terms(&b, sp->nterms, sp->terms);
-		v[i].ntolerations = sp->ntolerations;
-		v[i].tolerations = br_conv_tols(&b, sp->ntolerations, sp->tolerations);
+		v[i].nselector = src.nselector;
+		v[i].selector = src.selector;
+		v[i].nterms = src.nterms;
+		v[i].terms = src.terms;
+		v[i].ntolerations = src.ntolerations;
+		v[i].tolerations = src.tolerations;
 		v[i].topology_level = src.topo[0].level ? src.topo[0].level : src.topo[1].level;
 		v[i].topology_required = src.topo[0].level != NULL;
 	}
-	*ad->jobs = b.a;
 	out->name = w->meta.name;
 	out->ns = w->meta.ns;
 	out->queue = w->queue_name;
@@ -1122,13 +1141,7 @@ int carve_admission_workload_job(struct carve_admission *ad, const struct carve_
 	out->npodsets = w->npodsets;
 	out->podsets = v;
 	out->pos = br_meta_pos(&w->meta);
-	if (b.nomem || !v || !what) {
-		carve_diags_cleanup(&own);
-		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
-	}
-	rc = own_diags(&own, d, err);
-	carve_diags_cleanup(&own);
-	return rc;
+	return job_bld_done(&b, &own, d, err);
 }
 
 int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_mf_podgroup *pg,
@@ -1139,19 +1152,13 @@ int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_
 	struct carve_job_podset *ps;
 	struct carve_diags own;
 	struct bld b;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
-	carve_diags_init(&own);
-	memset(&b, 0, sizeof(b));
-	b.m = ad->m;
-	b.ad = ad;
-	b.diags = &own;
-	b.a = *ad->jobs;
 	if (!ad->pg_queued || pg < ad->m->podgroups ||
 	    pg >= ad->m->podgroups + ad->m->npodgroups || !ad->pg_queued[pg - ad->m->podgroups])
 		return carve_errorf(err, CARVE_ENOTFOUND, "PodGroup %s is not queued",
 				    pg->meta.name);
+	job_bld(&b, ad, &own);
 	ps = br_scratch(&b, 1, sizeof(*ps));
 	if (ps) {
 		ps->name = "pods";
@@ -1159,7 +1166,6 @@ int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_
 		ps->nreqs = pg->min_resources.n;
 		ps->reqs = pg_reqs(&b, pg, count);
 	}
-	*ad->jobs = b.a;
 	out->name = pg->meta.name;
 	out->ns = pg->meta.ns;
 	out->cluster_queue = pg->queue;
@@ -1171,8 +1177,5 @@ int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_
 	out->npodsets = 1;
 	out->podsets = ps;
 	out->pos = br_meta_pos(&pg->meta);
-	rc = b.nomem || !ps || !ps->reqs ? carve_errorf(err, CARVE_ENOMEM, "out of memory")
-					 : own_diags(&own, d, err);
-	carve_diags_cleanup(&own);
-	return rc;
+	return job_bld_done(&b, &own, d, err);
 }
