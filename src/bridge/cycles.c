@@ -1,8 +1,8 @@
 /*
  * cycles.c - cycles of parent links (Cohorts' spec.parentName, Volcano and
- * KAI queues' parents), found once, for every reader of them: validate's
- * check and the build, which cuts one link per cycle so the engine gets a
- * tree.  One walk, one message, wherever a cycle is found.
+ * KAI queues' parents), found once by the build, which cuts one link per
+ * cycle so the engine gets a tree; carve validate reports them through the
+ * same build (check_as_admitted).  One walk, one message.
  *
  * Invariant: each node has at most one parent, so cycles are disjoint and
  * each is reported exactly once, at the node whose parent link closes it

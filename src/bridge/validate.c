@@ -452,35 +452,6 @@ static void check_cqs(struct carve_manifests *m)
 	}
 }
 
-static int cohort_parent(const void *ctx, size_t i)
-{
-	const struct carve_manifests *m = ctx;
-	const struct carve_mf_cohort *p = m->cohorts[i].parent
-		? carve_mf_find_cohort(m, m->cohorts[i].parent) : NULL;
-
-	return p ? (int)(p - m->cohorts) : -1;
-}
-
-static const char *cohort_name(const void *ctx, size_t i)
-{
-	return ((const struct carve_manifests *)ctx)->cohorts[i].meta.name;
-}
-
-static void cohort_cycle(void *ctx, const size_t *path, size_t len)
-{
-	struct carve_manifests *m = ctx;
-	const struct carve_mf_cohort *last = &m->cohorts[path[len - 1]];
-	char chain[512];
-
-	carve_diag_error(&m->diags, last->parent_pos, BR_CYCLE_MSG, "Cohort", last->meta.name,
-			 br_cycle_text(path, len, cohort_name, m, chain, sizeof(chain)));
-}
-
-static void check_cohort_cycles(struct carve_manifests *m)
-{
-	br_find_cycles(m->ncohorts, cohort_parent, m, cohort_cycle, m);
-}
-
 static const char *suggest_cq(const struct carve_manifests *m, const char *name)
 {
 	const char *names[256];
@@ -599,8 +570,8 @@ static bool has_diag(const struct carve_diags *d, const struct carve_diag *x)
 /*
  * The queue objects as the admission build reads them: everything `carve
  * admit` reports about flavors, Cohorts, ClusterQueues and Volcano/KAI
- * queues (their translation, parent links and cycles, quota the engine
- * refuses) is reported here too, from the same code; what the checks
+ * queues (their translation, parent links and cycles, Cohorts' included,
+ * quota the engine refuses) is reported here too, from the same code; what the checks
  * above already said at the same place is not repeated.
  */
 static void check_as_admitted(struct carve_manifests *m)
@@ -1079,7 +1050,6 @@ void carve_validate(struct carve_manifests *m, const struct carve_inventory *inv
 {
 	check_duplicates(m);
 	check_cqs(m);
-	check_cohort_cycles(m);
 	check_lqs(m);
 	check_workloads(m);
 	check_queues(m);
