@@ -136,4 +136,26 @@ static inline void ft_check(struct carve_jobs *js, struct carve_diags *d, bool t
 	carve_diags_print(d, fuzz_sink());
 }
 
+/* One fuzz input through a trace loader (CSV when !yaml), then ft_check. */
+static inline int ft_fuzz_one(const uint8_t *data, size_t size, bool yaml)
+{
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_diags d;
+	size_t skipped = 0;
+	int rc;
+
+	if (!js)
+		return 0;
+	carve_diags_init(&d);
+	rc = yaml ? carve_jobs_load_yaml_buf(js, "fuzz.trace.yaml", (const char *)data, size,
+					     &d, &skipped)
+		  : carve_jobs_load_csv_buf(js, "fuzz.trace.csv", (const char *)data, size,
+					    &d, &skipped);
+	if (!rc)
+		ft_check(js, &d, fuzz_is_text(data, size));
+	carve_diags_cleanup(&d);
+	carve_jobs_destroy(js);
+	return 0;
+}
+
 #endif

@@ -7,17 +7,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct carve_jobs *js = carve_jobs_create();
-	struct carve_diags d;
-	size_t skipped = 0;
-
-	if (!js)
-		return 0;
-	carve_diags_init(&d);
-	if (!carve_jobs_load_yaml_buf(js, "fuzz.trace.yaml", (const char *)data, size,
-				      &d, &skipped))
-		ft_check(js, &d, fuzz_is_text(data, size));
-	carve_diags_cleanup(&d);
-	carve_jobs_destroy(js);
-	return 0;
+	return ft_fuzz_one(data, size, true);
 }
