@@ -343,12 +343,8 @@ static int load_dir(struct carve_manifests *m, const char *path, int depth,
 			continue;
 		} else if (carve__has_ext(names[i], ".yaml") || carve__has_ext(names[i], ".yml") ||
 			   carve__has_ext(names[i], ".csv")) {
-			/* A FIFO or device would block or never end: regular files only. */
-			if (S_ISREG(st.st_mode))
-				rc = load_file(m, names[i]);
-			else
-				carve_diag_warn(&m->diags, file_pos(m, names[i]),
-						"not a regular file; skipped");
+			/* a regular file: the walker left out FIFOs and devices */
+			rc = load_file(m, names[i]);
 		}
 	}
 	carve__walk_free(names, n);
