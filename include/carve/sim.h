@@ -36,10 +36,40 @@
  */
 #define CARVE_SIM_TIME_MAX ((int64_t)1 << 62)
 
+/*
+ * Who schedules a run: carve itself, or one of the baselines, each a named
+ * model of a stack a platform team really runs (docs/simulator.md,
+ * "Baselines"):
+ *   exclusive      stock kube-scheduler + NVIDIA device plugin, no sharing:
+ *                  every GPU whole;
+ *   device-plugin  stock kube-scheduler + device plugin serving the
+ *                  manifests' MIG layouts and time-slicing replicas,
+ *                  ResourceQuota per namespace and resource name charged at
+ *                  pod creation, PriorityClass preemption, per-pod
+ *                  scheduling with a gang timeout;
+ *   kueue          Kueue admitting on the same ClusterQueues' quota alone,
+ *                  kube-scheduler placing the admitted pods with its default
+ *                  scoring, waitForPodsReady with timeout and requeue.
+ */
 enum carve_sim_sched {
 	CARVE_SIM_CARVE = 0,          /* the admission engine + placer */
-	CARVE_SIM_KUBE_DEFAULT        /* the stock-stack baseline (docs/simulator.md) */
+	CARVE_SIM_EXCLUSIVE,          /* baseline "exclusive" */
+	CARVE_SIM_DEVICE_PLUGIN,      /* baseline "device-plugin" */
+	CARVE_SIM_KUEUE,              /* baseline "kueue" */
+	CARVE_SIM_NSCHED
 };
+
+/* The name of s as the CLI and the JSON spell it ("carve", "exclusive",
+ * "device-plugin", "kueue"); static storage. */
+const char *carve_sim_sched_name(enum carve_sim_sched s);
+
+/*
+ * Reads a scheduler/baseline name into *out.  Returns 0 for a current
+ * name, 1 for the deprecated alias "kube-default" (which now names the
+ * device-plugin model; the caller warns), -1 for an unknown name (*out
+ * unchanged).
+ */
+int carve_sim_sched_parse(const char *name, enum carve_sim_sched *out);
 
 /* Options; a zeroed struct means the defaults. */
 struct carve_sim_opts {
@@ -58,6 +88,11 @@ struct carve_sim_opts {
 	int64_t workload_duration;    /* run time of a pending Workload's job; 0: 3600 */
 	int cycles;                   /* carve mode: engine cycles per scheduling step;
 				       * 0: until a cycle decides nothing */
+	int64_t mig_delay;            /* --mig dynamic: seconds a repartition takes,
+				       * during which the GPU's changed instances
+				       * serve nobody; used when has_mig_delay,
+				       * else 60 */
+	bool has_mig_delay;
 };
 
 struct carve_sim;

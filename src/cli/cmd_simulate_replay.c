@@ -72,7 +72,7 @@ static json_t *replay_one(struct carve_manifests *m, const struct carve_jobs *js
 	struct carve_sim_opts o = ro->sim;
 	struct carve_error err;
 	struct carve_sim *s;
-	const char *who = sched == CARVE_SIM_KUBE_DEFAULT ? "kube-default" : "carve";
+	const char *who = sched == CARVE_SIM_EXCLUSIVE ? "kube-default" : "carve";
 	double t0 = simulate_now_s(), last = t0;
 	json_t *r;
 	int rc;
@@ -302,7 +302,7 @@ int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 	interrupted = 0;
 	if (ro->baseline || ro->compare) {
 		names[n] = "kube-default";
-		runs[n] = replay_one(m, js, ro, CARVE_SIM_KUBE_DEFAULT);
+		runs[n] = replay_one(m, js, ro, CARVE_SIM_EXCLUSIVE);
 		if (!runs[n++])
 			goto out_sig;
 	}

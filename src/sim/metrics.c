@@ -90,7 +90,7 @@ void sim_advance(struct carve_sim *s, int64_t t)
 
 			q->used_area += q->used * dt;
 			/* the baseline's static caps never lend or borrow */
-			if (s->o.sched != CARVE_SIM_KUBE_DEFAULT && q->used > q->nominal + 1e-9)
+			if (s->o.sched == CARVE_SIM_CARVE && q->used > q->nominal + 1e-9)
 				q->borrowed_area += (q->used - q->nominal) * dt;
 		}
 		for (i = 0; i < s->nclasses; i++)
@@ -151,7 +151,7 @@ void sim_measure_frag(struct carve_sim *s)
 	struct carve_pod_req types[MIX_MAX];
 	double w[MIX_MAX], total = 0, f;
 	size_t n = 0, i, p, k;
-	bool base = s->o.sched == CARVE_SIM_KUBE_DEFAULT;
+	bool base = s->o.sched != CARVE_SIM_CARVE;
 	struct carve_placer *pl = base ? s->bp : s->p;
 	const uint32_t *list = base ? s->waiting : s->active;
 	size_t nlist = base ? s->nwaiting : s->nactive;
@@ -503,9 +503,9 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 	SET(jobs, "never_fit", json_integer((json_int_t)s->never_fit));
 
 	SET(o, "mode", json_string("replay"));
-	SET(o, "scheduler", json_string(s->o.sched == CARVE_SIM_KUBE_DEFAULT ? "kube-default"
+	SET(o, "scheduler", json_string(s->o.sched != CARVE_SIM_CARVE ? "kube-default"
 									      : "carve"));
-	SET(o, "policy", json_string(s->o.sched == CARVE_SIM_KUBE_DEFAULT ? "spread"
+	SET(o, "policy", json_string(s->o.sched != CARVE_SIM_CARVE ? "spread"
 									      : s->policy));
 	SET(o, "seed", json_integer((json_int_t)s->seed));
 	SET(o, "horizon_s", json_integer(s->now));

@@ -645,6 +645,34 @@ static int own_jobs(struct carve_sim *s, struct carve_error *err)
 	return 0;
 }
 
+static const char *const sched_names[CARVE_SIM_NSCHED] = {
+	[CARVE_SIM_CARVE] = "carve",
+	[CARVE_SIM_EXCLUSIVE] = "exclusive",
+	[CARVE_SIM_DEVICE_PLUGIN] = "device-plugin",
+	[CARVE_SIM_KUEUE] = "kueue",
+};
+
+const char *carve_sim_sched_name(enum carve_sim_sched sc)
+{
+	return (unsigned)sc < CARVE_SIM_NSCHED ? sched_names[sc] : "?";
+}
+
+int carve_sim_sched_parse(const char *name, enum carve_sim_sched *out)
+{
+	int i;
+
+	if (!strcmp(name, "kube-default")) {
+		*out = CARVE_SIM_DEVICE_PLUGIN;
+		return 1;
+	}
+	for (i = 0; i < CARVE_SIM_NSCHED; i++)
+		if (!strcmp(name, sched_names[i])) {
+			*out = (enum carve_sim_sched)i;
+			return 0;
+		}
+	return -1;
+}
+
 const struct carve_admission *carve_sim_admission(const struct carve_sim *s)
 {
 	return s->ad;
@@ -733,7 +761,7 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 			     s->skipped == 1 ? "" : "s");
 		goto out;
 	}
-	if (s->o.sched == CARVE_SIM_KUBE_DEFAULT) {
+	if (s->o.sched != CARVE_SIM_CARVE) {
 		rc = sim_base_init(s, err);
 		if (rc)
 			goto out;
@@ -991,7 +1019,7 @@ static int apply(struct carve_sim *s, const struct event *e, bool *changed,
 		 struct carve_error *err)
 {
 	struct sjob *jb = &s->jobs[e->job];
-	bool base = s->o.sched == CARVE_SIM_KUBE_DEFAULT;
+	bool base = s->o.sched != CARVE_SIM_CARVE;
 	int rc = 0;
 
 	if (e->gen != jb->gen)
@@ -1067,7 +1095,7 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 					       ? carve_errorf(err, rc, "out of memory") : rc;
 		}
 		if (changed) {
-			rc = s->o.sched == CARVE_SIM_KUBE_DEFAULT ? sim_base_pass(s)
+			rc = s->o.sched != CARVE_SIM_CARVE ? sim_base_pass(s)
 								   : carve_schedule(s);
 			if (rc)
 				return carve_errorf(err, rc, "%s", rc == CARVE_ENOMEM ? "out of memory"

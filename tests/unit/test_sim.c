@@ -239,7 +239,7 @@ static void baseline_taint_case(bool tolerate, int completed)
 			    "effect: NoSchedule}]" : "");
 	m = tu_load(y);
 	job(js, "gang", 0, 100, 2, 2, 0, false, "team");
-	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, 1000);
+	r = run(m, js, CARVE_SIM_EXCLUSIVE, 1000);
 	assert_int_equal((int)dget(r, "jobs.completed"), completed);
 	assert_true(dget(r, "quota.team.borrowed_avg") == 0);
 	json_decref(r);
@@ -269,7 +269,7 @@ static void test_fragmentation(void **state)
 	assert_int_equal((int)dget(r, "horizon_s"), 200);
 	assert_true(fabs(dget(r, "fragmentation_pct") - 12.5) < 1e-9);
 	json_decref(r);
-	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	r = run(m, js, CARVE_SIM_EXCLUSIVE, -1);
 	assert_true(fabs(dget(r, "fragmentation_pct") - 12.5) < 1e-9);
 	json_decref(r);
 	carve_jobs_destroy(js);
@@ -294,7 +294,7 @@ static void test_fragmentation_one_type(void **state)
 		job(js, name, 0, 100, 1, 2, 0, false, "team");
 	}
 	for (s = 0; s < 2; s++) {
-		r = run(m, js, s ? CARVE_SIM_KUBE_DEFAULT : CARVE_SIM_CARVE, -1);
+		r = run(m, js, s ? CARVE_SIM_EXCLUSIVE : CARVE_SIM_CARVE, -1);
 		assert_int_equal((int)dget(r, "horizon_s"), 3600);
 		assert_true(fabs(dget(r, "fragmentation_pct") - 25.0 * 100 / 3600) < 1e-4);
 		json_decref(r);
@@ -330,7 +330,7 @@ static void test_baseline_gang_timeout(void **state)
 	(void)state;
 	job(js, "hold", 0, 3000, 1, 1, 0, false, "team");
 	job(js, "gang", 10, 100, 4, 1, 0, false, "team");
-	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	r = run(m, js, CARVE_SIM_EXCLUSIVE, -1);
 	assert_string_equal(json_string_value(json_object_get(r, "scheduler")), "kube-default");
 	assert_int_equal((int)dget(r, "gang_timeouts"), 1);
 	assert_int_equal((int)dget(r, "horizon_s"), 3100);
@@ -380,7 +380,7 @@ static void test_times_saturate(void **state)
 	job(js, "hold", 0, 3000, 1, 1, 0, false, "team");
 	job(js, "gang", 10, 100, 4, 1, 0, false, "team");
 	memset(&o, 0, sizeof(o));
-	o.sched = CARVE_SIM_KUBE_DEFAULT;
+	o.sched = CARVE_SIM_EXCLUSIVE;
 	o.gang_timeout = INT64_MAX;
 	/* the partial gang never times out: it runs once hold is done */
 	r = run_opts(m, js, &o, -1);
@@ -394,7 +394,7 @@ static void test_times_saturate(void **state)
 	js = carve_jobs_create();
 	job(js, "short", 0, 100, 1, 1, 0, false, "team");
 	job(js, "forever", 10, INT64_MAX, 1, 1, 0, false, "team");
-	for (sc = CARVE_SIM_CARVE; sc <= CARVE_SIM_KUBE_DEFAULT; sc++) {
+	for (sc = CARVE_SIM_CARVE; sc <= CARVE_SIM_EXCLUSIVE; sc++) {
 		r = run(m, js, (enum carve_sim_sched)sc, -1);
 		assert_int_equal((int)dget(r, "horizon_s"), 100);
 		assert_int_equal((int)dget(r, "jobs.completed"), 1);
@@ -449,7 +449,7 @@ static void test_fields_and_determinism(void **state)
 		    100);
 	assert_int_equal((int)dget(a, "jobs.completed"), 300);
 	json_decref(b);
-	b = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	b = run(m, js, CARVE_SIM_EXCLUSIVE, -1);
 	assert_int_equal((int)dget(b, "jobs.total"), 300);
 	json_decref(b);
 	json_decref(a);
@@ -571,7 +571,7 @@ static void test_mig_vs_whole(void **state)
 		json_object_get(json_object_get(json_object_get(r, "series"), "pools"), "mig"),
 		"allocation_pct")));
 	json_decref(r);
-	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	r = run(m, js, CARVE_SIM_EXCLUSIVE, -1);
 	assert_int_equal((int)dget(r, "horizon_s"), 700);
 	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
 	assert_true(fabs(dget(r, "effective_utilisation_pct") - 100.0 / 7) < 1e-3);
@@ -638,7 +638,7 @@ static void test_timeslice_vs_whole(void **state)
 	assert_true(fabs(dget(r, "quota.dev.nominal") - 1) < 1e-3);
 	assert_true(fabs(dget(r, "quota.dev.used_avg") - 1) < 1e-3);
 	json_decref(r);
-	r = run(m, js, CARVE_SIM_KUBE_DEFAULT, -1);
+	r = run(m, js, CARVE_SIM_EXCLUSIVE, -1);
 	assert_int_equal((int)dget(r, "horizon_s"), 400);
 	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
 	/* each job still needs one replica's worth (1/4 GPU) at demand 0.5 */
