@@ -89,8 +89,10 @@ void sim_advance(struct carve_sim *s, int64_t t)
 			struct squeue *q = &s->queues[i];
 
 			q->used_area += q->used * dt;
-			/* the baseline's static caps never lend or borrow */
-			if (s->o.sched == CARVE_SIM_CARVE && q->used > q->nominal + 1e-9)
+			/* only carve and Kueue borrow; the ResourceQuotas of the
+			 * other baselines never lend or borrow */
+			if ((s->o.sched == CARVE_SIM_CARVE || s->o.sched == CARVE_SIM_KUEUE) &&
+			    q->used > q->nominal + 1e-9)
 				q->borrowed_area += (q->used - q->nominal) * dt;
 		}
 		for (i = 0; i < s->nclasses; i++)
@@ -503,10 +505,15 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 	SET(jobs, "never_fit", json_integer((json_int_t)s->never_fit));
 
 	SET(o, "mode", json_string("replay"));
-	SET(o, "scheduler", json_string(s->o.sched != CARVE_SIM_CARVE ? "kube-default"
-									      : "carve"));
+	SET(o, "scheduler", json_string(carve_sim_sched_name(s->o.sched)));
+	SET(o, "model", json_string(s->o.sched != CARVE_SIM_CARVE ? sim_base_model(s)
+		: "carve: Kueue-style admission with gang placement on whole GPUs, MIG "
+		  "instances and fractions (the admission engine and its placer)"));
 	SET(o, "policy", json_string(s->o.sched != CARVE_SIM_CARVE ? "spread"
 									      : s->policy));
+	SET(o, "gang_timeout_s", s->o.sched == CARVE_SIM_CARVE ? json_null()
+		: json_integer(s->o.sched == CARVE_SIM_KUEUE ? s->pods_ready_timeout
+							     : s->o.gang_timeout));
 	SET(o, "seed", json_integer((json_int_t)s->seed));
 	SET(o, "horizon_s", json_integer(s->now));
 	SET(o, "gpu_capacity", num(s->cap));

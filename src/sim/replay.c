@@ -8,8 +8,9 @@
  * that time (completions and timeouts, then arrivals, as they were
  * pushed), and schedules once, only when something changed: carve mode
  * runs engine cycles until they are stable (carve_adm_run) and reads the
- * statuses back (admissions start jobs, evictions requeue them); the
- * baseline does one per-pod pass (baseline.c).  A job's scheduled events
+ * statuses back (admissions start jobs, evictions requeue them); a
+ * baseline does its own pass (baseline.c: kueue's quota-only engine, then
+ * per-pod placement).  A job's scheduled events
  * carry its generation; bumping it cancels them (a preempted job's
  * completion, a finished gang's timeout).  Times add only through
  * sim_time_add, saturating at CARVE_SIM_TIME_MAX, and an event at that
@@ -245,8 +246,6 @@ static int build_queues(struct carve_sim *s)
 
 						q->nominal += units * quota_ge(s, fq->flavor,
 									       fq->v[k].resource);
-						q->nominal_req += units *
-								  sim_res_ge(s, fq->v[k].resource);
 					}
 			}
 	}
@@ -695,6 +694,7 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 	s->ntrace = js->n;
 	if (o)
 		s->o = *o;
+	s->gang_timeout_given = s->o.gang_timeout != 0;
 	if (!s->o.gang_timeout)
 		s->o.gang_timeout = 1800;
 	s->policy = s->o.policy ? s->o.policy : "binpack";
@@ -789,6 +789,8 @@ void carve_sim_destroy(struct carve_sim *s)
 		carve_free(s->jobs[i].contrib);
 		carve_free(s->jobs[i].pl);
 		carve_free(s->jobs[i].placed);
+		carve_free(s->jobs[i].created);
+		carve_free(s->jobs[i].kkey);
 	}
 	sim_base_free(s);
 	carve_free(s->jobs);
@@ -1042,6 +1044,10 @@ static int apply(struct carve_sim *s, const struct event *e, bool *changed,
 	case EV_TIMEOUT:
 		if (base)
 			rc = sim_base_timeout(s, e->job);
+		break;
+	case EV_REQUEUE:
+		if (base)
+			rc = sim_base_requeue(s, e->job);
 		break;
 	}
 	*changed = true;

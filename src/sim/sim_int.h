@@ -1,7 +1,7 @@
 /*
  * sim_int.h - the replay simulator's private state, shared by replay.c
- * (events, carve mode), baseline.c (the kube-default model) and metrics.c
- * (accounting and the JSON result).
+ * (events, carve mode), baseline.c (the three baseline models: exclusive,
+ * device-plugin, kueue) and metrics.c (accounting and the JSON result).
  *
  * Accounting invariant: every device a job holds was added to the pool,
  * queue, class and total counters through sim_hold() with a contribution the job
@@ -45,20 +45,39 @@ struct sjob {
 	 * (2 * npools), NULL when nothing held. */
 	double *contrib;
 	double held_alloc, held_work;
-	/* Baseline: one place per pod (npods), which are placed, the charge. */
+	/* Baseline: one place per pod (npods), which are placed, which are
+	 * created (exclusive, device-plugin: charged to the ResourceQuota). */
 	struct carve_pod_place *pl;
 	bool *placed;
+	bool *created;
 	int nplaced;
-	double charged;
 	int64_t enq;              /* baseline queue order: arrival or last requeue */
 	int64_t partial_since;    /* baseline: first pod of this attempt placed; -1 none */
 	bool never_fits;          /* baseline: can never run in its model (never queued) */
+	bool keep_sharing;        /* baseline: the device plugin's MIG and time-slicing
+				   * are kept (device-plugin, kueue), not turned whole */
+	/* kueue: the workload in s->kad's engine (-1: not in it), whether
+	 * Kueue admitted it (its pods are being placed or run), the engine
+	 * cycle of that admission, how many times waitForPodsReady evicted
+	 * it, and the key of its latest re-added workload (owned). */
+	int kwl;
+	bool kadmitted;
+	int kcycle;
+	int nrequeue;
+	char *kkey;
+};
+
+/* One ResourceQuota entry (exclusive, device-plugin): namespace ns may
+ * have requests of resource res up to hard (milli-units); used is what
+ * its created pods request. */
+struct srq {
+	const char *ns, *res;
+	int64_t hard, used;
 };
 
 struct squeue {
 	const char *name;
 	double nominal;           /* GPU-equivalents */
-	double nominal_req;       /* the same, one per nvidia.com/gpu unit (baseline cap) */
 	double used;              /* GPU-equivalents held now */
 	double used_area, borrowed_area; /* GE x seconds */
 	size_t completed, preemptions, jobs;
@@ -72,7 +91,7 @@ struct sclass {
 };
 
 /* Event kinds; at one time they apply in the order they were pushed. */
-enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE };
+enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE, EV_REQUEUE /* kueue: backoff over */ };
 
 struct event {
 	int64_t t;
@@ -96,12 +115,17 @@ struct carve_sim {
 	struct carve_admission *ad;   /* engine, inventory, placer (carve mode) */
 	const struct carve_cluster *c; /* the cluster being placed on */
 	struct carve_placer *p;       /* the placer being placed with */
-	/* Baseline: an all-exclusive copy of the cluster and its placer. */
+	/* Baseline: a copy of the cluster as the device plugin serves it
+	 * (exclusive: every GPU whole) and its placer. */
 	struct carve_cluster *bc;
 	struct carve_placer *bp;
 	struct carve_placer *bprobe; /* baseline: the empty copy, for "can it ever run" */
 	size_t never_fit;         /* baseline: jobs that can never run in its model */
-	double *qcap, *qcharged;      /* baseline per-queue cap and charge (GE) */
+	struct srq *rq;           /* exclusive, device-plugin: the ResourceQuotas */
+	size_t nrq;
+	struct carve_admission *kad; /* kueue: quota-only engine (no nodes) */
+	int64_t pods_ready_timeout;  /* kueue: waitForPodsReady timeout, seconds */
+	bool gang_timeout_given;  /* the caller set o.gang_timeout */
 	/* The tolerations queue q's pods carry (those of its ResourceFlavors;
 	 * in the baseline, as a team writes them into its pod specs):
 	 * qtol[qtol_off[q] .. qtol_off[q + 1]). */
@@ -191,6 +215,14 @@ void sim_base_free(struct carve_sim *s);
 int sim_base_arrive(struct carve_sim *s, uint32_t job);
 int sim_base_complete(struct carve_sim *s, uint32_t job);
 int sim_base_timeout(struct carve_sim *s, uint32_t job);
+/* kueue: the backoff after a waitForPodsReady eviction is over. */
+int sim_base_requeue(struct carve_sim *s, uint32_t job);
 int sim_base_pass(struct carve_sim *s);
+/* One line saying what the run's baseline model is (docs/simulator.md,
+ * "Baselines"); NULL for carve mode. */
+const char *sim_base_model(const struct carve_sim *s);
+/* kueue: the backoff before the n-th requeue (n >= 1) after a
+ * waitForPodsReady eviction, seconds. */
+int64_t sim_kueue_backoff(int n);
 
 #endif

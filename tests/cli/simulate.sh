@@ -83,11 +83,11 @@ cmp=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --compare kube
 check "compare exits 0" $?
 printf '%s\n' "$cmp" | grep -q '^  "baseline": {' && printf '%s\n' "$cmp" | grep -q '^  "carve": {'
 check "compare JSON has baseline and carve" $?
-printf '%s\n' "$cmp" | grep -q '"scheduler": "kube-default"'
+printf '%s\n' "$cmp" | grep -Eq '"scheduler": "(exclusive|device-plugin|kueue)"'
 check "baseline scheduler named" $?
 
 base=$("$carve" simulate -f "$tmp/m.yaml" --trace "$tmp/trace.csv" --baseline kube-default -o json 2>/dev/null)
-printf '%s\n' "$base" | grep -q '"scheduler": "kube-default"' &&
+printf '%s\n' "$base" | grep -Eq '"scheduler": "(exclusive|device-plugin|kueue)"' &&
 	! printf '%s\n' "$base" | grep -q '"scheduler": "carve"'
 check "--baseline runs only the baseline" $?
 

@@ -331,7 +331,7 @@ static void test_baseline_gang_timeout(void **state)
 	job(js, "hold", 0, 3000, 1, 1, 0, false, "team");
 	job(js, "gang", 10, 100, 4, 1, 0, false, "team");
 	r = run(m, js, CARVE_SIM_EXCLUSIVE, -1);
-	assert_string_equal(json_string_value(json_object_get(r, "scheduler")), "kube-default");
+	assert_string_equal(json_string_value(json_object_get(r, "scheduler")), "exclusive");
 	assert_int_equal((int)dget(r, "gang_timeouts"), 1);
 	assert_int_equal((int)dget(r, "horizon_s"), 3100);
 	assert_int_equal((int)dget(r, "jobs.completed"), 2);
