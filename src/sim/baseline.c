@@ -68,12 +68,13 @@
  * tries one node at a time through a nodeSelector on it. */
 #define NODE_LABEL "carve.dev/sim-node"
 
-/* Kueue's documented defaults (Kueue docs, "Setup All-or-nothing with
- * ready Pods", kueue.sigs.k8s.io/docs/tasks/manage/setup_wait_for_pods_ready/):
- * waitForPodsReady.timeout 5m; requeuingStrategy.backoffBaseSeconds 60,
- * backoffMaxSeconds 3600, the n-th requeue waiting base x 2^(n-1) (plus a
- * random jitter, left out here for determinism); backoffLimitCount null:
- * requeued for ever. */
+/* Kueue's documented defaults: waitForPodsReady.timeout 5 minutes (Kueue
+ * docs, "Sequential Admission with Ready Pods",
+ * kueue.sigs.k8s.io/docs/tasks/manage/setup_sequential_admission/);
+ * requeuingStrategy (Kueue configuration API reference, RequeuingStrategy):
+ * backoffBaseSeconds 60, backoffMaxSeconds 3600, each backoff "about
+ * b*2^(n-1)+Rand" with n the requeue count (the random jitter is left out
+ * here, for determinism), backoffLimitCount null: requeued for ever. */
 #define KUEUE_PODS_READY_TIMEOUT 300
 #define KUEUE_BACKOFF_BASE 60
 #define KUEUE_BACKOFF_MAX 3600
