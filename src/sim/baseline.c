@@ -459,6 +459,7 @@ static int start(struct carve_sim *s, uint32_t job)
 	}
 	jb->st = SJ_RUNNING;
 	jb->start = s->now;
+	sim_job_running(s, jb, s->now); /* the window's waits and attempts */
 	jb->remaining = jb->j->duration;
 	jb->partial_since = -1;
 	if (jb->npods > 1)
