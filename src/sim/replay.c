@@ -568,6 +568,10 @@ static int check_jobs(struct carve_sim *s)
 		carve_free(pc);
 		return CARVE_ENOMEM;
 	}
+	/* --mig dynamic: a profile the static layouts lack fits once an idle
+	 * GPU is repartitioned */
+	if (scratch && carve_placer_is_mig_dynamic(s->p))
+		carve_placer_set_mig_dynamic(scratch, true);
 	for (i = 0; i < s->njobs; i++) {
 		struct sjob *jb = &s->jobs[i];
 		const struct carve_job *j = jb->j;
