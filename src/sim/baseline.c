@@ -1154,6 +1154,7 @@ static int start(struct carve_sim *s, uint32_t job)
 	}
 	jb->st = SJ_RUNNING;
 	jb->start = s->now;
+	sim_job_running(s, jb, s->now); /* the window's waits and attempts */
 	if (!jb->started_once || !jb->j->checkpoint)
 		jb->remaining = jb->j->duration;
 	jb->started_once = true;

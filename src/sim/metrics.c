@@ -76,11 +76,32 @@ void sim_unhold(struct carve_sim *s, struct sjob *jb)
 	jb->held_alloc = jb->held_work = 0;
 }
 
+/* Adds dt seconds of the current state to the window's integrals. */
+static void window_add(struct carve_sim *s, double dt)
+{
+	size_t i;
+
+	s->w_alloc_area += s->alloc * dt;
+	s->w_work_area += s->work * dt;
+	s->w_frag_area += s->frag_now * dt;
+	for (i = 0; i < s->nqueues; i++) {
+		struct squeue *q = &s->queues[i];
+
+		q->w_used_area += q->used * dt;
+		if (s->o.sched == CARVE_SIM_CARVE && q->used > q->nominal + 1e-9)
+			q->w_borrowed_area += (q->used - q->nominal) * dt;
+	}
+}
+
 void sim_advance(struct carve_sim *s, int64_t t)
 {
 	double dt = (double)(t - s->last_t);
+	int64_t lo = s->last_t > s->win_start ? s->last_t : s->win_start;
+	int64_t hi = t < s->win_end ? t : s->win_end;
 	size_t i;
 
+	if (hi > lo)
+		window_add(s, (double)(hi - lo));
 	if (dt > 0) {
 		s->alloc_area += s->alloc * dt;
 		s->work_area += s->work * dt;
@@ -129,6 +150,105 @@ int sim_snapshot(struct carve_sim *s)
 	for (i = 0; i < s->nqueues; i++)
 		row[1 + 2 * s->npools + i] = s->queues[i].used;
 	return 0;
+}
+
+/* ---- window, waits, attempts ------------------------------------------------------ */
+
+void sim_window_open(struct carve_sim *s, int64_t until)
+{
+	int64_t lo = -1, hi = 0;
+	size_t i;
+
+	for (i = 0; i < s->njobs; i++) {
+		const struct carve_job *j = s->jobs[i].j;
+		int64_t end;
+
+		if (s->jobs[i].st == SJ_SKIPPED)
+			continue;
+		end = sim_time_add(j->arrival, j->duration);
+		if (lo < 0 || j->arrival < lo)
+			lo = j->arrival;
+		if (end > hi)
+			hi = end;
+	}
+	s->win_start = lo < 0 ? 0 : lo;
+	s->win_end = hi;
+	s->win_until = until >= 0;
+	if (until >= 0)
+		s->win_end = until < CARVE_SIM_TIME_MAX ? until : CARVE_SIM_TIME_MAX;
+	if (s->win_end < s->win_start)
+		s->win_end = s->win_start;
+}
+
+void sim_job_running(struct carve_sim *s, struct sjob *jb, int64_t at)
+{
+	jb->ready = at;
+	if (!jb->has_all_pods) {
+		jb->all_pods = at;
+		jb->has_all_pods = true;
+	}
+	if (jb->gpu_job && !jb->has_first_gpu) {
+		jb->first_gpu = s->now;
+		jb->has_first_gpu = true;
+	}
+	if (jb->npods > 1) {
+		jb->attempted = true;
+		if (!jb->has_attempt_t) {
+			jb->attempt_t = s->now;
+			jb->has_attempt_t = true;
+		}
+	}
+}
+
+void sim_job_failed(struct carve_sim *s, struct sjob *jb)
+{
+	jb->failed_first = true;
+	if (!jb->has_fail_t) {
+		jb->fail_t = s->now;
+		jb->has_fail_t = true;
+	}
+}
+
+/* Seconds of work (at the size the job asked for) left to jb at time at. */
+static double work_left(const struct sjob *jb, int64_t at)
+{
+	double left = (double)jb->remaining;
+
+	if (jb->st == SJ_RUNNING && at > jb->ready) {
+		double adm = jb->adm_pods > 0 ? jb->adm_pods : jb->npods;
+
+		left -= (double)(at - jb->ready) * adm / (jb->npods > 0 ? jb->npods : 1);
+	}
+	return left > 0 ? left : 0;
+}
+
+/* The backlog at time at (the state now, no event between now and at):
+ * arrived jobs waiting and running, GE x seconds of work left. */
+static void backlog_at(const struct carve_sim *s, int64_t at, size_t *waiting,
+		       size_t *running, double *left)
+{
+	size_t i;
+
+	*waiting = *running = 0;
+	*left = 0;
+	for (i = 0; i < s->njobs; i++) {
+		const struct sjob *jb = &s->jobs[i];
+
+		if (jb->st != SJ_PENDING && jb->st != SJ_RUNNING)
+			continue;
+		*waiting += jb->st == SJ_PENDING;
+		*running += jb->st == SJ_RUNNING;
+		*left += jb->asked_ge * work_left(jb, at);
+	}
+}
+
+void sim_window_backlog(struct carve_sim *s)
+{
+	if (s->backlog_done)
+		return;
+	/* called once no event is left before the window's end */
+	backlog_at(s, s->win_end, &s->bl_waiting, &s->bl_running, &s->bl_left);
+	s->backlog_done = true;
 }
 
 /* ---- fragmentation ------------------------------------------------------------- */
@@ -252,60 +372,125 @@ static int64_t pctl(const int64_t *v, size_t n, double pct)
 
 #define SET(o, k, v) (bad |= json_object_set_new((o), (k), (v)) != 0)
 
-/* The wait object's fields from n sorted waits and the GPU jobs still
- * waiting: n, still_waiting, p50, p95, p99 (null without waits).  Returns
- * nonzero when a field could not be set. */
-static int wait_fields(json_t *w, const int64_t *buf, size_t n, size_t waiting)
-{
-	int bad = 0;
+/* The window as measured: cut is where it stops (its end once the run is
+ * complete or reached it; the time reached when stopped earlier), len its
+ * length, and the integrals with the state after the last event carried
+ * to cut (nothing changes once no event is left). */
+struct wview {
+	int64_t cut;
+	double len, alloc, work, frag, tail;
+};
 
-	SET(w, "n", json_integer((json_int_t)n));
-	SET(w, "still_waiting", json_integer((json_int_t)waiting));
-	SET(w, "p50", n ? json_integer(pctl(buf, n, 50)) : json_null());
-	SET(w, "p95", n ? json_integer(pctl(buf, n, 95)) : json_null());
-	SET(w, "p99", n ? json_integer(pctl(buf, n, 99)) : json_null());
-	return bad;
+static void window_view(const struct carve_sim *s, struct wview *v)
+{
+	bool complete = s->started && !s->nheap;
+	int64_t from;
+
+	v->cut = complete || s->now >= s->win_end ? s->win_end : s->now;
+	if (v->cut < s->win_start)
+		v->cut = s->win_start;
+	v->len = (double)(v->cut - s->win_start);
+	from = s->now > s->win_start ? s->now : s->win_start;
+	v->tail = v->cut > from ? (double)(v->cut - from) : 0;
+	v->alloc = s->w_alloc_area + s->alloc * v->tail;
+	v->work = s->w_work_area + s->work * v->tail;
+	v->frag = s->w_frag_area + s->frag_now * v->tail;
 }
 
-/* Waits of queue q (sorted) into *out; returns how many. */
-static size_t queue_waits(const struct carve_sim *s, size_t q, int64_t *out, size_t *waiting)
+/* Whether jb is a multi-pod job whose first attempt was decided by cut
+ * (-1: not counted), and whether it succeeded: every pod placed at once,
+ * not partially admitted, neither preempted nor timed out by cut. */
+static int first_time(const struct sjob *jb, int64_t cut)
+{
+	bool ran, failed;
+
+	if (jb->npods <= 1 || jb->st == SJ_SKIPPED || jb->j->arrival > cut)
+		return -1;
+	ran = jb->attempted && (!jb->has_attempt_t || jb->attempt_t <= cut);
+	failed = jb->failed_first && (!jb->has_fail_t || jb->fail_t <= cut);
+	if (!ran && !failed)
+		return -1;
+	return ran && !failed && !jb->partial;
+}
+
+/* Waits (sorted) of the GPU jobs of queue q (q < 0: any) and class c (c <
+ * 0: any) that arrived by cut: until the first GPU, or (all) until every
+ * pod ran; a job that had not by cut counts cut - arrival (censored). */
+static size_t collect_waits(const struct carve_sim *s, int64_t cut, int q, int c, bool all,
+			    int64_t *out, size_t *censored)
 {
 	size_t i, n = 0;
 
-	*waiting = 0;
+	*censored = 0;
 	for (i = 0; i < s->njobs; i++) {
 		const struct sjob *jb = &s->jobs[i];
+		bool has = all ? jb->has_all_pods : jb->has_first_gpu;
+		int64_t t = all ? jb->all_pods : jb->first_gpu;
 
-		if (jb->q != (int)q || !jb->gpu_job || jb->st == SJ_FUTURE ||
-		    jb->st == SJ_SKIPPED)
+		if ((q >= 0 && jb->q != q) || (c >= 0 && jb->cls != c) || !jb->gpu_job ||
+		    jb->st == SJ_FUTURE || jb->st == SJ_SKIPPED || jb->j->arrival > cut)
 			continue;
-		if (jb->has_first_gpu)
-			out[n++] = jb->first_gpu - jb->j->arrival;
-		else
-			(*waiting)++;
+		if (has && t <= cut) {
+			out[n++] = t - jb->j->arrival;
+		} else {
+			out[n++] = cut - jb->j->arrival;
+			(*censored)++;
+		}
 	}
 	qsort(out, n, sizeof(*out), cmp_i64);
 	return n;
 }
 
-static json_t *waits_json(const struct carve_sim *s, int64_t *buf, json_t **cdf)
+/* A wait object from n sorted waits, censored of them: n, censored,
+ * still_waiting (alias), p50, p95, p99 (null without waits).  NULL on
+ * allocation failure. */
+static json_t *wait_obj(const int64_t *buf, size_t n, size_t censored)
+{
+	json_t *w = json_object();
+	int bad = !w;
+
+	SET(w, "n", json_integer((json_int_t)n));
+	SET(w, "censored", json_integer((json_int_t)censored));
+	SET(w, "still_waiting", json_integer((json_int_t)censored));
+	SET(w, "p50", n ? json_integer(pctl(buf, n, 50)) : json_null());
+	SET(w, "p95", n ? json_integer(pctl(buf, n, 95)) : json_null());
+	SET(w, "p99", n ? json_integer(pctl(buf, n, 99)) : json_null());
+	if (bad) {
+		json_decref(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Sets o[key] to the wait object of (q, c, all). */
+static int set_wait(json_t *o, const char *key, const struct carve_sim *s, int64_t cut, int q,
+		    int c, bool all, int64_t *buf)
+{
+	size_t cens, n = collect_waits(s, cut, q, c, all, buf, &cens);
+	json_t *w = wait_obj(buf, n, cens);
+
+	return !w || json_object_set_new(o, key, w);
+}
+
+/* "wait_first_gpu_s" (wait_all_pods_s with all) per queue, and with cdf
+ * the CDF of the first-GPU waits per queue into *cdf. */
+static json_t *waits_json(const struct carve_sim *s, int64_t cut, bool all, int64_t *buf,
+			  json_t **cdf)
 {
 	json_t *o = json_object();
 	size_t q, i;
-	int bad = !o || !(*cdf = json_object());
+	int bad = !o || (cdf && !(*cdf = json_object()));
 
 	for (q = 0; !bad && q < s->nqueues; q++) {
-		size_t waiting, n = queue_waits(s, q, buf, &waiting), pts;
-		json_t *w = json_object(), *c = json_array();
+		size_t cens, n = collect_waits(s, cut, (int)q, -1, all, buf, &cens), pts;
+		json_t *w = wait_obj(buf, n, cens), *c;
 
-		bad |= !w || !c;
-		if (bad) {
-			json_decref(w);
-			json_decref(c);
-			break;
-		}
-		bad |= wait_fields(w, buf, n, waiting);
+		bad |= !w;
 		SET(o, s->queues[q].name, w);
+		if (bad || !cdf)
+			continue;
+		c = json_array();
+		bad |= !c;
 		pts = n < 100 ? n : 100;
 		for (i = 1; !bad && i <= pts; i++) {
 			size_t k = (size_t)ceil((double)i * (double)n / (double)pts) - 1;
@@ -323,47 +508,37 @@ static json_t *waits_json(const struct carve_sim *s, int64_t *buf, json_t **cdf)
 }
 
 /* "classes": per job class of the trace, what the queues report, by class. */
-static json_t *classes_json(const struct carve_sim *s, int64_t *buf)
+static json_t *classes_json(const struct carve_sim *s, int64_t cut, int64_t *buf)
 {
 	json_t *o = json_object();
 	size_t c, i;
 	int bad = !o;
 
 	for (c = 0; !bad && c < s->nclasses; c++) {
-		json_t *co = json_object(), *w = json_object();
-		size_t jobs = 0, done = 0, multi = 0, ok = 0, n = 0, waiting = 0;
+		json_t *co = json_object();
+		size_t jobs = 0, done = 0, multi = 0, ok = 0;
 
 		for (i = 0; i < s->njobs; i++) {
 			const struct sjob *jb = &s->jobs[i];
+			int ft;
 
 			if (jb->cls != (int)c || jb->st == SJ_SKIPPED)
 				continue;
 			jobs++;
 			done += jb->st == SJ_DONE;
-			if (jb->npods > 1 && (jb->attempted || jb->failed_first)) {
-				multi++;
-				ok += jb->attempted && !jb->failed_first;
-			}
-			if (!jb->gpu_job || jb->st == SJ_FUTURE)
-				continue;
-			if (jb->has_first_gpu)
-				buf[n++] = jb->first_gpu - jb->j->arrival;
-			else
-				waiting++;
+			ft = first_time(jb, cut);
+			multi += ft >= 0;
+			ok += ft > 0;
 		}
-		qsort(buf, n, sizeof(*buf), cmp_i64);
-		bad |= !co || !w;
-		if (bad) {
-			json_decref(co);
-			json_decref(w);
+		bad |= !co;
+		if (bad)
 			break;
-		}
 		SET(co, "jobs", json_integer((json_int_t)jobs));
 		SET(co, "jobs_completed", json_integer((json_int_t)done));
 		SET(co, "first_time_success_pct",
 		    multi ? num(100.0 * (double)ok / (double)multi) : json_null());
-		bad |= wait_fields(w, buf, n, waiting);
-		SET(co, "wait_first_gpu_s", w);
+		bad |= set_wait(co, "wait_first_gpu_s", s, cut, -1, (int)c, false, buf);
+		bad |= set_wait(co, "wait_all_pods_s", s, cut, -1, (int)c, true, buf);
 		SET(co, "gpu_hours_per_job",
 		    done ? num(s->classes[c].used_area / 3600.0 / (double)done) : json_null());
 		SET(o, s->classes[c].name, co);
@@ -449,38 +624,60 @@ static json_t *series_json(const struct carve_sim *s)
 json_t *carve_sim_result_json(const struct carve_sim *s)
 {
 	json_t *o = json_object(), *quota = json_object(), *queues = json_object(),
-	       *jobs = json_object(), *cdf = NULL, *waits;
-	double h = (double)s->now, area = 0;
-	size_t i, multi = 0, ok = 0, running = 0, pending = 0, future = 0;
+	       *jobs = json_object(), *win = json_object(), *bl = json_object(),
+	       *gh = json_object(), *mig = json_object(), *cdf = NULL, *waits, *wall;
+	struct wview v;
+	size_t i, multi = 0, ok = 0, running = 0, pending = 0, future = 0, bw, br, notdone = 0;
+	double area = 0, asked = 0, bleft;
 	int64_t *buf = carve_calloc(s->njobs + 1, sizeof(*buf));
 	size_t *qmulti = carve_calloc(s->nqueues + 1, 2 * sizeof(*qmulti)); /* multi, ok per queue */
-	int bad = !o || !quota || !queues || !jobs || !buf || !qmulti;
+	int bad = !o || !quota || !queues || !jobs || !win || !bl || !gh || !mig || !buf ||
+		  !qmulti;
 
+	window_view(s, &v);
 	for (i = 0; i < s->njobs; i++) {
 		const struct sjob *jb = &s->jobs[i];
+		int ft = first_time(jb, v.cut);
 
 		running += jb->st == SJ_RUNNING;
 		pending += jb->st == SJ_PENDING;
 		future += jb->st == SJ_FUTURE;
-		if (jb->npods > 1 && (jb->attempted || jb->failed_first)) {
-			multi++;
-			ok += jb->attempted && !jb->failed_first;
-			if (qmulti && jb->q >= 0 && (size_t)jb->q < s->nqueues) {
-				qmulti[2 * jb->q]++;
-				qmulti[2 * jb->q + 1] += jb->attempted && !jb->failed_first;
-			}
+		notdone += jb->st != SJ_DONE && jb->st != SJ_SKIPPED;
+		if (jb->st != SJ_SKIPPED && jb->j->arrival >= s->win_start &&
+		    jb->j->arrival <= v.cut)
+			asked += jb->asked_ge * (double)jb->j->duration;
+		if (ft < 0)
+			continue;
+		multi++;
+		ok += (size_t)ft;
+		if (qmulti && jb->q >= 0 && (size_t)jb->q < s->nqueues) {
+			qmulti[2 * jb->q]++;
+			qmulti[2 * jb->q + 1] += (size_t)ft;
 		}
 	}
-	waits = bad ? NULL : waits_json(s, buf, &cdf);
+	if (s->backlog_done) {
+		bw = s->bl_waiting;
+		br = s->bl_running;
+		bleft = s->bl_left;
+	} else {
+		backlog_at(s, s->now, &bw, &br, &bleft);
+	}
+	waits = bad ? NULL : waits_json(s, v.cut, false, buf, &cdf);
 	bad |= !waits;
+	wall = bad ? NULL : waits_json(s, v.cut, true, buf, NULL);
+	bad |= !wall;
 	for (i = 0; !bad && i < s->nqueues; i++) {
 		const struct squeue *q = &s->queues[i];
 		json_t *qo = json_object(), *qq = json_object();
+		double used = q->w_used_area + q->used * v.tail;
+		double borrowed = q->w_borrowed_area;
 
+		if (s->o.sched == CARVE_SIM_CARVE && q->used > q->nominal + 1e-9)
+			borrowed += (q->used - q->nominal) * v.tail;
 		bad |= !qo || !qq;
 		SET(qo, "nominal", num(q->nominal));
-		SET(qo, "used_avg", num(h > 0 ? q->used_area / h : 0));
-		SET(qo, "borrowed_avg", num(h > 0 ? q->borrowed_area / h : 0));
+		SET(qo, "used_avg", num(v.len > 0 ? used / v.len : 0));
+		SET(qo, "borrowed_avg", num(v.len > 0 ? borrowed / v.len : 0));
 		SET(quota, q->name, qo);
 		SET(qq, "nominal", num(q->nominal));
 		SET(qq, "jobs", json_integer((json_int_t)q->jobs));
@@ -503,6 +700,22 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 	SET(jobs, "skipped", json_integer((json_int_t)s->skipped));
 	SET(jobs, "rejected", json_integer((json_int_t)s->rejected));
 	SET(jobs, "never_fit", json_integer((json_int_t)s->never_fit));
+	SET(jobs, "partial", json_integer((json_int_t)s->partial));
+
+	SET(win, "start_s", json_integer(s->win_start));
+	SET(win, "end_s", json_integer(s->win_end));
+	SET(win, "from", json_string(s->win_until ? "until" : "trace"));
+	SET(bl, "jobs_waiting", json_integer((json_int_t)bw));
+	SET(bl, "jobs_running", json_integer((json_int_t)br));
+	SET(bl, "gpu_hours_left", num(bleft / 3600.0));
+	SET(gh, "held", num(v.alloc / 3600.0));
+	SET(gh, "useful", num(v.work / 3600.0));
+	SET(gh, "asked", num(asked / 3600.0));
+	SET(mig, "mode", json_string(s->o.mig_dynamic && s->o.sched == CARVE_SIM_CARVE
+					     ? "dynamic" : "static"));
+	SET(mig, "repartitions", json_integer((json_int_t)s->mig_reparts));
+	SET(mig, "reconfig_delay_s", json_integer(s->o.mig_dynamic &&
+						  s->o.sched == CARVE_SIM_CARVE ? s->mig_delay : 0));
 
 	SET(o, "mode", json_string("replay"));
 	SET(o, "scheduler", json_string(carve_sim_sched_name(s->o.sched)));
@@ -515,23 +728,29 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 		: json_integer(s->o.sched == CARVE_SIM_KUEUE ? s->pods_ready_timeout
 							     : s->o.gang_timeout));
 	SET(o, "seed", json_integer((json_int_t)s->seed));
+	SET(o, "window", win);
 	SET(o, "horizon_s", json_integer(s->now));
+	SET(o, "makespan_s", notdone ? json_null() : json_integer(s->last_done));
+	SET(o, "backlog", bl);
 	SET(o, "gpu_capacity", num(s->cap));
-	SET(o, "gpu_allocation_pct", num(pct_of(s->alloc_area, s->cap, h)));
-	SET(o, "effective_utilisation_pct", num(pct_of(s->work_area, s->cap, h)));
+	SET(o, "gpu_allocation_pct", num(pct_of(v.alloc, s->cap, v.len)));
+	SET(o, "effective_utilisation_pct", num(pct_of(v.work, s->cap, v.len)));
+	SET(o, "gpu_hours", gh);
 	SET(o, "first_time_success_pct", multi ? num(100.0 * (double)ok / (double)multi)
 					       : json_null());
 	SET(o, "wait_first_gpu_s", waits);
+	SET(o, "wait_all_pods_s", wall);
 	SET(o, "quota", quota);
 	SET(o, "preemptions", json_integer((json_int_t)s->preemptions));
 	SET(o, "gang_timeouts", json_integer((json_int_t)s->gang_timeouts));
-	SET(o, "fragmentation_pct", num(h > 0 ? s->frag_area / h : 0));
+	SET(o, "fragmentation_pct", num(v.len > 0 ? v.frag / v.len : 0));
 	SET(o, "gpu_hours_per_job", s->completed ? num(area / 3600.0 / (double)s->completed)
 						 : json_null());
 	SET(o, "jobs", jobs);
+	SET(o, "mig", mig);
 	SET(o, "queues", queues);
 	if (!bad) {
-		json_t *cl = classes_json(s, buf);
+		json_t *cl = classes_json(s, v.cut, buf);
 
 		bad |= !cl;
 		SET(o, "classes", cl);

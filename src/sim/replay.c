@@ -221,6 +221,41 @@ static double quota_ge(const struct carve_sim *s, const char *flavor, const char
 	return sim_res_ge(s, res);
 }
 
+double sim_job_asked_ge(const struct carve_sim *s, const struct sjob *jb)
+{
+	const struct carve_mf_cq *cq = jb->q >= 0 && (size_t)jb->q < s->m->ncqs
+					       ? &s->m->cqs[jb->q] : NULL;
+	double ge = 0;
+	size_t p, k, g, f, r;
+
+	for (p = 0; p < jb->j->npodsets; p++) {
+		const struct carve_job_podset *ps = &jb->j->podsets[p];
+		double pod = 0;
+
+		if (ps->gpu_milli || ps->gpu_mem_mib) {
+			ge += ps->count * sim_podset_ge(s, ps);
+			continue;
+		}
+		for (k = 0; k < ps->nreqs; k++) {
+			const char *res = ps->reqs[k].name, *flavor = NULL;
+
+			if (!sim_is_gpu_res(res))
+				continue;
+			/* the first flavor of the queue that covers it */
+			for (g = 0; cq && !flavor && g < cq->ngroups; g++)
+				for (f = 0; !flavor && f < cq->groups[g].nflavors; f++)
+					for (r = 0; r < cq->groups[g].flavors[f].n; r++)
+						if (!strcmp(cq->groups[g].flavors[f].v[r].resource,
+							    res))
+							flavor = cq->groups[g].flavors[f].flavor;
+			pod += ps->reqs[k].milli / 1000.0 *
+			       (flavor ? quota_ge(s, flavor, res) : sim_res_ge(s, res));
+		}
+		ge += ps->count * pod;
+	}
+	return ge;
+}
+
 static int build_queues(struct carve_sim *s)
 {
 	const struct carve_manifests *m = s->m;
@@ -532,6 +567,10 @@ static int check_jobs(struct carve_sim *s)
 		carve_free(pc);
 		return CARVE_ENOMEM;
 	}
+	/* --mig dynamic: a profile the static layouts lack fits once an idle
+	 * GPU is repartitioned */
+	if (scratch && carve_placer_is_mig_dynamic(s->p))
+		carve_placer_set_mig_dynamic(scratch, true);
 	for (i = 0; i < s->njobs; i++) {
 		struct sjob *jb = &s->jobs[i];
 		const struct carve_job *j = jb->j;
@@ -768,6 +807,25 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 	}
 	s->snapw = 2 * s->npools + s->nqueues;
 	for (i = 0; i < s->njobs; i++)
+		s->jobs[i].asked_ge = sim_job_asked_ge(s, &s->jobs[i]);
+	sim_window_open(s, -1);
+	s->mig_delay = s->o.has_mig_delay ? s->o.mig_delay : 60;
+	if (s->mig_delay < 0)
+		s->mig_delay = 0;
+	if (s->o.sched == CARVE_SIM_CARVE && s->p && carve_placer_is_mig_dynamic(s->p)) {
+		const struct carve_repartition *log;
+		size_t nlog = carve_placer_repartitions(s->p, &log), k;
+
+		s->mig_hold = carve_calloc(carve_cluster_gpu_count(s->c) + 1,
+					   sizeof(*s->mig_hold));
+		if (!s->mig_hold)
+			goto out_nomem;
+		/* what the admitted Workloads stand on (--workloads) is never
+		 * given back */
+		for (k = 0; k < nlog; k++)
+			s->mig_hold[log[k].gpu]++;
+	}
+	for (i = 0; i < s->njobs; i++)
 		if (s->jobs[i].st == SJ_FUTURE &&
 		    sim_push(s, s->jobs[i].j->arrival, EV_ARRIVE, (uint32_t)i))
 			goto out_nomem;
@@ -791,6 +849,7 @@ void carve_sim_destroy(struct carve_sim *s)
 		carve_free(s->jobs[i].placed);
 		carve_free(s->jobs[i].created);
 		carve_free(s->jobs[i].kkey);
+		carve_free(s->jobs[i].rgpus);
 	}
 	sim_base_free(s);
 	carve_free(s->jobs);
@@ -807,6 +866,7 @@ void carve_sim_destroy(struct carve_sim *s)
 	carve_free(s->active);
 	carve_free(s->waiting);
 	carve_free(s->snaps);
+	carve_free(s->mig_hold);
 	carve_admission_destroy(s->ad);
 	carve_jobs_destroy(s->own);
 	carve_cluster_destroy(s->empty);
@@ -870,13 +930,109 @@ static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *e
 	return add_active(s, job);
 }
 
-/* Job admitted by the engine at s->now with placement st. */
+/* Run time of `work` seconds of full-size work on adm of the job's npods
+ * pods: work x npods / adm, rounded up to the second (no work is lost),
+ * saturating. */
+static int64_t scaled_run(int64_t work, int npods, int adm)
+{
+	if (adm <= 0 || adm >= npods)
+		return work;
+	if (work > (CARVE_SIM_TIME_MAX - adm) / npods)
+		return CARVE_SIM_TIME_MAX;
+	return (work * npods + adm - 1) / adm;
+}
+
+/* --mig dynamic: notes the repartitioned GPUs jb's placement stands on
+ * (carve_placer_repartitions), holding them in s->mig_hold; returns
+ * whether one of them was repartitioned for it (no running job held it),
+ * counting those, or -1 on allocation failure. */
+static int mig_note(struct carve_sim *s, struct sjob *jb, const struct carve_wl_status *st)
+{
+	const struct carve_repartition *log;
+	size_t nlog = carve_placer_repartitions(s->p, &log), p, k, e, r;
+	int fresh = 0, d;
+
+	if (!s->mig_hold || !nlog)
+		return 0;
+	for (p = 0; p < st->npodsets; p++)
+		for (k = 0; k < st->podsets[p].npods; k++) {
+			const struct carve_pod_place *pl = &st->podsets[p].pods[k];
+
+			for (d = 0; d < pl->ndevs; d++) {
+				uint32_t g = pl->devs[d].gpu;
+
+				for (e = 0; e < nlog && log[e].gpu != g; e++)
+					;
+				for (r = 0; r < jb->nrgpus && jb->rgpus[r] != g; r++)
+					;
+				if (e == nlog || r < jb->nrgpus)
+					continue; /* not repartitioned, or noted already */
+				if (!(jb->nrgpus & (jb->nrgpus - 1))) { /* 0, 1, 2, 4 ...: grow */
+					void *v = carve_realloc(jb->rgpus, (jb->nrgpus ? 2 * jb->nrgpus
+									  : 1) * sizeof(*jb->rgpus));
+
+					if (!v)
+						return -1;
+					jb->rgpus = v;
+				}
+				jb->rgpus[jb->nrgpus++] = g;
+				if (!s->mig_hold[g]++) {
+					s->mig_reparts++;
+					fresh = 1;
+				}
+			}
+		}
+	return fresh;
+}
+
+/* jb no longer stands on its repartitioned GPUs. */
+static void mig_release(struct carve_sim *s, struct sjob *jb)
+{
+	size_t r;
+
+	for (r = 0; s->mig_hold && r < jb->nrgpus; r++)
+		s->mig_hold[jb->rgpus[r]]--;
+	jb->nrgpus = 0;
+}
+
+/* Holds the work (GE x demand) of what st placed for jb. */
+static int carve_hold_work(struct carve_sim *s, struct sjob *jb,
+			   const struct carve_wl_status *st)
+{
+	size_t p, k;
+	int d;
+
+	for (p = 0; p < st->npodsets; p++)
+		for (k = 0; k < st->podsets[p].npods; k++) {
+			const struct carve_pod_place *pl = &st->podsets[p].pods[k];
+			double ge = 0;
+
+			for (d = 0; d < pl->ndevs; d++)
+				ge += sim_dev_ge(s, s->p, &pl->devs[d]);
+			if (sim_hold(s, jb, pl->node, 0, ge * jb->j->demand))
+				return CARVE_ENOMEM;
+		}
+	return 0;
+}
+
+/*
+ * Job admitted by the engine at s->now with placement st.  Admitted with
+ * fewer pods than it asked (partial admission), it runs longer in
+ * proportion (scaled_run); on a GPU repartitioned for it (--mig dynamic)
+ * it holds its devices from now but works only after the reconfiguration
+ * delay (EV_READY).
+ */
 static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_status *st)
 {
 	struct sjob *jb = &s->jobs[job];
 	size_t p, k;
-	int d;
+	int d, adm = 0, fresh;
 
+	for (p = 0; p < st->npodsets && p < jb->j->npodsets; p++)
+		adm += st->podsets[p].count;
+	fresh = s->p ? mig_note(s, jb, st) : 0;
+	if (fresh < 0)
+		return CARVE_ENOMEM;
 	for (p = 0; p < st->npodsets; p++) {
 		if (!s->p && p < jb->j->npodsets) {
 			/* Quota only: what the podSet's pods ask for, on no node. */
@@ -892,24 +1048,40 @@ static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_
 
 			for (d = 0; d < pl->ndevs; d++)
 				ge += sim_dev_ge(s, s->p, &pl->devs[d]);
-			if (sim_hold(s, jb, pl->node, ge, ge * jb->j->demand))
+			if (sim_hold(s, jb, pl->node, ge, 0))
 				return CARVE_ENOMEM;
 		}
 	}
+	if (s->p && !fresh && carve_hold_work(s, jb, st))
+		return CARVE_ENOMEM;
 	jb->st = SJ_RUNNING;
 	jb->adm_cycle = st->cycle;
 	jb->start = s->now;
 	if (!jb->started_once || !jb->j->checkpoint)
 		jb->remaining = jb->j->duration;
 	jb->started_once = true;
-	if (jb->gpu_job && !jb->has_first_gpu) {
-		jb->first_gpu = s->now;
-		jb->has_first_gpu = true;
+	jb->adm_pods = adm;
+	if (adm > 0 && adm < jb->npods && !jb->partial) {
+		jb->partial = true;
+		s->partial++;
 	}
-	if (jb->npods > 1)
-		jb->attempted = true;
+	sim_job_running(s, jb, fresh ? sim_time_add(s->now, s->mig_delay) : s->now);
 	jb->gen++;
-	return sim_push(s, sim_time_add(s->now, jb->remaining), EV_COMPLETE, job);
+	if (fresh && sim_push(s, jb->ready, EV_READY, job))
+		return CARVE_ENOMEM;
+	return sim_push(s, sim_time_add(jb->ready, scaled_run(jb->remaining, jb->npods, adm)),
+			EV_COMPLETE, job);
+}
+
+/* The reconfiguration delay of jb's run is over: its devices work. */
+static int carve_ready(struct carve_sim *s, uint32_t job)
+{
+	struct sjob *jb = &s->jobs[job];
+	const struct carve_wl_status *st = carve_adm_status(s->ad->adm, (uint32_t)jb->wl);
+
+	if (jb->st != SJ_RUNNING || !st || st->state != CARVE_WL_ADMITTED)
+		return 0;
+	return carve_hold_work(s, jb, st);
 }
 
 static void carve_preempted(struct carve_sim *s, uint32_t job)
@@ -917,14 +1089,21 @@ static void carve_preempted(struct carve_sim *s, uint32_t job)
 	struct sjob *jb = &s->jobs[job];
 
 	if (jb->j->checkpoint) {
-		jb->remaining -= s->now - jb->start;
+		/* full-size work done: run time since ready x admitted / asked pods */
+		if (s->now > jb->ready) {
+			int adm = jb->adm_pods > 0 && jb->adm_pods < jb->npods ? jb->adm_pods
+									     : jb->npods;
+
+			jb->remaining -= (int64_t)((double)(s->now - jb->ready) * adm / jb->npods);
+		}
 		if (jb->remaining < 1)
 			jb->remaining = 1;
 	}
 	sim_unhold(s, jb);
+	mig_release(s, jb);
 	jb->st = SJ_PENDING;
 	jb->gen++;
-	jb->failed_first = true;
+	sim_job_failed(s, jb);
 	s->preemptions++;
 	s->queues[jb->q].preemptions++;
 }
@@ -1000,6 +1179,7 @@ static void carve_complete(struct carve_sim *s, uint32_t job)
 {
 	struct sjob *jb = &s->jobs[job];
 
+	mig_release(s, jb);
 	carve_adm_finish(s->ad->adm, (uint32_t)jb->wl);
 	sim_unhold(s, jb);
 }
@@ -1015,6 +1195,8 @@ static void job_done(struct carve_sim *s, uint32_t job)
 	s->left--;
 	s->completed++;
 	s->queues[jb->q].completed++;
+	if (s->now > s->last_done)
+		s->last_done = s->now;
 }
 
 static int apply(struct carve_sim *s, const struct event *e, bool *changed,
@@ -1044,6 +1226,12 @@ static int apply(struct carve_sim *s, const struct event *e, bool *changed,
 	case EV_TIMEOUT:
 		if (base)
 			rc = sim_base_timeout(s, e->job);
+		if (jb->failed_first && !jb->has_fail_t)
+			sim_job_failed(s, jb);
+		break;
+	case EV_READY:
+		if (!base)
+			rc = carve_ready(s, e->job);
 		break;
 	case EV_REQUEUE:
 		if (base)
@@ -1072,6 +1260,7 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 		until = CARVE_SIM_TIME_MAX;
 	if (!s->started) {
 		s->started = true;
+		sim_window_open(s, until);
 		if (sim_snapshot(s))
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
@@ -1090,6 +1279,8 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 		if (until >= 0 && t > until)
 			break;
 		steps++;
+		if (t > s->win_end)
+			sim_window_backlog(s); /* nothing left before the window's end */
 		sim_advance(s, t);
 		while (s->nheap && s->heap[0].t == t) {
 			struct event e = pop(s);
@@ -1118,5 +1309,7 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 		if (sim_snapshot(s))
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
+	if (!s->nheap || s->now >= s->win_end)
+		sim_window_backlog(s);
 	return 0;
 }

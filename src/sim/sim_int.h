@@ -65,6 +65,23 @@ struct sjob {
 	int kcycle;
 	int nrequeue;
 	char *kkey;
+	/* Window metrics (metrics.c, sim_job_running/sim_job_failed): */
+	int64_t all_pods;         /* first time every pod (or, partially admitted,
+				   * every admitted pod) ran at once; valid when
+				   * has_all_pods */
+	bool has_all_pods;
+	int64_t attempt_t;        /* multi-pod: when attempted first became true */
+	bool has_attempt_t;
+	int64_t fail_t;           /* multi-pod: when failed_first first became true */
+	bool has_fail_t;
+	bool partial;             /* carve mode: admitted with fewer pods than asked */
+	int adm_pods;             /* carve mode: pods of the current admission */
+	double asked_ge;          /* GE its pods ask for (sim_job_asked_ge) */
+	int64_t ready;            /* when useful work of the current run starts
+				   * (carve: admission + MIG reconfiguration delay) */
+	uint32_t *rgpus;          /* carve, --mig dynamic: the repartitioned GPUs the
+				   * current run holds (counted in mig_hold) */
+	size_t nrgpus;
 };
 
 /* One ResourceQuota entry (exclusive, device-plugin): namespace ns may
@@ -80,6 +97,7 @@ struct squeue {
 	double nominal;           /* GPU-equivalents */
 	double used;              /* GPU-equivalents held now */
 	double used_area, borrowed_area; /* GE x seconds */
+	double w_used_area, w_borrowed_area; /* the same inside the window */
 	size_t completed, preemptions, jobs;
 };
 
@@ -91,7 +109,8 @@ struct sclass {
 };
 
 /* Event kinds; at one time they apply in the order they were pushed. */
-enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE, EV_REQUEUE /* kueue: backoff over */ };
+enum { EV_COMPLETE = 0, EV_TIMEOUT, EV_ARRIVE, EV_REQUEUE /* kueue: backoff over */,
+       EV_READY /* carve: MIG reconfiguration over */ };
 
 struct event {
 	int64_t t;
@@ -161,6 +180,26 @@ struct carve_sim {
 	uint32_t *waiting;            /* baseline: jobs not fully placed */
 	size_t nwaiting, capwaiting;
 
+	/* The window (docs/simulator.md, "Window, waits and GPU-hours"): from
+	 * the first arrival to the trace's end (the latest arrival + duration)
+	 * or to `until` (win_until), fixed when the run starts; the w_ areas
+	 * integrate inside it only. */
+	int64_t win_start, win_end;
+	bool win_until;
+	double w_alloc_area, w_work_area, w_frag_area;
+	/* The backlog at the window's end (backlog_done once recorded). */
+	bool backlog_done;
+	size_t bl_waiting, bl_running;
+	double bl_left;           /* GE x seconds of work left */
+	int64_t last_done;        /* latest completion */
+	size_t partial;           /* jobs admitted with fewer pods than asked */
+	/* --mig dynamic (carve mode): repartitions counted, the delay, and per
+	 * GPU how many running jobs hold a device of it while it stands
+	 * repartitioned (a repartition found on a GPU nobody holds is new). */
+	size_t mig_reparts;
+	int64_t mig_delay;
+	int32_t *mig_hold;
+
 	/* snapshots: t then npools alloc, npools work, nqueues used */
 	size_t nsnap, capsnap, snapw;
 	double *snaps;
@@ -184,6 +223,10 @@ double sim_res_ge(const struct carve_sim *s, const char *name);
 /* GPU-equivalents one pod of ps asks for (its quota charge). */
 double sim_podset_ge(const struct carve_sim *s, const struct carve_job_podset *ps);
 bool sim_is_gpu_res(const char *name);
+/* GE the pods of jb ask for: per GPU unit its quota GE in the first flavor
+ * of the job's ClusterQueue that covers it (sim_res_ge without one); a
+ * fraction milli/1000.  "asked" GPU-hours and the backlog use it. */
+double sim_job_asked_ge(const struct carve_sim *s, const struct sjob *jb);
 
 /* Pods of podSets a and b have the same shape: requests, fraction, models
  * and selector, compared by value. */
@@ -203,6 +246,17 @@ void sim_unhold(struct carve_sim *s, struct sjob *jb);
 void sim_advance(struct carve_sim *s, int64_t t);
 int sim_snapshot(struct carve_sim *s);
 void sim_measure_frag(struct carve_sim *s);
+/* Every model calls this when all pods of jb (all admitted pods) run at
+ * once: records the wait until every pod runs, the first GPU, and the
+ * first attempt (multi-pod jobs).  at: when they start working. */
+void sim_job_running(struct carve_sim *s, struct sjob *jb, int64_t at);
+/* A multi-pod job's attempt failed (timed out, preempted): failed_first
+ * and its time. */
+void sim_job_failed(struct carve_sim *s, struct sjob *jb);
+/* Fixes the window (at the first run call; until < 0: the trace's span). */
+void sim_window_open(struct carve_sim *s, int64_t until);
+/* Records the backlog at the window's end (once; the state now). */
+void sim_window_backlog(struct carve_sim *s);
 
 /* ---- baseline.c ---- */
 int sim_base_init(struct carve_sim *s, struct carve_error *err);

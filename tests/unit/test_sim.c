@@ -153,8 +153,9 @@ static void test_classes(void **state)
 }
 
 /* 4 GPUs; a (2 GPUs, 0..100) and b (2 GPUs, 0..50) start at once; c (4
- * GPUs, arrives 10) waits for both and runs 100..200.  Allocation: 4 GPUs
- * for 50 s, 2 for 50 s, 4 for 100 s = 700 of 800 GPU-seconds. */
+ * GPUs, arrives 10) waits for both and runs 100..200.  The window is the
+ * trace's span, 0 .. 110 (c's arrival + duration): 4 GPUs for 50 s, 2 for
+ * 50 s, 4 for 10 s = 340 of 440 GPU-seconds; the run goes on to 200. */
 static void test_hand_checked(void **state)
 {
 	struct carve_manifests *m = cluster(1, 4, 4, NULL);
@@ -167,15 +168,17 @@ static void test_hand_checked(void **state)
 	job(js, "c", 10, 100, 1, 4, 0, false, "team");
 	r = run(m, js, CARVE_SIM_CARVE, -1);
 	assert_int_equal((int)dget(r, "horizon_s"), 200);
-	assert_true(dget(r, "gpu_allocation_pct") == 87.5);
-	assert_true(dget(r, "effective_utilisation_pct") == 87.5);
+	assert_int_equal((int)dget(r, "makespan_s"), 200);
+	assert_int_equal((int)dget(r, "window.end_s"), 110);
+	assert_true(fabs(dget(r, "gpu_allocation_pct") - 340.0 / 440 * 100) < 1e-4);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 340.0 / 440 * 100) < 1e-4);
 	assert_int_equal((int)dget(r, "jobs.completed"), 3);
 	assert_int_equal((int)dget(r, "queues.team.jobs_completed"), 3);
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p50"), 0);
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p95"), 90);
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 90);
 	assert_true(dget(r, "quota.team.nominal") == 4);
-	assert_true(dget(r, "quota.team.used_avg") == 3.5);
+	assert_true(fabs(dget(r, "quota.team.used_avg") - 340.0 / 110) < 1e-4);
 	assert_true(dget(r, "quota.team.borrowed_avg") == 0);
 	assert_int_equal((int)dget(r, "preemptions"), 0);
 	assert_true(fabs(dget(r, "gpu_hours_per_job") - 700.0 / 3600 / 3) < 1e-4);
@@ -255,7 +258,8 @@ static void test_baseline_tolerations(void **state)
 }
 
 /* 1 node x 4 GPUs: a (3 GPUs, 0..100) leaves 1 GPU that b (2 GPUs, pending
- * from 0 to 100) cannot use: 1/4 of the capacity for half the run. */
+ * from 0 to 100) cannot use: 1/4 of the capacity for the whole window
+ * (0 .. 100; the run goes on to 200). */
 static void test_fragmentation(void **state)
 {
 	struct carve_manifests *m = cluster(1, 4, 8, NULL);
@@ -267,10 +271,10 @@ static void test_fragmentation(void **state)
 	job(js, "b", 0, 100, 1, 2, 0, false, "team");
 	r = run(m, js, CARVE_SIM_CARVE, -1);
 	assert_int_equal((int)dget(r, "horizon_s"), 200);
-	assert_true(fabs(dget(r, "fragmentation_pct") - 12.5) < 1e-9);
+	assert_true(fabs(dget(r, "fragmentation_pct") - 25) < 1e-9);
 	json_decref(r);
 	r = run(m, js, CARVE_SIM_EXCLUSIVE, -1);
-	assert_true(fabs(dget(r, "fragmentation_pct") - 12.5) < 1e-9);
+	assert_true(fabs(dget(r, "fragmentation_pct") - 25) < 1e-9);
 	json_decref(r);
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
@@ -278,7 +282,8 @@ static void test_fragmentation(void **state)
 
 /* 70 pending jobs of one shape are one pod type, in both schedulers: a (3
  * GPUs, 0..100) leaves 1 GPU of 4 that the 2-GPU jobs cannot use until
- * 100; then they run two by two until 3600 with nothing free. */
+ * 100, the whole window (every job arrives at 0 and lasts 100 s); then
+ * they run two by two until 3600 with nothing free. */
 static void test_fragmentation_one_type(void **state)
 {
 	struct carve_manifests *m = cluster(1, 4, 8, NULL);
@@ -296,7 +301,7 @@ static void test_fragmentation_one_type(void **state)
 	for (s = 0; s < 2; s++) {
 		r = run(m, js, s ? CARVE_SIM_EXCLUSIVE : CARVE_SIM_CARVE, -1);
 		assert_int_equal((int)dget(r, "horizon_s"), 3600);
-		assert_true(fabs(dget(r, "fragmentation_pct") - 25.0 * 100 / 3600) < 1e-4);
+		assert_true(fabs(dget(r, "fragmentation_pct") - 25.0) < 1e-4);
 		json_decref(r);
 	}
 	carve_jobs_destroy(js);
@@ -344,12 +349,13 @@ static void test_baseline_gang_timeout(void **state)
 			 (3000.0 + 3 * 2990 + 400) / 3600 / 2) < 1e-4);
 	/* the gang's first pod got a GPU on arrival */
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 0);
-	/* GPU-seconds: hold 3000, the gang's 3 partial pods 10..3000, gang 4 x 100 */
+	/* GPU-seconds in the window (0 .. 3000, hold's span): hold 3000, the
+	 * gang's 3 partial pods 10..3000 (the gang runs after the window) */
 	assert_true(fabs(dget(r, "gpu_allocation_pct") -
-			 (3000.0 + 3 * 2990 + 400) / (4 * 3100.0) * 100) < 1e-3);
+			 (3000.0 + 3 * 2990) / (4 * 3000.0) * 100) < 1e-3);
 	/* work: only running jobs work */
-	assert_true(fabs(dget(r, "effective_utilisation_pct") -
-			 (3000.0 + 400) / (4 * 3100.0) * 100) < 1e-3);
+	assert_true(fabs(dget(r, "effective_utilisation_pct") - 3000.0 / (4 * 3000.0) * 100) <
+		    1e-3);
 	json_decref(r);
 
 	r = run(m, js, CARVE_SIM_CARVE, -1);
@@ -575,7 +581,11 @@ static void test_mig_vs_whole(void **state)
 	assert_int_equal((int)dget(r, "horizon_s"), 700);
 	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
 	assert_true(fabs(dget(r, "effective_utilisation_pct") - 100.0 / 7) < 1e-3);
-	assert_int_equal((int)dget(r, "wait_first_gpu_s.inf.p99"), 600);
+	/* inside the window (0 .. 100): i1 got its GPU at 100, the five
+	 * others still wait at its end and count 100 s each (censored) */
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.inf.p99"), 100);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.inf.censored"), 5);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.inf.n"), 7);
 	json_decref(r);
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
@@ -643,7 +653,9 @@ static void test_timeslice_vs_whole(void **state)
 	assert_true(fabs(dget(r, "gpu_allocation_pct") - 100) < 1e-3);
 	/* each job still needs one replica's worth (1/4 GPU) at demand 0.5 */
 	assert_true(fabs(dget(r, "effective_utilisation_pct") - 12.5) < 1e-3);
-	assert_int_equal((int)dget(r, "wait_first_gpu_s.dev.p99"), 300);
+	/* inside the window (0 .. 100): t2 and t3 still wait at its end */
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.dev.p99"), 100);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.dev.censored"), 2);
 	json_decref(r);
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
