@@ -1,13 +1,15 @@
 /*
  * sim.h - the replay simulator: a job trace replayed in virtual time
  * against a cluster and its queues, either through the real admission
- * engine (carve mode) or through a model of what the stock Kubernetes
- * stack does (the kube-default baseline).  docs/simulator.md defines every
- * metric and the baseline model.
+ * engine (carve mode) or through one of three models of what a stock
+ * stack does (the baselines: exclusive, device-plugin, kueue).
+ * docs/simulator.md defines every metric and the baseline models
+ * ("Baselines").
  *
  * Events are arrivals, completions, preemptions (carve mode: a preempted
  * job requeues and restarts, keeping its progress only when it declares
- * checkpointing) and gang timeouts (baseline only).  Time is virtual
+ * checkpointing; in the baselines, PriorityClass or Kueue preemption),
+ * gang timeouts and Kueue's requeues after waitForPodsReady (baselines).  Time is virtual
  * seconds from the start of the trace; nothing here reads a clock, so the
  * same manifests, jobs, options and seed give the same result.
  *
@@ -78,7 +80,10 @@ struct carve_sim_opts {
 	uint64_t seed;                /* placer RNG seed (default 42 unless has_seed) */
 	bool has_seed;
 	bool mig_dynamic;             /* --mig dynamic (carve mode) */
-	int64_t gang_timeout;         /* baseline gang timeout, seconds; 0: 1800 */
+	int64_t gang_timeout;         /* exclusive, device-plugin: the gang timeout,
+				       * seconds, 0: 1800; kueue: the
+				       * waitForPodsReady timeout, 0: Kueue's
+				       * default 300 */
 	bool skip_invalid;            /* skip invalid jobs (counted) instead of failing */
 	bool workloads;               /* start from the manifests' Kueue Workloads: the
 				       * admitted ones hold their quota and devices
@@ -110,7 +115,7 @@ struct carve_sim;
  * admit`).  A job that fails a check is reported as an error in m->diags at
  * its position, unless o->skip_invalid, where it is only counted
  * (carve_sim_skipped()).  Without nodes, carve mode admits by quota alone
- * (the baseline needs nodes).
+ * (the baselines place pods: they need nodes).
  * Returns NULL with err set when anything was reported as an error (in the
  * manifests or the jobs), when the baseline has no nodes, when m has no
  * queue (ClusterQueue, Volcano or KAI Queue), on an unknown policy, or on
@@ -157,7 +162,9 @@ size_t carve_sim_jobs_left(const struct carve_sim *s);
  * (gpu_allocation_pct, effective_utilisation_pct, first_time_success_pct,
  * wait_first_gpu_s, quota, preemptions, gang_timeouts, fragmentation_pct,
  * gpu_hours_per_job, jobs, queues, series, wait_cdf, policy, seed, mode,
- * scheduler, horizon_s).  New reference, or NULL on allocation failure.
+ * scheduler (carve_sim_sched_name()), model (one line saying what the
+ * scheduler models), gang_timeout_s (the timeout a baseline used; null
+ * for carve), horizon_s).  New reference, or NULL on allocation failure.
  */
 json_t *carve_sim_result_json(const struct carve_sim *s);
 

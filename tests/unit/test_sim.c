@@ -3,8 +3,8 @@
  * be checked by hand: one queue over 4 GPUs with jobs of known durations
  * (exact allocation %, waits, completions), a priority preemption that
  * requeues and restarts a job (with and without checkpointing), the
- * kube-default baseline holding a partial gang's GPUs until the gang
- * timeout, the result's field names, determinism, invalid jobs
+ * exclusive baseline holding a partial gang's GPUs until the gang
+ * timeout (test_sim_baselines.c has the baselines' own rules), the result's field names, determinism, invalid jobs
  * (unknown queue, a pod no node fits) reported at the job's position, and
  * times at the end of the int64 range (they saturate; such events never
  * happen).
