@@ -8,6 +8,14 @@
  * times (sim_advance), and a snapshot after each event time records them
  * for the sampled "series".  Nothing here allocates per event except the
  * snapshot log and the fragmentation mix.
+ *
+ * The window: every percentage, average, wait and first-time success is
+ * measured inside one window, the same for every side of a comparison
+ * (first arrival .. the trace's end, or --until), over the same
+ * denominator (its length x capacity); the w_ integrals clip to it, and a
+ * run that ends before the window's end carries its last state (nothing
+ * changes once no event is left) to it.  gpu_hours_per_job, makespan and
+ * the series cover the whole run.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -15,6 +15,15 @@
  * completion, a finished gang's timeout).  Times add only through
  * sim_time_add, saturating at CARVE_SIM_TIME_MAX, and an event at that
  * time never happens, so no trace or option overflows the clock.
+ *
+ * carve mode conserves work: a job admitted with fewer pods than it asked
+ * (partial admission) runs duration x asked / admitted pods, rounded up;
+ * with --mig dynamic, a job whose placement stands on a GPU repartitioned
+ * for it (the placer's repartition log, a GPU no running job held) holds
+ * its devices from admission but works, and counts its run time, only
+ * from the reconfiguration delay on (EV_READY).  The window
+ * (metrics.c) is fixed when the run starts; the backlog is recorded once
+ * no event is left before its end.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -1199,7 +1208,7 @@ static void job_done(struct carve_sim *s, uint32_t job)
 		s->last_done = s->now;
 }
 
-static int apply(struct carve_sim *s, const struct event *e, bool *changed,
+static int apply(struct carve_sim *s, const struct event *e, bool *changed, bool *measured,
 		 struct carve_error *err)
 {
 	struct sjob *jb = &s->jobs[e->job];
@@ -1230,9 +1239,9 @@ static int apply(struct carve_sim *s, const struct event *e, bool *changed,
 			sim_job_failed(s, jb);
 		break;
 	case EV_READY:
-		if (!base)
-			rc = carve_ready(s, e->job);
-		break;
+		/* only what works changes: recorded, nothing to schedule */
+		*measured = true;
+		return base ? 0 : carve_ready(s, e->job);
 	case EV_REQUEUE:
 		if (base)
 			rc = sim_base_requeue(s, e->job);
@@ -1269,7 +1278,7 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 
 		if (steps == max_events)
 			return 1;
-		bool changed = false;
+		bool changed = false, measured = false;
 
 		if (s->heap[0].gen != s->jobs[s->heap[0].job].gen) {
 			pop(s); /* cancelled: it must not move the clock */
@@ -1286,7 +1295,7 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 			struct event e = pop(s);
 
 			s->nevents++;
-			rc = apply(s, &e, &changed, err);
+			rc = apply(s, &e, &changed, &measured, err);
 			if (rc)
 				return rc == CARVE_ENOMEM
 					       ? carve_errorf(err, rc, "out of memory") : rc;
@@ -1298,9 +1307,9 @@ int carve_sim_run_events(struct carve_sim *s, int64_t until, size_t max_events,
 				return carve_errorf(err, rc, "%s", rc == CARVE_ENOMEM ? "out of memory"
 					: "the scheduler failed");
 			sim_measure_frag(s);
-			if (sim_snapshot(s))
-				return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 		}
+		if ((changed || measured) && sim_snapshot(s))
+			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	}
 	if (stop && *stop)
 		return 1;
