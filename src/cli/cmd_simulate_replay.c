@@ -309,7 +309,9 @@ fail:
 	return NULL;
 }
 
-/* {"median", "min", "max", "per_seed"} of one model's runs, one per seed. */
+/* {"median", "min", "max", "per_seed"} of one model's runs, one per seed;
+ * the aggregates leave out "series" and "wait_cdf" (no median of a time
+ * series taken at different times). */
 static json_t *seeded_run(json_t *const *per_seed, size_t n)
 {
 	double *tmp = carve_calloc(n ? n : 1, sizeof(*tmp));
@@ -324,6 +326,8 @@ static json_t *seeded_run(json_t *const *per_seed, size_t n)
 
 		if (!a || json_object_set_new(o, names[i], a))
 			goto fail;
+		json_object_del(a, "series");   /* time series and CDFs: per seed only */
+		json_object_del(a, "wait_cdf");
 	}
 	for (i = 0; i < n; i++)
 		if (json_array_append(arr, per_seed[i]))
