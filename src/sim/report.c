@@ -907,7 +907,11 @@ static void figure_cells(FILE *f, const struct rset *r, getter get, const char *
 		spread = r->lo[i] && get(r->lo[i], name, what, &lo) && get(r->hi[i], name, what, &hi);
 		c = have[i] && cens && cens(r->run[i], name, what) > 0;
 		*marked |= c;
-		value_cell(f, have[i], u, v[i], spread, lo, hi, c);
+		if (!have[i] && what == (const void *)&endline[0] &&
+		    json_is_null(json_object_get(r->run[i], "makespan_s")))
+			fputs("<td class=\"num\">not all done</td>", f);  /* null: some job never did */
+		else
+			value_cell(f, have[i], u, v[i], spread, lo, hi, c);
 	}
 	if (r->carve >= 0 && r->n > 1)
 		diff_cell(f, r, v, have, u, better);
