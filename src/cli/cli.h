@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "carve/sim.h"
 
 #define CARVE_EXIT_OK 0
@@ -95,8 +97,15 @@ int cli_stdout_close(const char *cmd, int rc);
 struct simulate_replay_opts {
 	struct carve_sim_opts sim;
 	int64_t until;            /* -1: none */
-	bool baseline, compare, table;
+	bool carve;               /* run carve (false with --baseline) */
+	enum carve_sim_sched baselines[CARVE_SIM_NSCHED]; /* --compare/--baseline, in order */
+	size_t nbaselines;
+	bool table;
 	const char *report;       /* --report FILE: the HTML report; NULL none */
+	const uint64_t *seeds;    /* --seeds: replay generated traces, one per seed */
+	size_t nseeds;            /* 0: the trace given (--trace or DIR) */
+	const char *scenario;     /* carve_tracegen scenario for --seeds ("seed") */
+	int days;                 /* days of each generated trace (7) */
 };
 
 /* cmd_simulate.c: seconds on the monotonic clock, for progress lines only. */
@@ -112,5 +121,10 @@ int simulate_fill(const char *nodes, const char *trace, const char **pols, size_
  * output and --report; the exit code. */
 int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 		    const struct simulate_replay_opts *ro);
+
+/* cmd_simulate_table.c: the replay's result ({"settings", "runs"}, each run
+ * a run object or, with --seeds, {"median", "min", "max", "per_seed"}) as
+ * the table people read (docs/simulator.md, "Reading the table"). */
+void simulate_print_table(const json_t *result);
 
 #endif

@@ -3,8 +3,9 @@
  * the dispatch to one of them:
  *
  *   --mode replay (default): `carve simulate -f MANIFESTS... --trace FILE
- *   [--baseline|--compare kube-default] ...` replays a job trace in virtual
- *   time (cmd_simulate_replay.c).
+ *   [--compare exclusive,device-plugin,kueue | --baseline MODEL] ...`
+ *   replays a job trace (or, with --seeds, several generated ones) in
+ *   virtual time (cmd_simulate_replay.c, table: cmd_simulate_table.c).
  *
  *   --mode fill: `--nodes NODES.csv --trace PODS.csv [--policy P[,P...]]
  *   [--seeds 42-51]` runs the FGD paper's fill experiment
@@ -15,6 +16,8 @@
  * stderr once a run takes longer than a second; simulate_now_s, here, is
  * the only clock `carve simulate` reads, for that progress alone.
  * Ownership: option values point into argv; the seed list is static.
+ * A model list (--compare, --baseline) names each model once; the
+ * deprecated "kube-default" is read as device-plugin with a warning.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +28,7 @@
 
 #include "carve/place.h"
 #include "carve/fill.h"
+#include "carve/tracegen.h"
 #include "cli.h"
 
 #define MAX_SEEDS 10000
@@ -39,12 +43,14 @@ static void usage(FILE *out)
 	int i;
 
 	fprintf(out,
-		"usage: carve simulate [-f] MANIFESTS... --trace FILE [--baseline|--compare\n"
-		"                      kube-default] [--policy P] [--seed N] [--until T]\n"
-		"                      [--mig static|dynamic] [--gang-timeout T]\n"
+		"usage: carve simulate [-f] MANIFESTS... --trace FILE [--compare MODELS |\n"
+		"                      --baseline MODELS] [--policy P] [--seed N] [--until T]\n"
+		"                      [--mig static|dynamic] [--mig-delay T] [--gang-timeout T]\n"
 		"                      [--skip-invalid] [--workloads [--workload-duration T]]\n"
 		"                      [--report OUT.html] [-o json|table]\n"
 		"       carve simulate DIR            (manifests and DIR/*.trace.csv or *.trace.yaml)\n"
+		"       carve simulate DIR --compare exclusive,device-plugin,kueue\n"
+		"       carve simulate MANIFESTS... --seeds 1-10 [--scenario seed] [--days 7] ...\n"
 		"       carve simulate --mode fill --nodes NODES.csv --trace PODS.csv\n"
 		"                      [--policy P[,P...]] [--seeds LIST] [-o json|table]\n"
 		"\n"
@@ -59,15 +65,18 @@ static void usage(FILE *out)
 		"  --trace PATH       the job trace: carve's CSV or YAML trace format\n"
 		"                     (docs/trace-format.md), a directory of *.trace.csv /\n"
 		"                     *.trace.yaml, or an openb pod CSV (one job per row)\n"
-		"  --baseline kube-default\n"
-		"                     run only the stock-stack model: whole GPUs, static\n"
-		"                     per-queue caps, per-pod scheduling with a gang timeout\n"
-		"  --compare kube-default\n"
-		"                     run the trace both ways; JSON {\"baseline\", \"carve\"}\n"
+		"  --compare MODELS   run carve and beside it each baseline model of the\n"
+		"                     comma-separated list: exclusive (stock stack, every GPU\n"
+		"                     whole), device-plugin (stock stack with the device\n"
+		"                     plugin's MIG layouts and time-slicing), kueue (Kueue\n"
+		"                     admission, kube-scheduler placement); kube-default is a\n"
+		"                     deprecated name of device-plugin\n"
+		"  --baseline MODELS  run only those baseline models, not carve\n"
 		"  --policy P         carve's placement policy (default binpack)\n"
 		"  --seed N           placer seed (default 42)\n"
 		"  --until T          stop at virtual time T (seconds, or with s/m/h/d)\n"
 		"  --mig MODE         static (default) or dynamic MIG repartitioning\n"
+		"  --mig-delay T      --mig dynamic: how long a repartition takes (default 60s)\n"
 		"  --gang-timeout T   baseline gang timeout (default 30m)\n"
 		"  --skip-invalid     skip jobs with an unknown queue or a pod no node fits\n"
 		"                     (their count on stderr) instead of failing\n"
@@ -78,6 +87,14 @@ static void usage(FILE *out)
 		"  --workload-duration T\n"
 		"                     how long each pending Workload's job runs (default 1h)\n"
 		"  --report FILE      also write the HTML report (docs/report.md) to FILE\n"
+		"  --seeds LIST       replay one generated trace per seed (N, A-B or a comma-\n"
+		"                     separated mix) instead of --trace, and report the median\n"
+		"                     and the min-max spread of every figure\n"
+		"  --scenario NAME    --seeds: the generator's scenario (default seed)\n"
+		"  --days N           --seeds: days per generated trace (default 7)\n"
+		"\n"
+		"JSON: {\"settings\": {...}, \"runs\": {\"carve\": RUN, \"exclusive\": RUN, ...}};\n"
+		"with --seeds each RUN is {\"median\", \"min\", \"max\", \"per_seed\"}.\n"
 		"\n"
 		"--mode fill runs the fill experiment of the FGD paper (Weng et al., USENIX\n"
 		"ATC '23; docs/fgd-results.md) on an openb cluster and trace: per seed the\n"
@@ -207,6 +224,67 @@ static bool parse_policies(char *list, const char **names, size_t *n)
 	return *n > 0;
 }
 
+/*
+ * A model list (--compare, --baseline: "exclusive,device-plugin,kueue")
+ * into ro->baselines, in order.  Each item is a baseline name
+ * (carve_sim_sched_parse); "kube-default" is the deprecated name of
+ * device-plugin and gets a warning.  An empty item, an unknown name,
+ * "carve" or a model named twice is a usage error naming the item.
+ */
+static bool parse_models(const char *opt, const char *list, struct simulate_replay_opts *ro)
+{
+	const char *s = list;
+
+	ro->nbaselines = 0;
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s), i;
+		enum carve_sim_sched m = CARVE_SIM_CARVE;
+		char name[32];
+		int rc;
+
+		if (!len || len >= sizeof(name)) {
+			fprintf(stderr, "carve simulate: --%s wants a comma-separated list of "
+				"exclusive, device-plugin, kueue, not '", opt);
+			carve_fputs_esc(list, stderr);
+			fprintf(stderr, "'%s\n", len ? "" : " (an empty item)");
+			return false;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		rc = carve_sim_sched_parse(name, &m);
+		if (rc < 0 || m == CARVE_SIM_CARVE) {
+			fprintf(stderr, "carve simulate: --%s: ", opt);
+			if (rc < 0) {
+				fputs("unknown model '", stderr);
+				carve_fputs_esc(name, stderr);
+				fputs("'", stderr);
+			} else {
+				fputs("'carve' is not a baseline (--compare always runs carve)",
+				      stderr);
+			}
+			fputs(" (models: exclusive, device-plugin, kueue)\n", stderr);
+			return false;
+		}
+		if (rc == 1)
+			fprintf(stderr, "carve simulate: warning: '%s' is deprecated: it now names "
+				"the %s model (stock kube-scheduler with the device plugin serving "
+				"the manifests' MIG layouts and time-slicing); say %s\n", name,
+				carve_sim_sched_name(m), carve_sim_sched_name(m));
+		for (i = 0; i < ro->nbaselines; i++)
+			if (ro->baselines[i] == m) {
+				fprintf(stderr, "carve simulate: --%s: model '%s' is given twice%s\n",
+					opt, carve_sim_sched_name(m),
+					rc == 1 ? " (kube-default names device-plugin)" : "");
+				return false;
+			}
+		ro->baselines[ro->nbaselines++] = m;
+		if (!comma)
+			return true;
+		s = comma + 1;
+	}
+}
+
 double simulate_now_s(void)
 {
 	struct timespec ts;
@@ -258,6 +336,9 @@ int cmd_simulate(int argc, char **argv)
 		{"until", required_argument, NULL, 'U'},
 		{"mig", required_argument, NULL, 'M'},
 		{"gang-timeout", required_argument, NULL, 'G'},
+		{"mig-delay", required_argument, NULL, 'L'},
+		{"scenario", required_argument, NULL, 'c'},
+		{"days", required_argument, NULL, 'd'},
 		{"skip-invalid", no_argument, NULL, 'K'},
 		{"workloads", no_argument, NULL, 'W'},
 		{"workload-duration", required_argument, NULL, 'D'},
@@ -273,12 +354,16 @@ int cmd_simulate(int argc, char **argv)
 	char **files;
 	size_t nseeds, npol, nfiles = 0;
 	struct simulate_replay_opts ro;
-	bool table = true;
-	uint64_t seed = 0;
+	bool table = true, seeds_given = false, baseline = false, compare = false;
+	bool days_given = false;
+	uint64_t seed = 0, days;
 	int c, rc;
 
 	memset(&ro, 0, sizeof(ro));
 	ro.until = -1;
+	ro.carve = true;
+	ro.scenario = "seed";
+	ro.days = 7;
 	files = carve_calloc((size_t)argc + 1, sizeof(*files));
 	if (!files) {
 		fprintf(stderr, "carve simulate: out of memory\n");
@@ -313,6 +398,7 @@ int cmd_simulate(int argc, char **argv)
 					MAX_SEEDS, optarg);
 				rc = CARVE_EXIT_USAGE;
 			}
+			seeds_given = true;
 			break;
 		case 'S':
 			if (!parse_u64(optarg, strlen(optarg), &seed)) {
@@ -325,15 +411,33 @@ int cmd_simulate(int argc, char **argv)
 			break;
 		case 'B':
 		case 'C':
-			if (strcmp(optarg, "kube-default")) {
-				fprintf(stderr, "carve simulate: unknown baseline '%s' (kube-default)\n",
-					optarg);
+			if (!parse_models(c == 'B' ? "baseline" : "compare", optarg, &ro))
 				rc = CARVE_EXIT_USAGE;
-			}
 			if (c == 'B')
-				ro.baseline = true;
+				baseline = true;
 			else
-				ro.compare = true;
+				compare = true;
+			break;
+		case 'L':
+			if (!time_option("mig-delay", optarg, false, &ro.sim.mig_delay))
+				rc = CARVE_EXIT_USAGE;
+			ro.sim.has_mig_delay = true;
+			break;
+		case 'c':
+			ro.scenario = optarg;
+			break;
+		case 'd':
+			if (!parse_u64(optarg, strlen(optarg), &days) || days < 1 ||
+			    days > CARVE_TRACEGEN_MAX_DAYS) {
+				fprintf(stderr, "carve simulate: --days wants a whole number of days "
+					"from 1 to %d, not '", CARVE_TRACEGEN_MAX_DAYS);
+				carve_fputs_esc(optarg, stderr);
+				fputs("'\n", stderr);
+				rc = CARVE_EXIT_USAGE;
+			} else {
+				ro.days = (int)days;
+			}
+			days_given = true;
 			break;
 		case 'U':
 		case 'G':
@@ -393,9 +497,48 @@ int cmd_simulate(int argc, char **argv)
 	if (!strcmp(mode, "replay")) {
 		while (optind < argc)
 			files[nfiles++] = argv[optind++];
-		if (ro.baseline && ro.compare) {
+		if (baseline && compare) {
 			fprintf(stderr, "carve simulate: --baseline and --compare exclude each other\n");
 			goto out;
+		}
+		ro.carve = !baseline;
+		if (ro.sim.has_mig_delay && !ro.sim.mig_dynamic) {
+			fprintf(stderr, "carve simulate: --mig-delay is the repartition delay of "
+				"--mig dynamic; static MIG layouts never repartition\n");
+			goto out;
+		}
+		if ((days_given || strcmp(ro.scenario, "seed")) && !seeds_given) {
+			fprintf(stderr, "carve simulate: --scenario and --days describe the traces "
+				"--seeds generates; give --seeds too\n");
+			goto out;
+		}
+		if (seeds_given) {
+			const char *const *sc;
+
+			for (sc = carve_tracegen_scenarios; *sc && strcmp(*sc, ro.scenario); sc++)
+				;
+			if (!*sc) {
+				fprintf(stderr, "carve simulate: --scenario: unknown scenario '");
+				carve_fputs_esc(ro.scenario, stderr);
+				fprintf(stderr, "' (");
+				for (sc = carve_tracegen_scenarios; *sc; sc++)
+					fprintf(stderr, "%s%s", sc == carve_tracegen_scenarios ? "" :
+						", ", *sc);
+				fprintf(stderr, ")\n");
+				goto out;
+			}
+			if (trace) {
+				fprintf(stderr, "carve simulate: --seeds replays generated traces; "
+					"it cannot be given with --trace\n");
+				goto out;
+			}
+			if (ro.sim.workloads) {
+				fprintf(stderr, "carve simulate: --seeds replays generated traces; "
+					"it cannot be given with --workloads\n");
+				goto out;
+			}
+			ro.seeds = seeds;
+			ro.nseeds = nseeds;
 		}
 		if (!nfiles) {
 			fprintf(stderr, "carve simulate: no manifests (-f PATH or DIR)\n");

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "carve/format.h"
 #include "carve/report.h"
 
 #define MAX_POINTS 4000   /* a longer series is drawn with a stride */
@@ -88,23 +89,15 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-/* A duration in seconds as "45 s", "12.5 min", "3.2 h" or "7.0 d". */
+/* A duration and a plain number, as the table of `carve simulate` writes
+ * them (include/carve/format.h). */
 static void fmt_dur(char *buf, size_t n, double s)
 {
-	double a = fabs(s);
-
-	if (a < 120)
-		snprintf(buf, n, "%.0f s", s);
-	else if (a < 7200)
-		snprintf(buf, n, "%.1f min", s / 60);
-	else if (a < 172800)
-		snprintf(buf, n, "%.1f h", s / 3600);
-	else
-		snprintf(buf, n, "%.1f d", s / 86400);
+	carve_fmt(buf, n, CARVE_UNIT_SEC, s);
 }
 
-/* A plain number: integers without decimals, others with up to two, huge
- * ones in exponent form. */
+/* Axis ticks: integers without decimals, others with up to two, huge ones
+ * in exponent form. */
 static void fmt_num(char *buf, size_t n, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15)
@@ -386,14 +379,47 @@ static bool array_range(const json_t *a, double *lo, double *hi)
 
 /* ---- chart: allocation and utilisation per pool ------------------------- */
 
-static void pool_chart(FILE *f, const json_t *ts, const char *pool, const json_t *pd)
+/* The time axis every run's time charts share, and the window's end. */
+struct taxis {
+	double lo, hi;  /* hi < lo: no run has a time axis */
+	double end;     /* the trace's end (window end_s); NAN when unknown */
+};
+
+/* Sets p's x range to the shared time axis; false when ts has no times. */
+static bool time_range(struct plot *p, const json_t *ts, const struct taxis *ax)
+{
+	if (!array_range(ts, &p->xlo, &p->xhi))
+		return false;
+	if (ax && ax->hi >= ax->lo) {
+		p->xlo = ax->lo;
+		p->xhi = ax->hi;
+	}
+	return true;
+}
+
+/* A dashed vertical line at the trace's end, labelled; not a series. */
+static void window_end(const struct plot *p, const struct taxis *ax)
+{
+	double X;
+
+	if (!ax || !isfinite(ax->end) || ax->end < p->xlo || ax->end > p->xhi)
+		return;
+	X = px(p, ax->end);
+	fprintf(p->f, "<line class=\"window-end\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		"y2=\"%.1f\"><title>the trace's end (window end)</title></line>"
+		"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">trace end</text>\n",
+		X, X, PLOT_T, PLOT_T + PLOT_H, X - 3, PLOT_T + 10);
+}
+
+static void pool_chart(FILE *f, const json_t *ts, const char *pool, const json_t *pd,
+		       const struct taxis *ax)
 {
 	const json_t *alloc = arr(pd, "allocation_pct"), *util = arr(pd, "utilisation_pct");
 	struct plot p = {.f = f, .ylo = 0, .yhi = 100};
 	double div, lo = 0, hi = 0;
 	const char *xlabel;
 
-	if (!array_range(ts, &p.xlo, &p.xhi) ||
+	if (!time_range(&p, ts, ax) ||
 	    (count_pairs(ts, alloc) == 0 && count_pairs(ts, util) == 0)) {
 		nodata(f, "Allocation and utilisation", pool);
 		return;
@@ -407,6 +433,7 @@ static void pool_chart(FILE *f, const json_t *ts, const char *pool, const json_t
 	xticks_linear(&p, div);
 	line_series(&p, ts, alloc, "allocation %", palette[0], false);
 	line_series(&p, ts, util, "utilisation %", palette[1], false);
+	window_end(&p, ax);
 	legend(&p, 0, "allocation %", palette[0], false);
 	legend(&p, 1, "utilisation %", palette[1], false);
 	plot_close(f);
@@ -467,7 +494,7 @@ static double quota_area_max(const json_t *run)
  * order (a missing or negative value counts 0 in the stack), and a dashed
  * line at the sum of their nominal quotas.
  */
-static int quota_area(FILE *f, const json_t *run, double ymax)
+static int quota_area(FILE *f, const json_t *run, double ymax, const struct taxis *ax)
 {
 	const json_t *s = obj(run, "series"), *ts = arr(s, "t_s"), *used = obj(s, "quota_used");
 	const char *q;
@@ -479,7 +506,7 @@ static int quota_area(FILE *f, const json_t *run, double ymax)
 	int k = 0, nq = 0;
 	bool first;
 
-	if (ymax < 0 || !array_range(ts, &p.xlo, &p.xhi)) {
+	if (ymax < 0 || !time_range(&p, ts, ax)) {
 		nodata(f, "Quota use per queue (stacked) against nominal", NULL);
 		return 0;
 	}
@@ -534,6 +561,7 @@ static int quota_area(FILE *f, const json_t *run, double ymax)
 			label);
 		legend(&p, k, label, NULL, true);
 	}
+	window_end(&p, ax);
 	plot_close(f);
 	carve_free(base);
 	return 0;
@@ -698,70 +726,302 @@ static void wait_cdf(FILE *f, const json_t *run, double xmax)
 
 /* ---- tables ------------------------------------------------------------- */
 
-enum unit { U_PCT, U_COUNT, U_NUM, U_SEC };
+/* ---- the runs of a result ------------------------------------------------- */
 
+#define MAX_RUNS 8
+
+/*
+ * The runs a page shows, in the result's order: one run; the old
+ * comparison {"baseline", "carve"}; or {"settings", "runs": {NAME: run}},
+ * where a run of several seeds ({"median", "min", "max", "per_seed"}) shows
+ * its median in the tables with the min-max under it, and the first seed's
+ * run in the charts.
+ */
+struct rset {
+	size_t n;
+	const char *name[MAX_RUNS];
+	const json_t *run[MAX_RUNS];    /* tables: the run, or the median; NULL none */
+	const json_t *chart[MAX_RUNS];  /* charts: the run, or the first seed's */
+	const json_t *lo[MAX_RUNS];     /* seeded: min and max; NULL otherwise */
+	const json_t *hi[MAX_RUNS];
+	size_t nseeds;
+	int carve;                      /* index of carve, -1 none */
+	bool named;                     /* runs carry names (not a lone run) */
+	const json_t *settings;         /* NULL: none */
+};
+
+/* A figure of a run: key, optional sub-key, label, unit, which way is
+ * better (+1 higher, -1 lower, 0 neither), and whether the row is shown
+ * only when some run has it (keys newer runs have). */
 struct metric {
-	const char *key, *label;
-	enum unit unit;
-	int better;   /* +1 higher is better, -1 lower is better, 0 neither */
+	const char *key, *sub, *label;
+	enum carve_unit unit;
+	int better;
+	bool optional;
 };
 
 static const struct metric headline[] = {
-	{"gpu_allocation_pct", "GPU allocation", U_PCT, +1},
-	{"effective_utilisation_pct", "effective utilisation", U_PCT, +1},
-	{"first_time_success_pct", "first-time success", U_PCT, +1},
-	{"fragmentation_pct", "fragmentation", U_PCT, -1},
-	{"preemptions", "preemptions", U_COUNT, -1},
-	{"gpu_hours_per_job", "GPU hours per job", U_NUM, 0},
+	{"gpu_allocation_pct", NULL, "GPU allocation", CARVE_UNIT_PCT, 0, false},
+	{"effective_utilisation_pct", NULL, "effective GPU utilisation", CARVE_UNIT_PCT, +1, false},
+	{"first_time_success_pct", NULL, "first-time success", CARVE_UNIT_PCT, +1, false},
+	{"fragmentation_pct", NULL, "fragmentation", CARVE_UNIT_PCT, -1, false},
+	{"preemptions", NULL, "preemptions", CARVE_UNIT_COUNT, -1, false},
+	{"gpu_hours_per_job", NULL, "GPU-hours per job", CARVE_UNIT_GPUH, -1, false},
+	{"gang_timeouts", NULL, "gang timeouts", CARVE_UNIT_COUNT, -1, true},
+	{"gpu_hours", "held", "GPU-hours held", CARVE_UNIT_GPUH, -1, true},
+	{"gpu_hours", "useful", "GPU-hours of useful work", CARVE_UNIT_GPUH, +1, true},
+	{"gpu_hours", "asked", "GPU-hours the trace asks", CARVE_UNIT_GPUH, 0, true},
+	{"mig", "repartitions", "MIG repartitions", CARVE_UNIT_COUNT, 0, true},
 };
 #define NHEADLINE (sizeof(headline) / sizeof(headline[0]))
 
-static void fmt_value(char *b, size_t n, enum unit u, double v)
+static const struct metric endline[] = {
+	{"makespan_s", NULL, "makespan (last job done)", CARVE_UNIT_SEC, -1, true},
+	{"horizon_s", NULL, "run length (time reached)", CARVE_UNIT_SEC, 0, true},
+	{"backlog", "jobs_waiting", "jobs waiting at the window's end", CARVE_UNIT_COUNT, -1, true},
+	{"backlog", "jobs_running", "jobs running at the window's end", CARVE_UNIT_COUNT, 0, true},
+	{"backlog", "gpu_hours_left", "GPU-hours of work left at the end", CARVE_UNIT_GPUH, -1,
+	 true},
+};
+#define NENDLINE (sizeof(endline) / sizeof(endline[0]))
+
+static bool mvalue(const json_t *run, const struct metric *m, double *v)
 {
-	switch (u) {
-	case U_PCT: snprintf(b, n, "%.1f %%", v); break;
-	case U_SEC: fmt_dur(b, n, v); break;
-	default: fmt_num(b, n, v);
-	}
+	return m->sub ? num(obj(run, m->key), m->sub, v) : num(run, m->key, v);
 }
 
-static void value_cell(FILE *f, bool have, enum unit u, double v)
+static void value_text(FILE *f, enum carve_unit u, double v)
 {
-	char b[64];
+	char b[CARVE_FMT_LEN];
+
+	fputs(carve_fmt(b, sizeof(b), u, v), f);
+}
+
+/* A value cell; with seeds the min-max under it; marked censored (a wait
+ * with jobs still waiting at the end, counted up to it). */
+static void value_cell(FILE *f, bool have, enum carve_unit u, double v, bool spread, double lo,
+		       double hi, bool censored)
+{
+	char b[CARVE_FMT_LEN];
 
 	if (!have) {
 		fputs("<td class=\"nodata\">no data</td>", f);
 		return;
 	}
-	fmt_value(b, sizeof(b), u, v);
-	fprintf(f, "<td class=\"num\">%s</td>", b);
+	fputs("<td class=\"num\">", f);
+	value_text(f, u, v);
+	if (censored)
+		fputs("<span class=\"censored\" title=\"includes jobs still waiting at the "
+		      "window's end, counted up to it\"> *</span>", f);
+	if (spread)
+		fprintf(f, "<br><span class=\"spread\">%s</span>",
+			carve_fmt_range(b, sizeof(b), u, lo, hi));
+	fputs("</td>", f);
 }
 
-/* carve minus baseline, with the relative change where it means something. */
-static void diff_cell(FILE *f, bool ha, double a, bool hb, double b, enum unit u, int better)
+/*
+ * The difference cell: carve minus the baseline it is compared with, in
+ * percentage points (pp) for percentages, otherwise with the change
+ * relative to the baseline; green where carve is better, red where worse.
+ * With one baseline that one; with several the best of them on this row
+ * (by its direction), named; none for a row without a direction.
+ */
+static void diff_cell(FILE *f, const struct rset *r, const double *v, const bool *have,
+		      enum carve_unit u, int better)
 {
-	char buf[64], rel[32] = "";
-	double d = b - a;
+	char buf[CARVE_FMT_LEN];
 	const char *cls = "same";
+	int best = -1;
+	size_t i;
+	double d;
 
-	if (!ha || !hb) {
+	for (i = 0; i < r->n; i++) {
+		if ((int)i == r->carve || !have[i])
+			continue;
+		if (r->n == 2 || (better && (best < 0 || (better > 0 ? v[i] > v[best] :
+							     v[i] < v[best]))))
+			best = (int)i;
+	}
+	if (r->carve < 0 || best < 0 || !have[r->carve]) {
 		fputs("<td class=\"nodata\">&ndash;</td>", f);
 		return;
 	}
+	d = v[r->carve] - v[best];
 	if (better && d != 0)
 		cls = (d > 0) == (better > 0) ? "better" : "worse";
-	if (u == U_PCT) {
-		snprintf(buf, sizeof(buf), "%+.1f pp", d);
-	} else if (u == U_SEC) {
-		fmt_dur(buf + 1, sizeof(buf) - 1, fabs(d));
-		buf[0] = d < 0 ? '-' : '+';
-	} else {
-		fmt_num(buf + 1, sizeof(buf) - 1, fabs(d));
-		buf[0] = d < 0 ? '-' : '+';
+	fprintf(f, "<td class=\"num %s\">%s", cls,
+		carve_fmt_diff(buf, sizeof(buf), u, v[best], v[r->carve], true));
+	if (r->n > 2) {
+		fputs(" vs ", f);
+		esc(f, r->name[best]);
 	}
-	if (u != U_PCT && a != 0)
-		snprintf(rel, sizeof(rel), " (%+.1f %%)", d / fabs(a) * 100);
-	fprintf(f, "<td class=\"num %s\">%s%s</td>", cls, buf, rel);
+	fputs("</td>", f);
+}
+
+/* The column headings of a table after its first columns. */
+static void run_heads(FILE *f, const struct rset *r)
+{
+	size_t i;
+
+	if (!r->named) {
+		fputs("<th>value</th>", f);
+		return;
+	}
+	for (i = 0; i < r->n; i++) {
+		fputs("<th>", f);
+		esc(f, r->name[i]);
+		fputs("</th>", f);
+	}
+	if (r->carve >= 0 && r->n > 1)
+		fputs(r->n == 2 ? "<th>difference</th>" : "<th>carve vs the best baseline</th>", f);
+}
+
+/* Reads one figure from every run (and its spread), via get. */
+typedef bool (*getter)(const json_t *run, const char *name, const void *what, double *v);
+
+static bool any_has(const struct rset *r, getter get, const char *name, const void *what)
+{
+	size_t i;
+	double v;
+
+	for (i = 0; i < r->n; i++)
+		if (get(r->run[i], name, what, &v))
+			return true;
+	return false;
+}
+
+/* The cells of one figure: a value per run and the difference.  cens:
+ * the censored count of the run's wait object, or NULL. */
+static void figure_cells(FILE *f, const struct rset *r, getter get, const char *name,
+			 const void *what, enum carve_unit u, int better,
+			 double (*cens)(const json_t *, const char *, const void *), bool *marked)
+{
+	double v[MAX_RUNS], lo = 0, hi = 0;
+	bool have[MAX_RUNS];
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		bool c, spread;
+
+		have[i] = get(r->run[i], name, what, &v[i]);
+		spread = r->lo[i] && get(r->lo[i], name, what, &lo) && get(r->hi[i], name, what, &hi);
+		c = have[i] && cens && cens(r->run[i], name, what) > 0;
+		*marked |= c;
+		if (!have[i] && what == (const void *)&endline[0] &&
+		    json_is_null(json_object_get(r->run[i], "makespan_s")))
+			fputs("<td class=\"num\">not all done</td>", f);  /* null: some job never did */
+		else
+			value_cell(f, have[i], u, v[i], spread, lo, hi, c);
+	}
+	if (r->carve >= 0 && r->n > 1)
+		diff_cell(f, r, v, have, u, better);
+}
+
+static bool get_metric(const json_t *run, const char *name, const void *what, double *v)
+{
+	(void)name;
+	return mvalue(run, what, v);
+}
+
+/* A per-queue value: wait_first_gpu_s.q.pXX, wait_all_pods_s.q.pXX,
+ * quota.q.FIELD or queues.q.FIELD. */
+struct qfield {
+	const char *group, *field, *label;
+	enum carve_unit unit;
+	int better;
+	bool optional;
+};
+
+static const struct qfield qfields[] = {
+	{"queues", "nominal", "nominal quota", CARVE_UNIT_NUM, 0, false},
+	{"queues", "jobs_completed", "jobs completed", CARVE_UNIT_COUNT, +1, false},
+	{"quota", "used_avg", "quota used (avg)", CARVE_UNIT_NUM, 0, false},
+	{"quota", "borrowed_avg", "borrowed (avg)", CARVE_UNIT_NUM, 0, false},
+	{"wait_first_gpu_s", "p50", "wait to first GPU p50", CARVE_UNIT_SEC, -1, false},
+	{"wait_first_gpu_s", "p95", "wait to first GPU p95", CARVE_UNIT_SEC, -1, false},
+	{"wait_first_gpu_s", "p99", "wait to first GPU p99", CARVE_UNIT_SEC, -1, false},
+	{"wait_all_pods_s", "p50", "wait until every pod runs p50", CARVE_UNIT_SEC, -1, true},
+	{"wait_all_pods_s", "p95", "wait until every pod runs p95", CARVE_UNIT_SEC, -1, true},
+	{"wait_first_gpu_s", "censored", "still waiting at the end", CARVE_UNIT_COUNT, -1, true},
+};
+#define NQFIELDS (sizeof(qfields) / sizeof(qfields[0]))
+
+static bool qvalue(const json_t *run, const char *q, const void *what, double *v)
+{
+	const struct qfield *qf = what;
+
+	if (!strcmp(qf->field, "nominal"))
+		return nominal_of(run, q, v);
+	return num(obj(obj(run, qf->group), q), qf->field, v);
+}
+
+static double qcensored(const json_t *run, const char *q, const void *what)
+{
+	const struct qfield *qf = what;
+	double c = 0;
+
+	if (qf->unit != CARVE_UNIT_SEC || !num(obj(obj(run, qf->group), q), "censored", &c))
+		return 0;
+	return c;
+}
+
+/* A per-class value: classes.c.FIELD, or classes.c.WAIT.FIELD for the
+ * waits (group names the wait object). */
+static const struct qfield cfields[] = {
+	{"classes", "jobs_completed", "jobs completed", CARVE_UNIT_COUNT, +1, false},
+	{"classes", "first_time_success_pct", "first-time success", CARVE_UNIT_PCT, +1, false},
+	{"wait_first_gpu_s", "p50", "wait to first GPU p50", CARVE_UNIT_SEC, -1, false},
+	{"wait_first_gpu_s", "p95", "wait to first GPU p95", CARVE_UNIT_SEC, -1, false},
+	{"wait_all_pods_s", "p50", "wait until every pod runs p50", CARVE_UNIT_SEC, -1, true},
+	{"classes", "gpu_hours_per_job", "GPU-hours per job", CARVE_UNIT_GPUH, -1, false},
+};
+#define NCFIELDS (sizeof(cfields) / sizeof(cfields[0]))
+
+static const json_t *cobj(const json_t *run, const char *c, const struct qfield *cf)
+{
+	const json_t *co = obj(obj(run, "classes"), c);
+
+	return strcmp(cf->group, "classes") ? obj(co, cf->group) : co;
+}
+
+static bool cvalue(const json_t *run, const char *c, const void *what, double *v)
+{
+	return num(cobj(run, c, what), ((const struct qfield *)what)->field, v);
+}
+
+static double ccensored(const json_t *run, const char *c, const void *what)
+{
+	const struct qfield *cf = what;
+	double n = 0;
+
+	if (cf->unit != CARVE_UNIT_SEC || !num(cobj(run, c, cf), "censored", &n))
+		return 0;
+	return n;
+}
+
+/* A block of rows for one queue or class: the fields some run has (the
+ * optional ones only then), the name spanning them. */
+static void name_rows(FILE *f, const struct rset *r, const char *name, const struct qfield *fs,
+		      size_t nf, getter get, double (*cens)(const json_t *, const char *,
+							    const void *), bool *marked)
+{
+	size_t c, shown = 0, k = 0;
+
+	for (c = 0; c < nf; c++)
+		shown += !fs[c].optional || any_has(r, get, name, &fs[c]);
+	for (c = 0; c < nf; c++) {
+		if (fs[c].optional && !any_has(r, get, name, &fs[c]))
+			continue;
+		fputs("<tr>", f);
+		if (k++ == 0) {
+			fprintf(f, "<th rowspan=\"%zu\">", shown);
+			esc(f, name);
+			fputs("</th>", f);
+		}
+		fprintf(f, "<td>%s</td>", fs[c].label);
+		figure_cells(f, r, get, name, &fs[c], fs[c].unit, fs[c].better, cens, marked);
+		fputs("</tr>\n", f);
+	}
 }
 
 /* The per-queue objects of a run; the tables list their queues, first seen first. */
@@ -769,106 +1029,48 @@ static const char *const queue_keys[] = {"queues", "quota", "wait_first_gpu_s", 
 #define NQUEUE_KEYS (sizeof(queue_keys) / sizeof(queue_keys[0]))
 
 /* True when q appeared in runs[0..r-1] or in an earlier key of runs[r]. */
-static bool queue_seen(const json_t *const *runs, size_t r, size_t key, const char *q)
+static bool queue_seen(const struct rset *rs, size_t r, size_t key, const char *q)
 {
 	size_t i, j;
 
 	for (i = 0; i <= r; i++)
 		for (j = 0; j < (i == r ? key : NQUEUE_KEYS); j++)
-			if (obj(runs[i], queue_keys[j]) &&
-			    json_object_get(obj(runs[i], queue_keys[j]), q))
+			if (obj(rs->run[i], queue_keys[j]) &&
+			    json_object_get(obj(rs->run[i], queue_keys[j]), q))
 				return true;
 	return false;
 }
 
-/* A per-queue value: wait_first_gpu_s.q.pXX, quota.q.FIELD or queues.q.FIELD. */
-struct qfield {
-	const char *group, *field, *label;
-	enum unit unit;
-	int better;
-};
-
-static const struct qfield qfields[] = {
-	{"queues", "nominal", "nominal quota", U_NUM, 0},
-	{"queues", "jobs_completed", "jobs completed", U_COUNT, +1},
-	{"quota", "used_avg", "quota used (avg)", U_NUM, 0},
-	{"quota", "borrowed_avg", "borrowed (avg)", U_NUM, 0},
-	{"wait_first_gpu_s", "p50", "wait p50", U_SEC, -1},
-	{"wait_first_gpu_s", "p95", "wait p95", U_SEC, -1},
-	{"wait_first_gpu_s", "p99", "wait p99", U_SEC, -1},
-};
-#define NQFIELDS (sizeof(qfields) / sizeof(qfields[0]))
-
-static bool qvalue(const json_t *run, const char *q, const struct qfield *qf, double *v)
+static size_t ncols(const struct rset *r)
 {
-	if (!strcmp(qf->field, "nominal"))
-		return nominal_of(run, q, v);
-	return num(obj(obj(run, qf->group), q), qf->field, v);
-}
-
-/* A per-class value: classes.c.FIELD, or classes.c.wait_first_gpu_s.FIELD
- * for the waits. */
-static const struct qfield cfields[] = {
-	{"classes", "jobs_completed", "jobs completed", U_COUNT, +1},
-	{"classes", "first_time_success_pct", "first-time success", U_PCT, +1},
-	{"wait_first_gpu_s", "p50", "wait p50", U_SEC, -1},
-	{"wait_first_gpu_s", "p95", "wait p95", U_SEC, -1},
-	{"classes", "gpu_hours_per_job", "GPU hours per job", U_NUM, 0},
-};
-#define NCFIELDS (sizeof(cfields) / sizeof(cfields[0]))
-
-static bool cvalue(const json_t *run, const char *c, const struct qfield *cf, double *v)
-{
-	const json_t *co = obj(obj(run, "classes"), c);
-
-	if (!strcmp(cf->group, "wait_first_gpu_s"))
-		co = obj(co, "wait_first_gpu_s");
-	return num(co, cf->field, v);
+	return !r->named ? 1 : r->n + (r->carve >= 0 && r->n > 1);
 }
 
 /* The per-class table (traces with a class column), classes first seen
  * first across the runs; nothing when no run has classes. */
-static void class_table(FILE *f, const json_t *const *runs, size_t nruns)
+static void class_table(FILE *f, const struct rset *r, bool *marked)
 {
-	size_t r, c, k;
-	double a = 0, b = 0;
-	bool ha, hb, head = false;
+	size_t i, k;
+	bool head = false;
 	const char *name;
 	const json_t *v;
 
-	for (r = 0; r < nruns; r++)
-		json_object_foreach((json_t *)obj(runs[r], "classes"), name, v) {
+	for (i = 0; i < r->n; i++)
+		json_object_foreach((json_t *)obj(r->run[i], "classes"), name, v) {
 			bool seen = false;
 
-			for (k = 0; k < r; k++)
-				seen |= obj(obj(runs[k], "classes"), name) != NULL;
+			for (k = 0; k < i; k++)
+				seen |= obj(obj(r->run[k], "classes"), name) != NULL;
 			if (seen)
 				continue;
 			if (!head) {
 				fputs("<h2>Per job class</h2>\n<table class=\"classes\"><thead><tr>"
 				      "<th>class</th><th>metric</th>", f);
-				fputs(nruns == 2 ? "<th>baseline</th><th>carve</th><th>difference</th>"
-						 : "<th>value</th>", f);
+				run_heads(f, r);
 				fputs("</tr></thead><tbody>\n", f);
 				head = true;
 			}
-			for (c = 0; c < NCFIELDS; c++) {
-				fputs("<tr>", f);
-				if (c == 0) {
-					fprintf(f, "<th rowspan=\"%zu\">", NCFIELDS);
-					esc(f, name);
-					fputs("</th>", f);
-				}
-				fprintf(f, "<td>%s</td>", cfields[c].label);
-				ha = cvalue(runs[0], name, &cfields[c], &a);
-				value_cell(f, ha, cfields[c].unit, a);
-				if (nruns == 2) {
-					hb = cvalue(runs[1], name, &cfields[c], &b);
-					value_cell(f, hb, cfields[c].unit, b);
-					diff_cell(f, ha, a, hb, b, cfields[c].unit, cfields[c].better);
-				}
-				fputs("</tr>\n", f);
-			}
+			name_rows(f, r, name, cfields, NCFIELDS, cvalue, ccensored, marked);
 		}
 	if (head)
 		fputs("</tbody></table>\n", f);
@@ -880,7 +1082,7 @@ static void run_caption(FILE *f, const json_t *run)
 	const json_t *v;
 	size_t i;
 	double h;
-	char b[32];
+	char b[CARVE_FMT_LEN];
 
 	fputs("<p class=\"meta\">", f);
 	for (i = 0; i < 3; i++) {
@@ -903,70 +1105,125 @@ static void run_caption(FILE *f, const json_t *run)
 	fputs("</p>\n", f);
 }
 
-/*
- * The metric tables: headline metrics, then one row per queue and per-queue
- * field.  With two runs, columns baseline | carve | difference.
- */
-static void tables(FILE *f, const json_t *const *runs, size_t nruns)
+/* One settings row: a string or number value, escaped; an array of them
+ * joined; nothing when the key is missing. */
+static void setting_row(FILE *f, const char *label, const json_t *v, enum carve_unit u)
 {
-	size_t m, r, j, c;
-	double a = 0, b = 0;
-	bool ha, hb, any = false;
+	const json_t *e;
+	size_t i;
+	double x;
+
+	if (!v)
+		return;
+	fprintf(f, "<tr><th>%s</th><td>", label);
+	if (json_is_string(v))
+		esc(f, json_string_value(v));
+	else if (numval(v, &x))
+		value_text(f, u, x);
+	else if (json_is_array(v))
+		json_array_foreach((json_t *)v, i, e) {
+			if (i)
+				fputs(", ", f);
+			if (json_is_string(e))
+				esc(f, json_string_value(e));
+			else if (numval(e, &x))
+				fprintf(f, "%.0f", x);
+		}
+	else if (json_is_null(v))
+		fputs("none", f);
+	fputs("</td></tr>\n", f);
+}
+
+/* The settings the result records (docs/simulator.md, "Settings"). */
+static void settings_table(FILE *f, const json_t *s)
+{
+	const json_t *tr = json_object_get(s, "trace"), *w = obj(s, "window");
+	double a, b;
+
+	fputs("<h2>Settings</h2>\n<table class=\"settings\"><tbody>\n", f);
+	if (json_is_object(tr)) {
+		fputs("<tr><th>trace</th><td>generated: scenario ", f);
+		if (json_is_string(json_object_get(tr, "generated")))
+			esc(f, json_string_value(json_object_get(tr, "generated")));
+		if (num(tr, "days", &a))
+			fprintf(f, ", %.0f days", a);
+		fprintf(f, ", %zu seeds</td></tr>\n", json_array_size(arr(tr, "seeds")));
+		setting_row(f, "seeds", arr(tr, "seeds"), CARVE_UNIT_COUNT);
+	} else {
+		setting_row(f, "trace", tr, CARVE_UNIT_NUM);
+	}
+	setting_row(f, "manifests", json_object_get(s, "manifests"), CARVE_UNIT_NUM);
+	setting_row(f, "models", json_object_get(s, "models"), CARVE_UNIT_NUM);
+	setting_row(f, "placement policy", json_object_get(s, "policy"), CARVE_UNIT_NUM);
+	setting_row(f, "placer seed", json_object_get(s, "seed"), CARVE_UNIT_COUNT);
+	setting_row(f, "MIG", json_object_get(s, "mig"), CARVE_UNIT_NUM);
+	setting_row(f, "MIG repartition delay", json_object_get(s, "mig_delay_s"), CARVE_UNIT_SEC);
+	setting_row(f, "gang timeout (baselines)", json_object_get(s, "gang_timeout_s"),
+		    CARVE_UNIT_SEC);
+	setting_row(f, "--until", json_object_get(s, "until_s"), CARVE_UNIT_SEC);
+	if (w && num(w, "start_s", &a) && num(w, "end_s", &b)) {
+		char x[CARVE_FMT_LEN], y[CARVE_FMT_LEN];
+
+		fprintf(f, "<tr><th>window</th><td>%s to %s (", carve_fmt(x, sizeof(x),
+			CARVE_UNIT_SEC, a), carve_fmt(y, sizeof(y), CARVE_UNIT_SEC, b));
+		if (json_is_string(json_object_get(w, "from")) &&
+		    !strcmp(json_string_value(json_object_get(w, "from")), "until"))
+			fputs("--until", f);
+		else
+			fputs("the trace's span", f);
+		fputs(")</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/*
+ * The metric tables: headline metrics, makespan and backlog, then per
+ * queue and per class; one column per run and the difference column.
+ */
+static void tables(FILE *f, const struct rset *r)
+{
+	size_t m, i, j;
+	bool any = false, marked = false;
 	const char *q;
 	const json_t *v;
 
 	fputs("<h2>Summary</h2>\n<table class=\"metrics\"><thead><tr><th>metric</th>", f);
-	fputs(nruns == 2 ? "<th>baseline</th><th>carve</th><th>difference</th>" : "<th>value</th>",
-	      f);
+	run_heads(f, r);
 	fputs("</tr></thead><tbody>\n", f);
-	for (m = 0; m < NHEADLINE; m++) {
-		fprintf(f, "<tr><th>%s</th>", headline[m].label);
-		ha = num(runs[0], headline[m].key, &a);
-		value_cell(f, ha, headline[m].unit, a);
-		if (nruns == 2) {
-			hb = num(runs[1], headline[m].key, &b);
-			value_cell(f, hb, headline[m].unit, b);
-			diff_cell(f, ha, a, hb, b, headline[m].unit, headline[m].better);
-		}
+	for (m = 0; m < NHEADLINE + NENDLINE; m++) {
+		const struct metric *mt = m < NHEADLINE ? &headline[m] : &endline[m - NHEADLINE];
+
+		if (mt->optional && !any_has(r, get_metric, NULL, mt))
+			continue;
+		if (m == NHEADLINE)
+			fprintf(f, "<tr><th class=\"block\" colspan=\"%zu\">makespan and backlog "
+				"(after the window)</th></tr>\n", ncols(r) + 1);
+		fprintf(f, "<tr><th>%s</th>", mt->label);
+		figure_cells(f, r, get_metric, NULL, mt, mt->unit, mt->better, NULL, &marked);
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
 
 	fputs("<h2>Per queue</h2>\n<table class=\"queues\"><thead><tr><th>queue</th><th>metric</th>",
 	      f);
-	fputs(nruns == 2 ? "<th>baseline</th><th>carve</th><th>difference</th>" : "<th>value</th>",
-	      f);
+	run_heads(f, r);
 	fputs("</tr></thead><tbody>\n", f);
-	for (r = 0; r < nruns; r++)
+	for (i = 0; i < r->n; i++)
 		for (j = 0; j < NQUEUE_KEYS; j++)
-			json_object_foreach((json_t *)obj(runs[r], queue_keys[j]), q, v) {
-				if (queue_seen(runs, r, j, q))
+			json_object_foreach((json_t *)obj(r->run[i], queue_keys[j]), q, v) {
+				if (queue_seen(r, i, j, q))
 					continue;
 				any = true;
-				for (c = 0; c < NQFIELDS; c++) {
-					fputs("<tr>", f);
-					if (c == 0) {
-						fprintf(f, "<th rowspan=\"%zu\">", NQFIELDS);
-						esc(f, q);
-						fputs("</th>", f);
-					}
-					fprintf(f, "<td>%s</td>", qfields[c].label);
-					ha = qvalue(runs[0], q, &qfields[c], &a);
-					value_cell(f, ha, qfields[c].unit, a);
-					if (nruns == 2) {
-						hb = qvalue(runs[1], q, &qfields[c], &b);
-						value_cell(f, hb, qfields[c].unit, b);
-						diff_cell(f, ha, a, hb, b, qfields[c].unit,
-							  qfields[c].better);
-					}
-					fputs("</tr>\n", f);
-				}
+				name_rows(f, r, q, qfields, NQFIELDS, qvalue, qcensored, &marked);
 			}
 	if (!any)
-		fprintf(f, "<tr><td class=\"nodata\" colspan=\"%d\">no data</td></tr>\n",
-			nruns == 2 ? 5 : 3);
+		fprintf(f, "<tr><td class=\"nodata\" colspan=\"%zu\">no data</td></tr>\n",
+			ncols(r) + 2);
 	fputs("</tbody></table>\n", f);
-	class_table(f, runs, nruns);
+	class_table(f, r, &marked);
+	if (marked)
+		fputs("<p class=\"meta\">* the wait includes jobs still waiting at the window's "
+		      "end, counted up to it (censored): the true wait is longer.</p>\n", f);
 }
 
 /* ---- the page ----------------------------------------------------------- */
@@ -990,16 +1247,30 @@ static const char css[] =
 	"svg .grid{stroke:#eee}svg .axis{stroke:#888}"
 	"svg .tick,svg .legend{font-size:11px;fill:#444}svg .label{font-size:12px;fill:#222}"
 	"svg .nominal{stroke:#000;stroke-width:1.5;stroke-dasharray:6 3}"
+	"svg .window-end{stroke:#c62828;stroke-width:1.2;stroke-dasharray:4 3}"
+	".spread{color:#777;font-size:0.85em}.censored{color:#c62828}"
+	"th.block{background:#fafafa;font-style:italic}"
 	"footer{margin-top:32px;color:#888;font-size:0.8em}";
 
-/* The charts of one run; xscale/yscale shared across runs. */
+/* The charts of one run; the y scales and the time axis shared across runs. */
 struct scales {
 	double quota_area, quota_bar, wait;
+	struct taxis t;
 };
 
-static void widen(struct scales *s, const json_t *run)
+/* The window's end of a run: its own "window", else the settings'. */
+static double window_end_of(const json_t *run, const json_t *settings)
 {
-	double v;
+	double e;
+
+	if (num(obj(run, "window"), "end_s", &e) || num(obj(settings, "window"), "end_s", &e))
+		return e;
+	return NAN;
+}
+
+static void widen(struct scales *s, const json_t *run, const json_t *settings)
+{
+	double v, lo, hi;
 
 	if ((v = quota_area_max(run)) > s->quota_area)
 		s->quota_area = v;
@@ -1007,18 +1278,36 @@ static void widen(struct scales *s, const json_t *run)
 		s->quota_bar = v;
 	if ((v = wait_max(run)) > s->wait)
 		s->wait = v;
+	if (array_range(arr(obj(run, "series"), "t_s"), &lo, &hi)) {
+		if (s->t.hi < s->t.lo) {
+			s->t.lo = lo;
+			s->t.hi = hi;
+		}
+		if (lo < s->t.lo)
+			s->t.lo = lo;
+		if (hi > s->t.hi)
+			s->t.hi = hi;
+	}
+	v = window_end_of(run, settings);
+	if (isfinite(v) && s->t.hi >= s->t.lo && v > s->t.hi)
+		s->t.hi = v;   /* a run stopped before the trace's end still shows it */
 }
 
-static int run_charts(FILE *f, const json_t *run, const char *heading, const struct scales *sc)
+static int run_charts(FILE *f, const json_t *run, const char *heading, const char *note,
+		      const json_t *settings, const struct scales *sc)
 {
 	const json_t *s = obj(run, "series"), *pools = obj(s, "pools"), *pd;
+	struct taxis ax = sc->t;
 	const char *pool;
 	int rc;
 
+	ax.end = window_end_of(run, settings);
 	fputs("<section class=\"run\">\n", f);
 	if (heading) {
 		fputs("<h3>", f);
 		esc(f, heading);
+		if (note)
+			fprintf(f, " <span class=\"spread\">(%s)</span>", note);
 		fputs("</h3>\n", f);
 		run_caption(f, run);
 	}
@@ -1026,8 +1315,8 @@ static int run_charts(FILE *f, const json_t *run, const char *heading, const str
 	if (!json_object_size(pools))
 		nodata(f, "Allocation and utilisation", "pools");
 	json_object_foreach((json_t *)pools, pool, pd)
-		pool_chart(f, arr(s, "t_s"), pool, json_is_object(pd) ? pd : NULL);
-	rc = quota_area(f, run, sc->quota_area);
+		pool_chart(f, arr(s, "t_s"), pool, json_is_object(pd) ? pd : NULL, &ax);
+	rc = quota_area(f, run, sc->quota_area, &ax);
 	if (rc)
 		return rc;
 	quota_bars(f, run, sc->quota_bar);
@@ -1060,7 +1349,8 @@ struct field {
 };
 
 static const struct field f_wait3[] = {
-	{"p50", SH_NUM, NULL}, {"p95", SH_NUM, NULL}, {"p99", SH_NUM, NULL}, {NULL, 0, NULL},
+	{"p50", SH_NUM, NULL}, {"p95", SH_NUM, NULL}, {"p99", SH_NUM, NULL},
+	{"censored", SH_NUM, NULL}, {NULL, 0, NULL},
 };
 static const struct field f_quota[] = {
 	{"nominal", SH_NUM, NULL}, {"used_avg", SH_NUM, NULL}, {"borrowed_avg", SH_NUM, NULL},
@@ -1072,7 +1362,7 @@ static const struct field f_queue[] = {
 static const struct field f_class[] = {
 	{"jobs_completed", SH_NUM, NULL}, {"first_time_success_pct", SH_NUM, NULL},
 	{"gpu_hours_per_job", SH_NUM, NULL}, {"wait_first_gpu_s", SH_OBJ, f_wait3},
-	{NULL, 0, NULL},
+	{"wait_all_pods_s", SH_OBJ, f_wait3}, {NULL, 0, NULL},
 };
 static const struct field f_pool[] = {
 	{"allocation_pct", SH_NUMS, NULL}, {"utilisation_pct", SH_NUMS, NULL}, {NULL, 0, NULL},
@@ -1084,6 +1374,31 @@ static const struct field v_class = {NULL, SH_OBJ, f_class};
 static const struct field v_pool = {NULL, SH_OBJ, f_pool};
 static const struct field v_nums = {NULL, SH_NUMS, NULL};
 static const struct field v_pairs = {NULL, SH_PAIRS, NULL};
+static const struct field f_wait[] = {
+	{"p50", SH_NUM, NULL}, {"p95", SH_NUM, NULL}, {"p99", SH_NUM, NULL},
+	{"censored", SH_NUM, NULL}, {NULL, 0, NULL},
+};
+static const struct field v_waitc = {NULL, SH_OBJ, f_wait};
+static const struct field f_window[] = {
+	{"start_s", SH_NUM, NULL}, {"end_s", SH_NUM, NULL}, {"from", SH_NAME, NULL},
+	{NULL, 0, NULL},
+};
+static const struct field f_gpuh[] = {
+	{"held", SH_NUM, NULL}, {"useful", SH_NUM, NULL}, {"asked", SH_NUM, NULL},
+	{NULL, 0, NULL},
+};
+static const struct field f_backlog[] = {
+	{"jobs_waiting", SH_NUM, NULL}, {"jobs_running", SH_NUM, NULL},
+	{"gpu_hours_left", SH_NUM, NULL}, {NULL, 0, NULL},
+};
+static const struct field f_mig[] = {
+	{"repartitions", SH_NUM, NULL}, {NULL, 0, NULL},
+};
+static const struct field f_settings[] = {
+	{"policy", SH_NAME, NULL}, {"seed", SH_NAME, NULL}, {"mig", SH_NAME, NULL},
+	{"mig_delay_s", SH_NUM, NULL}, {"gang_timeout_s", SH_NUM, NULL},
+	{"until_s", SH_NUM, NULL}, {"window", SH_OBJ, f_window}, {NULL, 0, NULL},
+};
 static const struct field f_series[] = {
 	{"t_s", SH_NUMS, NULL}, {"pools", SH_MAP, &v_pool}, {"quota_used", SH_MAP, &v_nums},
 	{NULL, 0, NULL},
@@ -1095,7 +1410,10 @@ static const struct field f_run[] = {
 	{"fragmentation_pct", SH_NUM, NULL}, {"preemptions", SH_NUM, NULL},
 	{"gpu_hours_per_job", SH_NUM, NULL}, {"wait_first_gpu_s", SH_MAP, &v_wait},
 	{"quota", SH_MAP, &v_quota}, {"queues", SH_MAP, &v_queue}, {"classes", SH_MAP, &v_class},
-	{"series", SH_OBJ, f_series}, {"wait_cdf", SH_MAP, &v_pairs}, {NULL, 0, NULL},
+	{"series", SH_OBJ, f_series}, {"wait_cdf", SH_MAP, &v_pairs},
+	{"window", SH_OBJ, f_window}, {"makespan_s", SH_NUM, NULL}, {"gang_timeouts", SH_NUM, NULL},
+	{"gpu_hours", SH_OBJ, f_gpuh}, {"backlog", SH_OBJ, f_backlog}, {"mig", SH_OBJ, f_mig},
+	{"wait_all_pods_s", SH_MAP, &v_waitc}, {NULL, 0, NULL},
 };
 
 /* The JSON path of the value being checked: "carve.queues.research.nominal". */
@@ -1238,7 +1556,9 @@ static int check_shape(const json_t *v, const struct field *f, struct jpath *p,
 static const char *const run_keys[] = {
 	"mode", "policy", "seed", "horizon_s", "gpu_allocation_pct", "effective_utilisation_pct",
 	"first_time_success_pct", "fragmentation_pct", "preemptions", "gpu_hours_per_job",
-	"wait_first_gpu_s", "quota", "queues", "series", "wait_cdf", "classes",
+	"wait_first_gpu_s", "quota", "queues", "series", "wait_cdf", "classes", "scheduler",
+	"jobs", "gang_timeouts", "window", "makespan_s", "backlog", "gpu_hours", "mig",
+	"wait_all_pods_s",
 };
 
 /* A run object: an object with at least one key a run has. */
@@ -1254,76 +1574,176 @@ static bool is_run(const json_t *v)
 	return false;
 }
 
-/* The runs of result: 1 or 2 (a comparison, either side may be NULL), or 0
- * when it is of neither shape (err says why). */
-static size_t runs_of(const json_t *result, const json_t *runs[2], struct carve_error *err)
+/* Adds one named run of the new shape to r: a run, or a seeded run whose
+ * median the tables show.  Returns 0 or CARVE_EINVAL (err says why). */
+static int add_run(struct rset *r, const char *name, const json_t *v, struct carve_error *err)
 {
-	size_t i;
+	const json_t *med = obj(v, "median");
 
-	if (!json_is_object(result)) {
-		carve_errorf(err, CARVE_EINVAL, "the result is not a JSON object");
-		return 0;
+	if (r->n == MAX_RUNS)
+		return carve_errorf(err, CARVE_EINVAL, "runs: more than %d runs", MAX_RUNS);
+	r->name[r->n] = name;
+	if (med) {
+		r->run[r->n] = med;
+		r->lo[r->n] = obj(v, "min");
+		r->hi[r->n] = obj(v, "max");
+		r->chart[r->n] = json_array_get(arr(v, "per_seed"), 0);
+		if (!is_run(r->chart[r->n]))
+			r->chart[r->n] = med;
+		if (!r->lo[r->n] || !r->hi[r->n])
+			r->lo[r->n] = r->hi[r->n] = NULL;
+		r->nseeds = json_array_size(arr(v, "per_seed"));
+	} else if (is_run(v)) {
+		r->run[r->n] = r->chart[r->n] = v;
+	} else if (v && !json_is_null(v)) {
+		return carve_errorf(err, CARVE_EINVAL, "runs.%s is not a run object (got %s)",
+				    name, type_name(v));
+	}
+	if (!strcmp(name, "carve"))
+		r->carve = (int)r->n;
+	r->n++;
+	return 0;
+}
+
+/* The runs of result (see struct rset); 0, or CARVE_EINVAL when it is of
+ * no known shape (err says why). */
+static int runs_of(const json_t *result, struct rset *r, struct carve_error *err)
+{
+	const json_t *runs, *v;
+	const char *name;
+	size_t i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->carve = -1;
+	if (!json_is_object(result))
+		return carve_errorf(err, CARVE_EINVAL, "the result is not a JSON object");
+	runs = json_object_get(result, "runs");
+	if (runs) {
+		if (!json_is_object(runs))
+			return carve_errorf(err, CARVE_EINVAL, "runs: expected an object, got %s",
+					    type_name(runs));
+		r->settings = obj(result, "settings");
+		r->named = true;
+		json_object_foreach((json_t *)runs, name, v)
+			if ((rc = add_run(r, name, v, err)) != 0)
+				return rc;
+		for (i = 0; i < r->n; i++)
+			if (r->run[i])
+				return 0;
+		return carve_errorf(err, CARVE_EINVAL, "\"runs\" holds no run object");
 	}
 	if (json_object_get(result, "baseline") || json_object_get(result, "carve")) {
-		runs[0] = json_object_get(result, "baseline");
-		runs[1] = json_object_get(result, "carve");
-		for (i = 0; i < 2; i++)
-			if (!is_run(runs[i]) && !json_is_null(runs[i]) && runs[i]) {
-				carve_errorf(err, CARVE_EINVAL, "\"%s\" is not a run object "
-					     "(got %s)", i ? "carve" : "baseline", type_name(runs[i]));
-				return 0;
-			}
-		if (!is_run(runs[0]) && !is_run(runs[1])) {
-			carve_errorf(err, CARVE_EINVAL, "a comparison needs a \"baseline\" or a "
-				     "\"carve\" run object");
-			return 0;
+		static const char *const names[] = {"baseline", "carve"};
+
+		for (i = 0; i < 2; i++) {
+			v = json_object_get(result, names[i]);
+			if (!is_run(v) && !json_is_null(v) && v)
+				return carve_errorf(err, CARVE_EINVAL, "\"%s\" is not a run object "
+						    "(got %s)", names[i], type_name(v));
+			r->name[i] = names[i];
+			r->run[i] = r->chart[i] = is_run(v) ? v : NULL;
 		}
-		return 2;
+		r->n = 2;
+		r->carve = 1;
+		r->named = true;
+		if (!r->run[0] && !r->run[1])
+			return carve_errorf(err, CARVE_EINVAL, "a comparison needs a \"baseline\" "
+					    "or a \"carve\" run object");
+		return 0;
 	}
 	if (is_run(result)) {
-		runs[0] = result;
-		runs[1] = NULL;
-		return 1;
+		r->n = 1;
+		r->name[0] = "run";
+		r->run[0] = r->chart[0] = result;
+		return 0;
 	}
-	carve_errorf(err, CARVE_EINVAL, "the result is neither a run (mode, policy, series, ...) "
-		     "nor {\"baseline\", \"carve\"}");
-	return 0;
+	return carve_errorf(err, CARVE_EINVAL, "the result is neither a run (mode, policy, "
+			    "series, ...), nor {\"settings\", \"runs\"}, nor {\"baseline\", \"carve\"}");
 }
 
 int carve_report_check(const json_t *result, struct carve_error *err)
 {
 	static const struct field run = {NULL, SH_OBJ, f_run};
-	const json_t *runs[2];
+	static const struct field settings = {NULL, SH_OBJ, f_settings};
+	static const char *const parts[] = {"median", "min", "max"};
 	struct jpath p = {"", 0};
-	size_t nruns = runs_of(result, runs, err), i, n;
-	int rc;
+	const json_t *runs, *v, *e;
+	struct rset r;
+	const char *name;
+	size_t n, k, i;
+	int rc = runs_of(result, &r, err);
 
-	if (!nruns)
-		return CARVE_EINVAL;
-	for (i = 0; i < nruns; i++) {
-		n = nruns == 2 ? jpath_key(&p, i ? "carve" : "baseline") : 0;
-		rc = check_shape(runs[i], &run, &p, err);
-		jpath_back(&p, n);
+	if (rc)
+		return rc;
+	runs = json_object_get(result, "runs");
+	if (!runs && r.n == 1)
+		return check_shape(result, &run, &p, err);
+	if (!runs) {
+		for (i = 0; i < 2; i++) {
+			n = jpath_key(&p, r.name[i]);
+			rc = check_shape(json_object_get(result, r.name[i]), &run, &p, err);
+			jpath_back(&p, n);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	n = jpath_key(&p, "settings");
+	rc = check_shape(json_object_get(result, "settings"), &settings, &p, err);
+	jpath_back(&p, n);
+	if (rc)
+		return rc;
+	n = jpath_key(&p, "runs");
+	json_object_foreach((json_t *)runs, name, v) {
+		size_t m = jpath_key(&p, name);
+
+		if (!obj(v, "median")) {
+			rc = check_shape(v, &run, &p, err);
+		} else {
+			for (k = 0; k < 3 && !rc; k++) {
+				size_t l = jpath_key(&p, parts[k]);
+
+				rc = check_shape(json_object_get(v, parts[k]), &run, &p, err);
+				jpath_back(&p, l);
+			}
+			if (!rc && arr(v, "per_seed")) {
+				size_t l = jpath_key(&p, "per_seed");
+
+				json_array_foreach(arr(v, "per_seed"), i, e) {
+					size_t o = jpath_index(&p, i);
+
+					rc = check_shape(e, &run, &p, err);
+					jpath_back(&p, o);
+					if (rc)
+						break;
+				}
+				jpath_back(&p, l);
+			}
+		}
+		jpath_back(&p, m);
 		if (rc)
 			return rc;
 	}
+	jpath_back(&p, n);
 	return 0;
 }
 
 int carve_report_html(FILE *out, const json_t *result, const char *title,
 		      struct carve_error *err)
 {
-	const json_t *runs[2];
-	struct scales sc = {-1, -1, -1};
-	size_t nruns, i;
+	struct scales sc = {-1, -1, -1, {0, -1, NAN}};
+	struct rset r;
+	size_t i;
 	int rc;
 
 	rc = carve_report_check(result, err);
 	if (rc)
 		return rc;
-	nruns = runs_of(result, runs, err);
-	for (i = 0; i < nruns; i++)
-		widen(&sc, runs[i]);
+	runs_of(result, &r, err);
+	for (i = 0; i < r.n; i++)
+		if (r.chart[i])
+			widen(&sc, r.chart[i], r.settings);
 	if (!title)
 		title = "carve simulation report";
 
@@ -1334,16 +1754,27 @@ int carve_report_html(FILE *out, const json_t *result, const char *title,
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
 	esc(out, title);
 	fputs("</h1>\n", out);
-	if (nruns == 1)
-		run_caption(out, runs[0]);
-	else
-		fputs("<p class=\"meta\">comparison: baseline against carve; difference = "
-		      "carve &minus; baseline (pp: percentage points)</p>\n", out);
-	tables(out, runs, nruns);
+	if (!r.named)
+		run_caption(out, r.run[0]);
+	else if (r.carve >= 0 && r.n == 2)
+		fprintf(out, "<p class=\"meta\">comparison: difference = carve &minus; %s "
+			"(pp: percentage points)</p>\n", r.carve ? "baseline" : "the other run");
+	else if (r.carve >= 0 && r.n > 2)
+		fputs("<p class=\"meta\">comparison: each figure's difference is carve &minus; "
+		      "the best baseline on that figure, named (pp: percentage points)</p>\n", out);
+	if (r.nseeds)
+		fprintf(out, "<p class=\"meta\">%zu seeds: each figure is the median, the min&ndash;"
+			"max under it; the charts show the first seed's run</p>\n", r.nseeds);
+	if (r.settings)
+		settings_table(out, r.settings);
+	tables(out, &r);
 	fputs("<h2>Charts</h2>\n", out);
-	fprintf(out, "<div class=\"runs%s\">\n", nruns == 2 ? " two" : "");
-	for (i = 0; i < nruns; i++) {
-		rc = run_charts(out, runs[i], nruns == 2 ? (i ? "carve" : "baseline") : NULL, &sc);
+	fprintf(out, "<div class=\"runs%s\">\n", r.n >= 2 ? " two" : "");
+	for (i = 0; i < r.n; i++) {
+		if (!r.chart[i])
+			continue;
+		rc = run_charts(out, r.chart[i], r.named ? r.name[i] : NULL,
+				r.nseeds ? "first seed" : NULL, r.settings, &sc);
 		if (rc)
 			return carve_errorf(err, rc, "report: out of memory");
 	}

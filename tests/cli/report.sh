@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests of `carve report`: the comparison fixture
-# (tests/data/report/compare.json) and one run of it from standard input
+# (tests/data/report/compare.json, the old {"baseline", "carve"} shape), the
+# four-model fixture of the current shape (tests/data/report/runs.json:
+# {"settings", "runs"}; settings, one column per model, the trace's end
+# marked on every time chart) and one run of the first from standard input
 # rendered to HTML; the page refers to nothing outside itself (no URL but
 # the SVG namespace, no script, no link); every chart carries data; exit
 # codes (0 ok, 1 bad input or write failure, 2 usage) and no page left
@@ -24,7 +27,9 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 art=${CARVE_ARTIFACTS:-${3:-$tmp/artifacts}}
 fixture=tests/data/report/compare.json
+runs_fixture=tests/data/report/runs.json
 charts_expected=12   # per run: 3 pools, quota stacked, quota average, wait CDF
+runs_charts=24       # four models
 fail=0
 pass=0
 
@@ -67,6 +72,27 @@ check "compare page has the side-by-side table" $?
 [ "$(charts "$tmp/compare.html")" = "$charts_expected $charts_expected" ]
 ok=$?   # before the message runs commands of its own
 check "compare page: $charts_expected charts, each with data (got $(charts "$tmp/compare.html"))" $ok
+
+"$carve" report "$runs_fixture" -o "$tmp/runs.html" 2>"$tmp/err"
+check "report of the four-model fixture exits 0" $?
+self_contained "$tmp/runs.html"
+check "runs page refers to nothing outside itself" $?
+[ "$(charts "$tmp/runs.html")" = "$runs_charts $runs_charts" ]
+ok=$?
+check "runs page: $runs_charts charts, each with data (got $(charts "$tmp/runs.html"))" $ok
+grep -q '<th>carve</th><th>exclusive</th><th>device-plugin</th><th>kueue</th><th>carve vs the best baseline</th>' "$tmp/runs.html"
+check "runs page: one column per model, carve first, the difference column" $?
+grep -q '<h2>Settings</h2>' "$tmp/runs.html" && grep -q '<tr><th>window</th><td>0 s to 7.0 d' "$tmp/runs.html"
+check "runs page: the settings table with the window" $?
+[ "$(grep -c 'class="window-end"' "$tmp/runs.html")" -eq 16 ]
+check "runs page: the trace's end marked on each pool and quota chart (16)" $?
+# One time axis: every time chart of every model ends at the same tick
+# (the longest run, exclusive's 2.5 x 7 days: 17.5 days).
+[ "$(grep -c 'time (days)' "$tmp/runs.html")" -eq 16 ] &&
+	[ "$(grep -o 'text-anchor="middle">1[0-9]</text>' "$tmp/runs.html" | sort | uniq -c | awk '{print $1}' | sort -u)" = 16 ]
+check "runs page: one shared time axis for all models" $?
+grep -q 'makespan (last job done)' "$tmp/runs.html" && grep -q 'class="censored"' "$tmp/runs.html"
+check "runs page: makespan row and censored waits marked" $?
 
 python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["carve"], sys.stdout)' \
 	"$fixture" >"$tmp/run.json"
@@ -245,7 +271,25 @@ EOF
 	ok=$?   # before the message runs commands of its own
 	check "no console message on the compare page: $(console page)" $ok
 	cp "$tmp/compare.html" "$art/report.html"
-	echo "artifacts: $art/report.png $art/report.html"
+
+	# The four-model page of the current shape, the same way.
+	rm -f "$art/report-runs.png"
+	browser runs --screenshot="$art/report-runs.png" --window-size=1280,2400 \
+		--dump-dom "file://$tmp/runs.html" >"$tmp/runs.dom"
+	check "chromium renders the four-model page (exit 0)" $?
+	size=$(wc -c <"$art/report-runs.png" 2>/dev/null || echo 0)
+	[ "$size" -gt 20000 ]
+	check "screenshot $art/report-runs.png is a non-trivial PNG ($size bytes)" $?
+	[ "$(charts "$tmp/runs.dom")" = "$runs_charts $runs_charts" ]
+	ok=$?
+	check "rendered DOM: $runs_charts charts with data (got $(charts "$tmp/runs.dom"))" $ok
+	grep -q '<h2>Settings</h2>' "$tmp/runs.dom"
+	check "rendered DOM has the settings" $?
+	[ -z "$(console runs)" ]
+	ok=$?
+	check "no console message on the four-model page: $(console runs)" $ok
+	cp "$tmp/runs.html" "$art/report-runs.html"
+	echo "artifacts: $art/report.png $art/report.html $art/report-runs.png $art/report-runs.html"
 fi
 
 echo "report: $pass passed, $fail failed"

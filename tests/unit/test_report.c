@@ -3,7 +3,11 @@
  * escaped, missing and null fields drawn as "no data", fields of the wrong
  * type refused by their JSON path, the comparison
  * table, errors for inputs of neither shape and for failed writes, and the
- * data-points count of each chart's series.
+ * data-points count of each chart's series; the {"settings", "runs"} shape
+ * (settings table, one column per model, carve against the best baseline,
+ * seeded medians with their spread, censored waits, the shared time axis
+ * and the trace's end); and the formatting helpers every figure goes
+ * through (include/carve/format.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carve/format.h"
 #include "carve/report.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -151,6 +156,14 @@ static void mistyped_fields_are_refused_by_path(void **state)
 		 "classes.c.wait_first_gpu_s.p95: expected a number, got array"},
 		{"{\"baseline\":{\"mode\":\"replay\"},\"carve\":{\"queues\":{\"a\":{\"nominal\":1},"
 		 "\"b\":{\"nominal\":\"16\"}}}}", "carve.queues.b.nominal: expected a number, got string"},
+		{"{\"settings\":{\"gang_timeout_s\":\"30m\"},\"runs\":{\"carve\":{\"mode\":\"replay\"}}}",
+		 "settings.gang_timeout_s: expected a number, got string"},
+		{"{\"runs\":{\"carve\":{\"mode\":\"replay\"},\"kueue\":{\"gpu_hours\":{\"held\":\"x\"}}}}",
+		 "runs.kueue.gpu_hours.held: expected a number, got string"},
+		{"{\"runs\":{\"carve\":{\"median\":{\"mode\":\"replay\"},\"per_seed\":[{\"mode\":\"replay\"},"
+		 "{\"makespan_s\":[]}]}}}", "runs.carve.per_seed[1].makespan_s: expected a number, got array"},
+		{"{\"runs\":{\"carve\":{\"wait_all_pods_s\":{\"q\":{\"censored\":true}}}}}",
+		 "runs.carve.wait_all_pods_s.q.censored: expected a number, got boolean"},
 	};
 	size_t i;
 
@@ -248,7 +261,7 @@ static void compare_has_side_by_side_table(void **state)
 	assert_non_null(strstr(html, "<th>baseline</th><th>carve</th><th>difference</th>"));
 	assert_non_null(strstr(html, "+6.5 pp"));
 	assert_non_null(strstr(html, "-7 (-63.6 %)"));
-	assert_non_null(strstr(html, "-30.0 min (-50.0 %)"));
+	assert_non_null(strstr(html, "-30m (-50.0 %)"));
 	assert_non_null(strstr(html, "<h3>baseline</h3>"));
 	assert_non_null(strstr(html, "<h3>carve</h3>"));
 	/* dev exists only in carve: listed once, after research. */
@@ -269,7 +282,7 @@ static void classes_get_their_table(void **state)
 
 	(void)state;
 	assert_non_null(strstr(html, "<h2>Per job class</h2>"));
-	assert_non_null(strstr(html, "-60.0 min (-50.0 %)"));
+	assert_non_null(strstr(html, "-1h (-50.0 %)"));
 	assert_non_null(strstr(html, "100.0 %"));
 	/* names are escaped, each class listed once, first seen first */
 	assert_int_equal(count(html, ">training</th>"), 1);
@@ -335,6 +348,126 @@ static void write_failure_is_eio(void **state)
 	json_decref(root);
 }
 
+/* The formatting helpers: counts, percentages, durations, GPU-hours,
+ * differences and ranges, as the table and the report print them. */
+static void formats_figures_for_people(void **state)
+{
+	static const struct { enum carve_unit u; double v; const char *want; } cases[] = {
+		{CARVE_UNIT_COUNT, 2134, "2,134"}, {CARVE_UNIT_COUNT, 0, "0"},
+		{CARVE_UNIT_COUNT, 1234567, "1,234,567"}, {CARVE_UNIT_COUNT, 999.6, "1,000"},
+		{CARVE_UNIT_COUNT, -42, "-42"},
+		{CARVE_UNIT_PCT, 42.149, "42.1 %"}, {CARVE_UNIT_PCT, 100, "100.0 %"},
+		{CARVE_UNIT_PCT, -0.01, "0.0 %"},
+		{CARVE_UNIT_SEC, 42, "42 s"}, {CARVE_UNIT_SEC, 0, "0 s"}, {CARVE_UNIT_SEC, 60, "1m"},
+		{CARVE_UNIT_SEC, 725, "12m 5s"}, {CARVE_UNIT_SEC, 15120, "4h 12m"},
+		{CARVE_UNIT_SEC, 7200, "2h"}, {CARVE_UNIT_SEC, 483840, "5.6 d"},
+		{CARVE_UNIT_SEC, 172799, "48h"}, {CARVE_UNIT_SEC, -90, "-1m 30s"},
+		{CARVE_UNIT_GPUH, 0.754, "0.75"}, {CARVE_UNIT_GPUH, 12.54, "12.5"},
+		{CARVE_UNIT_GPUH, 7394.2, "7,394"},
+		{CARVE_UNIT_NUM, 16, "16"}, {CARVE_UNIT_NUM, 5.714, "5.71"},
+		{CARVE_UNIT_NUM, 1.0 / 0.0, "-"},
+	};
+	char b[CARVE_FMT_LEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(carve_fmt(b, sizeof(b), cases[i].u, cases[i].v), cases[i].want);
+	assert_string_equal(carve_fmt_diff(b, sizeof(b), CARVE_UNIT_PCT, 43.2, 42.1, true), "-1.1 pp");
+	assert_string_equal(carve_fmt_diff(b, sizeof(b), CARVE_UNIT_PCT, 5, 5.01, true), "0.0 pp");
+	assert_string_equal(carve_fmt_diff(b, sizeof(b), CARVE_UNIT_SEC, 4876, 13648, true),
+			    "+2h 26m (+179.9 %)");
+	assert_string_equal(carve_fmt_diff(b, sizeof(b), CARVE_UNIT_SEC, 4876, 13648, false),
+			    "+2h 26m");
+	assert_string_equal(carve_fmt_diff(b, sizeof(b), CARVE_UNIT_COUNT, 11, 4, true),
+			    "-7 (-63.6 %)");
+	assert_string_equal(carve_fmt_diff(b, sizeof(b), CARVE_UNIT_COUNT, 0, 3, true), "+3");
+	assert_string_equal(carve_fmt_diff(b, sizeof(b), CARVE_UNIT_COUNT, 3, 3, true), "0");
+	assert_string_equal(carve_fmt_range(b, sizeof(b), CARVE_UNIT_PCT, 40.31, 44.0),
+			    "40.3\xe2\x80\x93" "44.0 %");
+	assert_string_equal(carve_fmt_range(b, sizeof(b), CARVE_UNIT_SEC, 3600, 3600), "1h");
+	assert_string_equal(carve_fmt_range(b, sizeof(b), CARVE_UNIT_SEC, 60, 86400 * 3),
+			    "1m\xe2\x80\x93" "3.0 d");
+	/* never more than the buffer */
+	assert_string_equal(carve_fmt(b, 4, CARVE_UNIT_COUNT, 123456), "123");
+}
+
+/* {"settings", "runs"}: the settings table, one column per model in the
+ * JSON's order, carve against the best baseline on each figure (named),
+ * the new keys' rows, a censored wait marked, the trace's end marked on
+ * every time chart, and a shared time axis. */
+static void runs_shape_has_settings_models_and_best_baseline(void **state)
+{
+	char *html = render_ok(
+		"{\"settings\":{\"trace\":\"week.trace.csv\",\"manifests\":[\"seed/\"],"
+		"\"policy\":\"binpack\",\"mig\":\"dynamic\",\"mig_delay_s\":60,"
+		"\"gang_timeout_s\":1800,\"until_s\":null,\"seed\":42,"
+		"\"models\":[\"carve\",\"exclusive\",\"kueue\"],"
+		"\"window\":{\"start_s\":0,\"end_s\":7200,\"from\":\"trace\"}},"
+		"\"runs\":{"
+		"\"carve\":{\"effective_utilisation_pct\":42.1,\"makespan_s\":9000,"
+		"\"gpu_hours\":{\"held\":3119,\"useful\":2285,\"asked\":2300},"
+		"\"wait_first_gpu_s\":{\"research\":{\"p50\":13648,\"censored\":2}},"
+		"\"series\":{\"t_s\":[0,3600,9000],\"pools\":{\"p\":{\"allocation_pct\":[1,2,3]}}}},"
+		"\"exclusive\":{\"effective_utilisation_pct\":17.8,\"makespan_s\":null,"
+		"\"gpu_hours\":{\"held\":7394,\"useful\":2285,\"asked\":2300},"
+		"\"wait_first_gpu_s\":{\"research\":{\"p50\":5000,\"censored\":0}},"
+		"\"series\":{\"t_s\":[0,3600],\"pools\":{\"p\":{\"allocation_pct\":[1,2]}}}},"
+		"\"kueue\":{\"effective_utilisation_pct\":43.2,\"makespan_s\":8000,"
+		"\"gpu_hours\":{\"held\":3000,\"useful\":2285,\"asked\":2300},"
+		"\"wait_first_gpu_s\":{\"research\":{\"p50\":4876}},"
+		"\"series\":{\"t_s\":[0,3600,8000],\"pools\":{\"p\":{\"allocation_pct\":[1,2,3]}}}}}}");
+	char *nowin = render_ok("{\"runs\":{\"carve\":{\"series\":{\"t_s\":[0,60],"
+				"\"pools\":{\"p\":{\"allocation_pct\":[1,2]}}}}}}");
+
+	(void)state;
+	assert_non_null(strstr(html, "<h2>Settings</h2>"));
+	assert_non_null(strstr(html, "<tr><th>trace</th><td>week.trace.csv</td></tr>"));
+	assert_non_null(strstr(html, "<tr><th>MIG repartition delay</th><td>1m</td></tr>"));
+	assert_non_null(strstr(html, "<tr><th>gang timeout (baselines)</th><td>30m</td></tr>"));
+	assert_non_null(strstr(html, "<tr><th>window</th><td>0 s to 2h (the trace's span)"));
+	assert_non_null(strstr(html, "<th>carve</th><th>exclusive</th><th>kueue</th>"
+			       "<th>carve vs the best baseline</th>"));
+	/* utilisation: the best baseline is kueue (43.2), carve is worse */
+	assert_non_null(strstr(html, "class=\"num worse\">-1.1 pp vs kueue</td>"));
+	/* GPU-hours held: lower is better, the best baseline is kueue (3,000) */
+	assert_non_null(strstr(html, "<td class=\"num\">3,119</td><td class=\"num\">7,394</td>"));
+	assert_non_null(strstr(html, "+119 (+4.0 %) vs kueue"));
+	/* waits: carve 3h 47m is censored (2 jobs), marked with a note */
+	assert_non_null(strstr(html, "3h 47m<span class=\"censored\""));
+	assert_non_null(strstr(html, "counted up to it (censored)"));
+	assert_non_null(strstr(html, "makespan (last job done)"));
+	/* every pool and quota chart marks the trace's end; one x axis (0..9000 s) */
+	assert_int_equal(count(html, "class=\"window-end\""), 3);
+	assert_int_equal(count(html, "time (hours)"), 3);
+	assert_non_null(strstr(html, "<h3>exclusive</h3>"));
+	/* no window known: nothing marked */
+	assert_null(strstr(nowin, "class=\"window-end\""));
+	assert_non_null(strstr(nowin, "<th>carve</th>"));
+	free(html);
+	free(nowin);
+}
+
+/* A run of several seeds: the median in the cell, the min-max under it,
+ * the first seed's charts. */
+static void seeded_runs_show_median_and_spread(void **state)
+{
+	char *html = render_ok(
+		"{\"settings\":{\"trace\":{\"generated\":\"seed\",\"days\":7,\"seeds\":[1,2,3]}},"
+		"\"runs\":{\"carve\":{\"median\":{\"effective_utilisation_pct\":42.1},"
+		"\"min\":{\"effective_utilisation_pct\":40.3},\"max\":{\"effective_utilisation_pct\":44},"
+		"\"per_seed\":[{\"effective_utilisation_pct\":40.3,\"series\":{\"t_s\":[0,1],"
+		"\"pools\":{\"p\":{\"allocation_pct\":[5,6]}}}},"
+		"{\"effective_utilisation_pct\":42.1},{\"effective_utilisation_pct\":44}]}}}");
+
+	(void)state;
+	assert_non_null(strstr(html, "42.1 %<br><span class=\"spread\">40.3\xe2\x80\x93" "44.0 %</span>"));
+	assert_non_null(strstr(html, "generated: scenario seed, 7 days, 3 seeds"));
+	assert_non_null(strstr(html, "3 seeds: each figure is the median"));
+	assert_non_null(strstr(html, "data-chart=\"pool\""));
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +483,9 @@ int main(void)
 		cmocka_unit_test(compare_with_one_side_missing),
 		cmocka_unit_test(rejects_inputs_of_neither_shape),
 		cmocka_unit_test(write_failure_is_eio),
+		cmocka_unit_test(formats_figures_for_people),
+		cmocka_unit_test(runs_shape_has_settings_models_and_best_baseline),
+		cmocka_unit_test(seeded_runs_show_median_and_spread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
