@@ -23,7 +23,8 @@
  *                  admitted pods on the device-plugin model's devices;
  *                  waitForPodsReady evicts a workload whose pods do not all
  *                  run within its timeout and requeues it after Kueue's
- *                  exponential backoff.
+ *                  exponential backoff (not when nothing can free a
+ *                  device any more: it would cycle for ever).
  *
  * exclusive and device-plugin share the rest: a ResourceQuota per
  * namespace and resource name (hard = the ClusterQueue's nominal quota of
@@ -728,6 +729,25 @@ int sim_base_complete(struct carve_sim *s, uint32_t job)
 	return 0;
 }
 
+/*
+ * kueue: whether anything can still free or take devices: a completion,
+ * an arrival or another waitForPodsReady timeout still to come.  Without
+ * one, an evicted workload would be requeued and evicted again for ever
+ * (a job holding devices that never ends): it stays pending instead.
+ */
+static bool can_change(const struct carve_sim *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nheap; i++) {
+		const struct event *e = &s->heap[i];
+
+		if (e->gen == s->jobs[e->job].gen && e->kind != EV_REQUEUE)
+			return true;
+	}
+	return false;
+}
+
 int sim_base_timeout(struct carve_sim *s, uint32_t job)
 {
 	struct sjob *jb = &s->jobs[job];
@@ -749,6 +769,8 @@ int sim_base_timeout(struct carve_sim *s, uint32_t job)
 		jb->enq = s->now;
 		jb->gen++;
 		s->gang_timeouts++;
+		if (!can_change(s))
+			return 0;
 		return sim_push(s, sim_time_add(s->now, sim_kueue_backoff(jb->nrequeue)),
 				EV_REQUEUE, job);
 	}

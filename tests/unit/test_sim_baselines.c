@@ -499,6 +499,30 @@ static void test_kueue_pods_ready_backoff(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* A gang blocked for ever: f holds one GPU of each node and never ends
+ * (its duration saturates: no completion).  Kueue admits gang (2 GPUs on
+ * one node) at 10 and evicts it at 310; nothing can free a device any
+ * more, so it is not requeued (Kueue would cycle for ever): the run ends
+ * at 310 with the gang pending. */
+static void test_kueue_blocked_for_ever(void **state)
+{
+	struct carve_manifests *m = whole(2, 2, 4);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	add(js, &(struct jdef){"f", 0, INT64_MAX, 2, "nvidia.com/gpu", 1, 0, false, "team", NULL, 0});
+	add(js, &(struct jdef){"gang", 10, 100, 1, "nvidia.com/gpu", 2, 0, false, "team", NULL, 0});
+	r = run(m, js, CARVE_SIM_KUEUE);
+	assert_int_equal((int)dget(r, "horizon_s"), 310);
+	assert_int_equal((int)dget(r, "gang_timeouts"), 1);
+	assert_int_equal((int)dget(r, "jobs.running"), 1);
+	assert_int_equal((int)dget(r, "jobs.pending"), 1);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 /* Kueue's own preemption (withinClusterQueue: LowerPriority): lo (4 GPUs,
  * 0..1000) holds the queue's whole quota; hi (priority 10, 4 GPUs, at 100)
  * makes Kueue evict lo, whose pods go; hi runs 100..200, lo again
@@ -573,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_preempt_reprieve),
 		cmocka_unit_test(test_preempt_lowest_victims),
 		cmocka_unit_test(test_kueue_pods_ready_backoff),
+		cmocka_unit_test(test_kueue_blocked_for_ever),
 		cmocka_unit_test(test_kueue_preemption),
 		cmocka_unit_test(test_determinism),
 	};
