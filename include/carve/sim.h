@@ -157,7 +157,11 @@ size_t carve_sim_jobs_left(const struct carve_sim *s);
  * (gpu_allocation_pct, effective_utilisation_pct, first_time_success_pct,
  * wait_first_gpu_s, quota, preemptions, gang_timeouts, fragmentation_pct,
  * gpu_hours_per_job, jobs, queues, series, wait_cdf, policy, seed, mode,
- * scheduler, horizon_s).  New reference, or NULL on allocation failure.
+ * scheduler, horizon_s; window, makespan_s, backlog, gpu_hours,
+ * wait_all_pods_s, mig).  Percentages, averages, waits and first-time
+ * success are measured inside the window (first arrival .. the trace's
+ * end, or the first run call's until).  New reference, or NULL on
+ * allocation failure.
  */
 json_t *carve_sim_result_json(const struct carve_sim *s);
 
