@@ -164,7 +164,11 @@ size_t carve_sim_jobs_left(const struct carve_sim *s);
  * gpu_hours_per_job, jobs, queues, series, wait_cdf, policy, seed, mode,
  * scheduler (carve_sim_sched_name()), model (one line saying what the
  * scheduler models), gang_timeout_s (the timeout a baseline used; null
- * for carve), horizon_s).  New reference, or NULL on allocation failure.
+ * for carve), horizon_s; window, makespan_s, backlog, gpu_hours,
+ * wait_all_pods_s, mig).  Percentages, averages, waits and first-time
+ * success are measured inside the window (first arrival .. the trace's
+ * end, or the first run call's until).  New reference, or NULL on
+ * allocation failure.
  */
 json_t *carve_sim_result_json(const struct carve_sim *s);
 

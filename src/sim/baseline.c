@@ -709,7 +709,7 @@ static int preempted(struct carve_sim *s, uint32_t job)
 	release_all(s, jb);
 	jb->st = SJ_PENDING;
 	jb->gen++;
-	jb->failed_first = true;
+	sim_job_failed(s, jb);
 	jb->enq = s->now;
 	s->preemptions++;
 	s->queues[jb->q].preemptions++;
@@ -765,7 +765,7 @@ int sim_base_timeout(struct carve_sim *s, uint32_t job)
 		jb->kwl = -1;
 		jb->kadmitted = false;
 		jb->nrequeue++;
-		jb->failed_first = true;
+		sim_job_failed(s, jb);
 		jb->enq = s->now;
 		jb->gen++;
 		s->gang_timeouts++;
@@ -777,7 +777,7 @@ int sim_base_timeout(struct carve_sim *s, uint32_t job)
 	if (!jb->nplaced)
 		return 0;
 	release_all(s, jb);
-	jb->failed_first = true;
+	sim_job_failed(s, jb);
 	jb->enq = s->now;
 	jb->gen++;
 	s->gang_timeouts++;

@@ -191,7 +191,7 @@ void sim_window_open(struct carve_sim *s, int64_t until)
 void sim_job_running(struct carve_sim *s, struct sjob *jb, int64_t at)
 {
 	jb->ready = at;
-	if (!jb->has_all_pods) {
+	if (!jb->has_all_pods && at <= s->now) { /* later: the caller records it then */
 		jb->all_pods = at;
 		jb->has_all_pods = true;
 	}

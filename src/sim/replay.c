@@ -1090,6 +1090,10 @@ static int carve_ready(struct carve_sim *s, uint32_t job)
 
 	if (jb->st != SJ_RUNNING || !st || st->state != CARVE_WL_ADMITTED)
 		return 0;
+	if (!jb->has_all_pods) {
+		jb->all_pods = s->now;
+		jb->has_all_pods = true;
+	}
 	return carve_hold_work(s, jb, st);
 }
 

@@ -246,9 +246,11 @@ void sim_unhold(struct carve_sim *s, struct sjob *jb);
 void sim_advance(struct carve_sim *s, int64_t t);
 int sim_snapshot(struct carve_sim *s);
 void sim_measure_frag(struct carve_sim *s);
-/* Every model calls this when all pods of jb (all admitted pods) run at
- * once: records the wait until every pod runs, the first GPU, and the
- * first attempt (multi-pod jobs).  at: when they start working. */
+/* Every model calls this when all pods of jb (all admitted pods) are
+ * placed and the job starts: records the first GPU and the first attempt
+ * (multi-pod jobs) now, and sets jb->ready = at, when they start working;
+ * the wait until every pod runs ends at at when at <= now (otherwise the
+ * caller records all_pods when at comes: carve's MIG delay). */
 void sim_job_running(struct carve_sim *s, struct sjob *jb, int64_t at);
 /* A multi-pod job's attempt failed (timed out, preempted): failed_first
  * and its time. */

@@ -263,10 +263,15 @@ static void test_timeslice_replicas_shared(void **state)
 	r = run(m, js, CARVE_SIM_DEVICE_PLUGIN);
 	assert_int_equal((int)dget(r, "horizon_s"), 200);
 	assert_int_equal((int)dget(r, "jobs.completed"), 5);
-	/* 4 replicas (1 GPU) for 100 s, then 1 replica (1/4) for 100 s */
-	NEAR(dget(r, "gpu_allocation_pct"), (100.0 + 25) / 200 * 100);
-	NEAR(dget(r, "effective_utilisation_pct"), (100.0 + 25) / 200 * 100 / 2);
+	/* The window is the trace's span, 0..100: 4 replicas (the whole GPU)
+	 * for 100 s, working half; the fifth job gets its replica at 100,
+	 * the window's end itself (a wait of 100 s, not censored), and runs
+	 * 100..200 after it. */
+	NEAR(dget(r, "gpu_allocation_pct"), 100);
+	NEAR(dget(r, "effective_utilisation_pct"), 50);
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.dev.p99"), 100);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.dev.censored"), 0);
+	assert_int_equal((int)dget(r, "makespan_s"), 200);
 	json_decref(r);
 	r = run(m, js, CARVE_SIM_EXCLUSIVE);
 	assert_int_equal((int)dget(r, "horizon_s"), 500);
@@ -341,8 +346,9 @@ static void test_quota_charged_at_creation(void **state)
 	r = run(m, js, CARVE_SIM_DEVICE_PLUGIN);
 	assert_int_equal((int)dget(r, "horizon_s"), 200);
 	assert_int_equal((int)dget(r, "jobs.completed"), 3);
-	/* h 100 + x 100 + y 100 GPU-seconds (the A100 idle): 300 of 3 x 200 */
-	NEAR(dget(r, "gpu_allocation_pct"), 50);
+	/* window 0..120 (y: 20 + 100): h 100 + x 20 + y 20 GPU-seconds
+	 * inside it (the A100 idle): 140 of 3 x 120 */
+	NEAR(dget(r, "gpu_allocation_pct"), 140.0 / 360 * 100);
 	assert_int_equal((int)dget(r, "wait_first_gpu_s.q.p99"), 90);
 	json_decref(r);
 	carve_jobs_destroy(js);
@@ -374,8 +380,9 @@ static void test_quota_per_resource(void **state)
 	assert_int_equal((int)dget(r, "horizon_s"), 200);
 	assert_int_equal((int)dget(r, "jobs.completed"), 3);
 	assert_int_equal((int)dget(r, "jobs.never_fit"), 1);
-	/* m1 1/7 and g 1 for 100 s, m2 1/7 for 100 s, over 3 GPUs x 200 s */
-	NEAR(dget(r, "gpu_allocation_pct"), (100.0 / 7 + 100 + 100.0 / 7) / 600 * 100);
+	/* window 0..100: m1 1/7 and g 1 for 100 s (m2 runs 100..200, after
+	 * it), over 3 GPUs x 100 s */
+	NEAR(dget(r, "gpu_allocation_pct"), (100.0 / 7 + 100) / 300 * 100);
 	json_decref(r);
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
@@ -437,8 +444,9 @@ static void test_preempt_lowest_victims(void **state)
 	r = run(m, js, CARVE_SIM_DEVICE_PLUGIN);
 	assert_int_equal((int)dget(r, "preemptions"), 2);
 	assert_int_equal((int)dget(r, "horizon_s"), 1200);
-	/* GPU-seconds: a 2000, b and c 100 + 1000 each, hi 200 */
-	NEAR(dget(r, "gpu_allocation_pct"), (2000.0 + 2 * 1100 + 200) / (4 * 1200.0) * 100);
+	/* window 0..1000; GPU-seconds inside it: a 2000, b and c 100 +
+	 * 800 each (restarted at 200), hi 200: all 4 GPUs busy throughout */
+	NEAR(dget(r, "gpu_allocation_pct"), (2000.0 + 2 * 900 + 200) / (4 * 1000.0) * 100);
 	json_decref(r);
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
