@@ -359,6 +359,14 @@ enum carve_fs_strategy {
  */
 int carve_adm_set_fair_strategies(struct carve_adm *a, const enum carve_fs_strategy *s, size_t n);
 
+/* Kueue feature gates the fair-sharing rules follow; both on by default,
+ * as in Kueue (pkg/features/kube_features.go). */
+enum carve_fair_gate {
+	CARVE_GATE_PREEMPT_WITHIN_NOMINAL,    /* FairSharingPreemptWithinNominal */
+	CARVE_GATE_PRIORITIZE_NON_BORROWING,  /* FairSharingPrioritizeNonBorrowing */
+};
+void carve_adm_set_fair_gate(struct carve_adm *a, enum carve_fair_gate g, bool on);
+
 size_t carve_adm_workload_count(const struct carve_adm *a);
 /* Id of a workload by key, or CARVE_ENOTFOUND. */
 int carve_adm_find_workload(const struct carve_adm *a, const char *key);

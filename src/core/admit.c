@@ -1334,6 +1334,14 @@ int carve_adm_set_fair_strategies(struct carve_adm *a, const enum carve_fs_strat
 	return 0;
 }
 
+void carve_adm_set_fair_gate(struct carve_adm *a, enum carve_fair_gate g, bool on)
+{
+	if (g == CARVE_GATE_PREEMPT_WITHIN_NOMINAL)
+		a->sched.fs_no_within_nominal = !on;
+	else if (g == CARVE_GATE_PRIORITIZE_NON_BORROWING)
+		a->sched.fs_no_non_borrowing = !on;
+}
+
 void carve_adm_set_fair_sharing(struct carve_adm *a, bool on)
 {
 	a->sched.fair_sharing = on;

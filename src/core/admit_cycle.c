@@ -94,7 +94,7 @@ static bool tour_less(const struct carve_adm *a, const struct entry *x, const st
 {
 	int c;
 
-	if (kx->borrowing != ky->borrowing)
+	if (!a->sched.fs_no_non_borrowing && kx->borrowing != ky->borrowing)
 		return !kx->borrowing;
 	if ((c = carve__share_cmp(&kx->sh, &ky->sh)))
 		return c < 0;

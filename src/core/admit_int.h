@@ -269,6 +269,8 @@ struct adm_sched {
 	 * order; none set (0) means Kueue's default, both */
 	uint8_t fs_strategy[2];
 	int nfs_strategy;
+	bool fs_no_within_nominal; /* gate FairSharingPreemptWithinNominal off */
+	bool fs_no_non_borrowing;  /* gate FairSharingPrioritizeNonBorrowing off */
 	/* Workloads whose "waiting behind the head" status may need setting at
 	 * the end of the next cycle (added, evicted, set-aside cleared, heads). */
 	uint32_t *visit;

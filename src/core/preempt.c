@@ -561,7 +561,7 @@ static void fs_first(struct fctx *f, enum carve_fs_strategy strat, const int *ne
 {
 	struct carve_adm *a = f->a;
 	int root = carve__qt_root(a, f->pnode), k;
-	bool within = true;
+	bool within = !a->sched.fs_no_within_nominal;
 
 	/* the preemptor's usage is charged: within nominal = not borrowing */
 	for (k = 0; k < nneed; k++)
