@@ -336,11 +336,13 @@ int carve_adm_evict_marked(struct carve_adm *a);
 int carve_adm_run(struct carve_adm *a, int64_t now, int max_cycles);
 
 /*
- * Fair sharing (off by default, like Kueue's): heads of one cohort are
- * admitted lowest weighted dominant resource share first, and a queue
- * below its fair share may preempt workloads of queues above theirs
- * (InCohortFairSharing), whole workloads only, so no gang is ever cut
- * below its minimum.  See docs/admission.md.
+ * Fair sharing (off by default, like Kueue's): heads of one cohort tree
+ * are ordered by Kueue's tournament of weighted dominant resource shares
+ * down the tree, and victims are chosen by its fair-sharing preemption
+ * (within nominal: InCohortReclamation; else the strategies:
+ * InCohortFairSharing), whole workloads only, so no gang is ever cut
+ * below its minimum; borrowWithinCohort plays no part.  See
+ * docs/admission.md, "Fair sharing".
  */
 void carve_adm_set_fair_sharing(struct carve_adm *a, bool on);
 bool carve_adm_fair_sharing(const struct carve_adm *a);

@@ -11,8 +11,9 @@
  * workloads once their queue no longer borrows; then every victim but the
  * last is given back when the preemptor still fits without it.  Whether
  * the preemptor may keep borrowing depends on borrowWithinCohort and on
- * whether it stays within its nominal quota.  The tree is left exactly as
- * found.
+ * whether it stays within its nominal quota.  With fair sharing on, victims
+ * come from Kueue's fair-sharing preemption instead (fair(), below).  The
+ * tree is left exactly as found.
  */
 #include <stdlib.h>
 #include <string.h>
