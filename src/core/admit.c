@@ -1329,17 +1329,17 @@ int carve_adm_set_fair_strategies(struct carve_adm *a, const enum carve_fs_strat
 	if (n == 2 && (s[0] != CARVE_FS_LE_FINAL_SHARE || s[1] != CARVE_FS_LT_INITIAL_SHARE))
 		return CARVE_EINVAL;
 	for (i = 0; i < n; i++)
-		a->sched.fs_strategy[i] = (uint8_t)s[i];
-	a->sched.nfs_strategy = (int)n;
+		a->fs.strategy[i] = (uint8_t)s[i];
+	a->fs.nstrategy = (int)n;
 	return 0;
 }
 
 void carve_adm_set_fair_gate(struct carve_adm *a, enum carve_fair_gate g, bool on)
 {
 	if (g == CARVE_GATE_PREEMPT_WITHIN_NOMINAL)
-		a->sched.fs_no_within_nominal = !on;
+		a->fs.no_within_nominal = !on;
 	else if (g == CARVE_GATE_PRIORITIZE_NON_BORROWING)
-		a->sched.fs_no_non_borrowing = !on;
+		a->fs.no_non_borrowing = !on;
 }
 
 void carve_adm_set_fair_sharing(struct carve_adm *a, bool on)

@@ -94,14 +94,14 @@ static bool tour_less(const struct carve_adm *a, const struct entry *x, const st
 {
 	int c;
 
-	if (!a->sched.fs_no_non_borrowing && kx->borrowing != ky->borrowing)
+	if (!a->fs.no_non_borrowing && kx->borrowing != ky->borrowing)
 		return !kx->borrowing;
 	if ((c = carve__share_cmp(&kx->sh, &ky->sh)))
 		return c < 0;
 	return carve__wl_queue_cmp(&a->cat.wls[x->wl], &a->cat.wls[y->wl]) < 0;
 }
 
-static int pick_fairest(struct carve_adm *a, struct entry **e, size_t i, size_t n)
+CARVE__COLD static int pick_fairest(struct carve_adm *a, struct entry **e, size_t i, size_t n)
 {
 	const struct qnode *nodes = a->qt.nodes;
 	int root = nodes[a->cat.cqs[a->cat.wls[e[i]->wl].cq].node].root, maxd = 0, win = -1;
@@ -131,13 +131,11 @@ static int pick_fairest(struct carve_adm *a, struct entry **e, size_t i, size_t 
 		int node = a->cat.cqs[a->cat.wls[e[j]->wl].cq].node, x, k = 0;
 		const struct frq *use = e[j]->as.use;
 		size_t nuse = e[j]->as.nuse;
-		bool can = carve__qt_can_charge(a, node, use, nuse);
+		bool can = carve__qt_charge_checked(a, node, use, nuse);
 		struct tkey *kk = &keys[m * (size_t)maxd];
 
 		if (nodes[node].root != root)
 			continue;
-		if (can)
-			carve__qt_charge(a, node, use, nuse, +1);
 		for (x = node; nodes[x].parent >= 0; x = nodes[x].parent, k++) {
 			if (can) {
 				kk[k].sh = carve__qt_share(a, x);

@@ -36,6 +36,14 @@
 
 #define QTY_INF INT64_MAX
 
+/* Fair sharing's own paths (off by default): kept out of line and out of
+ * the way of the classical paths' code, which they must not slow down. */
+#if defined(__GNUC__)
+#define CARVE__COLD __attribute__((cold, noinline))
+#else
+#define CARVE__COLD
+#endif
+
 struct frq {
 	int fr;
 	int64_t q;
@@ -264,13 +272,8 @@ struct adm_sched {
 	int64_t now;        /* time of the current (last) cycle */
 	bool changed;       /* something was admitted or released since the last cycle */
 	int set_aside;      /* BestEffortFIFO heads set aside in the last cycle */
-	bool fair_sharing;  /* order heads and preempt by dominant resource share */
-	/* fairSharing.preemptionStrategies (enum carve_fs_strategy), in
-	 * order; none set (0) means Kueue's default, both */
-	uint8_t fs_strategy[2];
-	int nfs_strategy;
-	bool fs_no_within_nominal; /* gate FairSharingPreemptWithinNominal off */
-	bool fs_no_non_borrowing;  /* gate FairSharingPrioritizeNonBorrowing off */
+	bool fair_sharing;  /* order heads and preempt by dominant resource share
+			     * (its settings: struct adm_fair) */
 	/* Workloads whose "waiting behind the head" status may need setting at
 	 * the end of the next cycle (added, evicted, set-aside cleared, heads). */
 	uint32_t *visit;
@@ -292,6 +295,17 @@ struct adm_scratch {
 	int nocache;
 };
 
+/* Fair sharing's settings (admit.c setters; read by preempt.c and
+ * admit_cycle.c). */
+struct adm_fair {
+	/* fairSharing.preemptionStrategies (enum carve_fs_strategy), in
+	 * order; none set (0) means Kueue's default, both */
+	uint8_t strategy[2];
+	int nstrategy;
+	bool no_within_nominal; /* gate FairSharingPreemptWithinNominal off */
+	bool no_non_borrowing;  /* gate FairSharingPrioritizeNonBorrowing off */
+};
+
 struct carve_adm {
 	struct carve_arena arena;
 	struct adm_catalog cat;
@@ -300,6 +314,7 @@ struct carve_adm {
 	struct adm_sched sched;
 	struct adm_scratch cyc;
 	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
+	struct adm_fair fs;
 };
 
 /* ---- quota.c ---- */
@@ -343,6 +358,7 @@ struct carve_share carve__qt_share(const struct carve_adm *a, int node);
 int carve__share_cmp(const struct carve_share *x, const struct carve_share *y);
 bool carve__qt_borrowing_on(const struct carve_adm *a, int node, const struct frq *use, size_t nuse);
 void carve__qt_charge(struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
+bool carve__qt_charge_checked(struct carve_adm *a, int node, const struct frq *use, size_t nuse);
 
 /* ---- admit_index.c ---- */
 int carve__idmap_find(const struct idmap *m, const char *key,

@@ -562,7 +562,7 @@ static void fs_first(struct fctx *f, enum carve_fs_strategy strat, const int *ne
 {
 	struct carve_adm *a = f->a;
 	int root = carve__qt_root(a, f->pnode), k;
-	bool within = !a->sched.fs_no_within_nominal;
+	bool within = !a->fs.no_within_nominal;
 
 	/* the preemptor's usage is charged: within nominal = not borrowing */
 	for (k = 0; k < nneed; k++)
@@ -632,7 +632,7 @@ static void fs_second(struct fctx *f)
 	}
 }
 
-static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+CARVE__COLD static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
 		const int *need, int nneed, const uint32_t *cands, size_t n, struct target *out)
 {
 	struct fctx f = {0};
@@ -656,7 +656,7 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 	f.pruned = carve_calloc(a->qt.nnodes, sizeof(*f.pruned));
 	if (!f.st || !f.byq || !f.qstart || !f.qpos || !f.onpath || !f.pruned)
 		goto out;
-	if (!carve__qt_can_charge(a, f.pnode, use, nuse))
+	if (!carve__qt_charge_checked(a, f.pnode, use, nuse))
 		goto out; /* its usage cannot even be counted */
 	/* candidates by queue, keeping their order (a counting sort) */
 	for (i = 0; i < n; i++)
@@ -669,10 +669,9 @@ static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t
 	memcpy(f.qpos, f.qstart, (ncq + 1) * sizeof(*f.qpos));
 	for (p = a->qt.nodes[f.pnode].parent; p >= 0; p = a->qt.nodes[p].parent)
 		f.onpath[p] = true;
-	carve__qt_charge(a, f.pnode, use, nuse, +1);
-	fs_first(&f, a->sched.nfs_strategy ? (enum carve_fs_strategy)a->sched.fs_strategy[0] :
+	fs_first(&f, a->fs.nstrategy ? (enum carve_fs_strategy)a->fs.strategy[0] :
 					     CARVE_FS_LE_FINAL_SHARE, need, nneed);
-	if (!f.fits && (a->sched.nfs_strategy == 0 || a->sched.nfs_strategy == 2))
+	if (!f.fits && (a->fs.nstrategy == 0 || a->fs.nstrategy == 2))
 		fs_second(&f);
 	carve__qt_charge(a, f.pnode, use, nuse, -1);
 	if (!f.fits) {

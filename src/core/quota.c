@@ -570,7 +570,7 @@ bool carve__qt_borrowing_on(const struct carve_adm *a, int node, const struct fr
 }
 
 /* Charges (sign +1) or releases (-1) use at node: the usage simulations
- * of fair sharing (every entry must pass carve__qt_can_charge first). */
+ * of fair sharing (charged by carve__qt_charge_checked first). */
 void carve__qt_charge(struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign)
 {
 	size_t i;
@@ -578,4 +578,18 @@ void carve__qt_charge(struct carve_adm *a, int node, const struct frq *use, size
 	for (i = 0; i < nuse; i++)
 		if (use[i].fr >= 0 && use[i].q)
 			carve__qt_add_usage(a, node, use[i].fr, sign * use[i].q);
+}
+
+/* Charges use at node when all of it can be (carve__qt_can_add); whether
+ * it did.  Kept apart from carve__qt_can_charge, which the classical
+ * paths inline. */
+bool carve__qt_charge_checked(struct carve_adm *a, int node, const struct frq *use, size_t nuse)
+{
+	size_t i;
+
+	for (i = 0; i < nuse; i++)
+		if (use[i].fr >= 0 && !carve__qt_can_add(a, node, use[i].fr, use[i].q))
+			return false;
+	carve__qt_charge(a, node, use, nuse, +1);
+	return true;
 }
