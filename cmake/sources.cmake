@@ -42,6 +42,7 @@ set(CARVE_IO_SOURCES
   src/io/csv.c
   src/io/load_node.c
   src/io/load_kueue.c
+  src/io/load_kueue_config.c
   src/io/load_workload.c
   src/io/load_volcano.c
   src/io/load_pod.c

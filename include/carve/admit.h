@@ -89,10 +89,15 @@ struct carve_cq_spec {
 	bool has_bwc_threshold;
 	enum carve_fungibility when_can_borrow, when_can_preempt;
 	bool preempt_over_borrow;     /* flavorFungibility.preference: PreemptionOverBorrowing */
-	int64_t fair_weight_milli;    /* 1000 = weight 1 */
+	int64_t fair_weight_milli;    /* 1000 = weight 1; 0 = the default (1);
+				       * CARVE_FAIR_WEIGHT_ZERO = weight 0 */
 	bool not_reclaimable;         /* its workloads are never reclaim victims of
 				       * other queues (Volcano reclaimable: false) */
 };
+
+/* fair_weight_milli of a queue or cohort whose fairSharing.weight is 0
+ * (0 itself means "not set": weight 1). */
+#define CARVE_FAIR_WEIGHT_ZERO (-1)
 
 /* A Cohort object: its parent and its own (shared) quota.  Cohorts named by
  * a ClusterQueue but never added exist implicitly, with no quota. */
@@ -331,13 +336,38 @@ int carve_adm_evict_marked(struct carve_adm *a);
 int carve_adm_run(struct carve_adm *a, int64_t now, int max_cycles);
 
 /*
- * Fair sharing (off by default, like Kueue's): heads of one cohort are
- * admitted lowest weighted dominant resource share first, and a queue
- * below its fair share may preempt workloads of queues above theirs
- * (InCohortFairSharing), whole workloads only, so no gang is ever cut
- * below its minimum.  See docs/admission.md.
+ * Fair sharing (off by default, like Kueue's): heads of one cohort tree
+ * are ordered by Kueue's tournament of weighted dominant resource shares
+ * down the tree, and victims are chosen by its fair-sharing preemption
+ * (within nominal: InCohortReclamation; else the strategies:
+ * InCohortFairSharing), whole workloads only, so no gang is ever cut
+ * below its minimum; borrowWithinCohort plays no part.  See
+ * docs/admission.md, "Fair sharing".
  */
 void carve_adm_set_fair_sharing(struct carve_adm *a, bool on);
+bool carve_adm_fair_sharing(const struct carve_adm *a);
+
+/* Kueue's fairSharing.preemptionStrategies (config.kueue.x-k8s.io). */
+enum carve_fs_strategy {
+	CARVE_FS_LE_FINAL_SHARE,   /* LessThanOrEqualToFinalShare (rule S2-a) */
+	CARVE_FS_LT_INITIAL_SHARE, /* LessThanInitialShare (rule S2-b) */
+};
+
+/*
+ * The fair-sharing preemption strategies, in order: one or two, a second
+ * one only LessThanInitialShare after LessThanOrEqualToFinalShare (the
+ * combinations Kueue's configuration validation accepts).  The default
+ * is both, in that order.  Returns 0, or CARVE_EINVAL (nothing changed).
+ */
+int carve_adm_set_fair_strategies(struct carve_adm *a, const enum carve_fs_strategy *s, size_t n);
+
+/* Kueue feature gates the fair-sharing rules follow; both on by default,
+ * as in Kueue (pkg/features/kube_features.go). */
+enum carve_fair_gate {
+	CARVE_GATE_PREEMPT_WITHIN_NOMINAL,    /* FairSharingPreemptWithinNominal */
+	CARVE_GATE_PRIORITIZE_NON_BORROWING,  /* FairSharingPrioritizeNonBorrowing */
+};
+void carve_adm_set_fair_gate(struct carve_adm *a, enum carve_fair_gate g, bool on);
 
 size_t carve_adm_workload_count(const struct carve_adm *a);
 /* Id of a workload by key, or CARVE_ENOTFOUND. */

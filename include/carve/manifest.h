@@ -386,6 +386,28 @@ struct carve_mf_topology {
 	struct carve_pos *level_pos;
 };
 
+/* A Kueue controller Configuration (config.kueue.x-k8s.io/v1beta1 or
+ * v1beta2, kind Configuration): the fields carve honours
+ * (docs/admission.md, "Fair sharing"); the others are accepted unread. */
+enum carve_mf_fs_strategy {
+	CARVE_MF_FS_LE_FINAL_SHARE,   /* LessThanOrEqualToFinalShare */
+	CARVE_MF_FS_LT_INITIAL_SHARE, /* LessThanInitialShare */
+};
+
+struct carve_mf_kueue_config {
+	struct carve_pos pos;         /* the document's kind */
+	bool fair_sharing;            /* fair sharing enabled (fairSharing.enable in
+				       * v1beta1; in v1beta2 a fairSharing section,
+				       * unless its enable says otherwise) */
+	size_t nstrategies;           /* fairSharing.preemptionStrategies; 0: not set
+				       * (Kueue's default: both, in order) */
+	enum carve_mf_fs_strategy strategies[2];
+	struct carve_pos strategies_pos;
+	/* featureGates carve models: -1 not set, else 0 or 1 */
+	int8_t gate_preempt_within_nominal;   /* FairSharingPreemptWithinNominal */
+	int8_t gate_prioritize_non_borrowing; /* FairSharingPrioritizeNonBorrowing */
+};
+
 /* ---- the set ---- */
 
 #define CARVE_MF_ARRAY(type, name) \
@@ -412,6 +434,7 @@ struct carve_manifests {
 	CARVE_MF_ARRAY(struct carve_mf_dpconfig, dpconfigs);
 	CARVE_MF_ARRAY(struct carve_mf_migconfig, migconfigs);
 	CARVE_MF_ARRAY(struct carve_mf_topology, topologies);
+	CARVE_MF_ARRAY(struct carve_mf_kueue_config, kueue_configs); /* at most one */
 	size_t ndocs; /* documents seen, of any kind */
 	/* Object names the API server would refuse (not DNS-1123): false (the
 	 * default, carve validate): an error at the name and the object

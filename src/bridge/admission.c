@@ -224,12 +224,49 @@ static void set_mig_wants(struct bld *b)
 		b->nomem = true;
 }
 
+/*
+ * The fair-sharing settings of a Kueue Configuration in the input (at most
+ * one; load_kueue_config.c): fairSharing.enable turns fair sharing on (the
+ * CLI's --fair-sharing turns it on as well; nothing on the command line
+ * turns it off), the strategies and the two fair-sharing feature gates
+ * are set as given.  Without a Configuration the engine keeps its
+ * defaults (off; both strategies; both gates on).
+ */
+static void apply_kueue_config(struct bld *b)
+{
+	const struct carve_mf_kueue_config *c;
+	enum carve_fs_strategy st[2];
+	size_t i;
+
+	if (!b->m->nkueue_configs)
+		return;
+	c = &b->m->kueue_configs[0];
+	if (c->fair_sharing)
+		carve_adm_set_fair_sharing(b->ad->adm, true);
+	if (c->nstrategies) {
+		for (i = 0; i < c->nstrategies && i < 2; i++)
+			st[i] = c->strategies[i] == CARVE_MF_FS_LE_FINAL_SHARE ?
+					CARVE_FS_LE_FINAL_SHARE : CARVE_FS_LT_INITIAL_SHARE;
+		if (carve_adm_set_fair_strategies(b->ad->adm, st, c->nstrategies) < 0)
+			carve_diag_error(b->diags, c->strategies_pos,
+					 "Configuration: fairSharing.preemptionStrategies: a "
+					 "combination the engine refuses");
+	}
+	if (c->gate_preempt_within_nominal >= 0)
+		carve_adm_set_fair_gate(b->ad->adm, CARVE_GATE_PREEMPT_WITHIN_NOMINAL,
+					c->gate_preempt_within_nominal);
+	if (c->gate_prioritize_non_borrowing >= 0)
+		carve_adm_set_fair_gate(b->ad->adm, CARVE_GATE_PRIORITIZE_NON_BORROWING,
+					c->gate_prioritize_non_borrowing);
+}
+
 static void build(struct bld *b)
 {
 	struct carve_error err = {0};
 	size_t i;
 	int rc;
 
+	apply_kueue_config(b);
 	br_add_flavors(b);
 	br_add_cohorts(b);
 	br_add_cqs(b);

@@ -198,7 +198,9 @@ void br_add_cohorts(struct bld *b)
 		s.parent = cut[i] ? NULL : c->parent;
 		s.ngroups = c->ngroups;
 		s.groups = conv_groups(b, &c->meta, c->ngroups, c->groups);
-		s.fair_weight_milli = c->fair_weight_milli;
+		/* a weight of 0 is a weight (an infinite share when borrowing) */
+		s.fair_weight_milli = c->fair_weight_milli ? c->fair_weight_milli
+							   : CARVE_FAIR_WEIGHT_ZERO;
 		if (b->nomem)
 			return;
 		rc = carve_adm_add_cohort(b->ad->adm, &s, &err);
@@ -234,7 +236,8 @@ void br_add_cqs(struct bld *b)
 		s.when_can_borrow = q->when_can_borrow;
 		s.when_can_preempt = q->when_can_preempt;
 		s.preempt_over_borrow = q->preempt_over_borrow;
-		s.fair_weight_milli = q->fair_weight_milli;
+		s.fair_weight_milli = q->fair_weight_milli ? q->fair_weight_milli
+							   : CARVE_FAIR_WEIGHT_ZERO;
 		if (b->nomem)
 			return;
 		rc = carve_adm_add_cq(b->ad->adm, &s, &err);

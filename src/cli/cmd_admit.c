@@ -43,7 +43,8 @@ static void usage(FILE *out)
 		"  -c, --cycles N     run exactly N scheduling cycles (1..%d); default: run\n"
 		"                     until a cycle decides nothing (at most %d cycles)\n"
 		"      --fair-sharing order heads and preempt by weighted dominant resource\n"
-		"                     share within cohorts (docs/admission.md)\n"
+		"                     share within cohorts (docs/admission.md); a Kueue\n"
+		"                     Configuration in the input can turn it on too\n"
 		"      --policy NAME  placement policy when the input has nodes (default\n"
 		"                     binpack): a workload is admitted only when all its\n"
 		"                     pods get a node and devices\n"
@@ -166,7 +167,8 @@ static int admit(const char *const *paths, size_t npaths, bool table, int cycles
 		rc = CARVE_EXIT_FAIL;
 		goto out;
 	}
-	carve_adm_set_fair_sharing(ad->adm, fair_sharing);
+	if (fair_sharing) /* on; without the flag a Kueue Configuration in the input decides */
+		carve_adm_set_fair_sharing(ad->adm, true);
 	if (run_cycles(ad, cycles) || (table ? carve_admission_print_table(ad, stdout)
 					     : print_json(ad))) {
 		fprintf(stderr, "carve admit: out of memory\n");

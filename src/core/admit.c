@@ -383,7 +383,7 @@ int carve_adm_add_cohort(struct carve_adm *a, const struct carve_cohort_spec *s,
 	n->parent_name = ADUP(a, s->parent);
 	n->groups = dup_groups(a, s->groups, s->ngroups, &oom);
 	n->ngroups = s->ngroups;
-	n->fair_weight_milli = s->fair_weight_milli > 0 ? s->fair_weight_milli : 1000;
+	n->fair_weight_milli = carve__fair_weight(s->fair_weight_milli);
 	if (oom || (s->parent && !n->parent_name)) {
 		a->qt.nnodes--;
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
@@ -420,7 +420,7 @@ int carve_adm_add_cq(struct carve_adm *a, const struct carve_cq_spec *s, struct 
 	a->qt.nodes[id].cq = (int)a->cat.ncqs;
 	a->qt.nodes[id].groups = (struct carve_rgroup_spec *)q->spec.groups;
 	a->qt.nodes[id].ngroups = s->ngroups;
-	a->qt.nodes[id].fair_weight_milli = s->fair_weight_milli > 0 ? s->fair_weight_milli : 1000;
+	a->qt.nodes[id].fair_weight_milli = carve__fair_weight(s->fair_weight_milli);
 	if (oom || (s->cohort && !q->spec.cohort)) {
 		a->qt.nnodes--;
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
@@ -1310,6 +1310,36 @@ int carve_adm_finish(struct carve_adm *a, uint32_t id)
 	w->psr = NULL;
 	a->sched.changed = true;
 	return 0;
+}
+
+bool carve_adm_fair_sharing(const struct carve_adm *a)
+{
+	return a->sched.fair_sharing;
+}
+
+int carve_adm_set_fair_strategies(struct carve_adm *a, const enum carve_fs_strategy *s, size_t n)
+{
+	size_t i;
+
+	if (n < 1 || n > 2)
+		return CARVE_EINVAL;
+	for (i = 0; i < n; i++)
+		if (s[i] != CARVE_FS_LE_FINAL_SHARE && s[i] != CARVE_FS_LT_INITIAL_SHARE)
+			return CARVE_EINVAL;
+	if (n == 2 && (s[0] != CARVE_FS_LE_FINAL_SHARE || s[1] != CARVE_FS_LT_INITIAL_SHARE))
+		return CARVE_EINVAL;
+	for (i = 0; i < n; i++)
+		a->fs.strategy[i] = (uint8_t)s[i];
+	a->fs.nstrategy = (int)n;
+	return 0;
+}
+
+void carve_adm_set_fair_gate(struct carve_adm *a, enum carve_fair_gate g, bool on)
+{
+	if (g == CARVE_GATE_PREEMPT_WITHIN_NOMINAL)
+		a->fs.no_within_nominal = !on;
+	else if (g == CARVE_GATE_PRIORITIZE_NON_BORROWING)
+		a->fs.no_non_borrowing = !on;
 }
 
 void carve_adm_set_fair_sharing(struct carve_adm *a, bool on)

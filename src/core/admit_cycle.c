@@ -8,7 +8,8 @@
  *                 victims (or a partial admission), all against the state
  *                 at the start of the cycle;
  *   3. order      lower borrowing level first, then queue order (fair
- *                 sharing: lowest share first, refined as usage moves);
+ *                 sharing: Kueue's tournament down the cohort tree,
+ *                 rerun as usage moves);
  *   4. admit or preempt, head by head: one still fitting (its victims and
  *                 every victim marked earlier removed) is admitted (placed
  *                 as one gang with a placer) or has its victims marked, and
@@ -70,28 +71,133 @@ static void sort_entries(struct entry **e, size_t n, const struct carve_adm *a)
 	eord = NULL;
 }
 
-/* Moves to position i the entry among i..n-1 whose queue would have the
- * lowest dominant resource share with its request; ties keep the order. */
-static void pick_fairest(const struct carve_adm *a, struct entry **e, size_t i, size_t n)
+/*
+ * Fair-sharing admission order, Kueue's tournament
+ * (pkg/scheduler/fair_sharing_iterator.go, runTournament and
+ * entryComparer): moves to position i the next head to process.  The
+ * heads of the cohort tree of e[i]'s queue compete (a queue without a
+ * cohort's head is simply next): at each cohort, bottom up, the nominees
+ * of its children (a queue's head, or a child cohort's winner) are
+ * compared by the child's share with the nominee's usage added at its
+ * queue: first a child not borrowing on a (flavor, resource) the nominee
+ * requests (default-on gate FairSharingPrioritizeNonBorrowing), then the
+ * lower share, then queue order (higher priority, older).  Shares are
+ * recomputed at every call, as usage moves.  Returns 0 or CARVE_ENOMEM.
+ */
+struct tkey {
+	struct carve_share sh;
+	bool borrowing;
+};
+
+static bool tour_less(const struct carve_adm *a, const struct entry *x, const struct tkey *kx,
+		      const struct entry *y, const struct tkey *ky)
 {
-	size_t best = i, j;
-	int64_t bs = INT64_MAX;
+	int c;
 
+	if (!a->fs.no_non_borrowing && kx->borrowing != ky->borrowing)
+		return !kx->borrowing;
+	if ((c = carve__share_cmp(&kx->sh, &ky->sh)))
+		return c < 0;
+	return carve__wl_queue_cmp(&a->cat.wls[x->wl], &a->cat.wls[y->wl]) < 0;
+}
+
+CARVE__COLD static int pick_fairest(struct carve_adm *a, struct entry **e, size_t i, size_t n)
+{
+	const struct qnode *nodes = a->qt.nodes;
+	int root = nodes[a->cat.cqs[a->cat.wls[e[i]->wl].cq].node].root, maxd = 0, win = -1;
+	size_t j, m = 0, alive;
+	size_t *idx;
+	int *rep;
+	struct tkey *keys;
+
+	if (nodes[a->cat.cqs[a->cat.wls[e[i]->wl].cq].node].parent < 0)
+		return 0;
 	for (j = i; j < n; j++) {
-		const struct wl *w = &a->cat.wls[e[j]->wl];
-		int64_t s = carve__qt_drs(a, a->cat.cqs[w->cq].node, e[j]->as.use, e[j]->as.nuse, +1);
+		int node = a->cat.cqs[a->cat.wls[e[j]->wl].cq].node;
 
-		if (s < bs) {
-			bs = s;
-			best = j;
-		}
+		if (nodes[node].root == root && nodes[node].depth > maxd)
+			maxd = nodes[node].depth;
 	}
-	if (best != i) {
-		struct entry *x = e[best];
+	idx = carve_malloc((n - i) * sizeof(*idx));
+	rep = carve_malloc((n - i) * sizeof(*rep));
+	keys = carve_malloc((n - i) * (size_t)maxd * sizeof(*keys));
+	if (!idx || !rep || !keys) {
+		carve_free(idx);
+		carve_free(rep);
+		carve_free(keys);
+		return CARVE_ENOMEM;
+	}
+	for (j = i; j < n; j++) {
+		int node = a->cat.cqs[a->cat.wls[e[j]->wl].cq].node, x, k = 0;
+		const struct frq *use = e[j]->as.use;
+		size_t nuse = e[j]->as.nuse;
+		bool can = carve__qt_charge_checked(a, node, use, nuse);
+		struct tkey *kk = &keys[m * (size_t)maxd];
 
-		memmove(&e[i + 1], &e[i], (best - i) * sizeof(*e));
+		if (nodes[node].root != root)
+			continue;
+		for (x = node; nodes[x].parent >= 0; x = nodes[x].parent, k++) {
+			if (can) {
+				kk[k].sh = carve__qt_share(a, x);
+				kk[k].borrowing = carve__qt_borrowing_on(a, x, use, nuse);
+			} else { /* its usage cannot even be counted: last */
+				kk[k].sh = (struct carve_share){INT64_MAX, 1e300, true};
+				kk[k].borrowing = true;
+			}
+		}
+		if (can)
+			carve__qt_charge(a, node, use, nuse, -1);
+		idx[m] = j;
+		rep[m++] = node;
+	}
+	/* Bottom up: the deepest nominee's parent cohort decides among its
+	 * children's nominees (all at that depth then). */
+	for (alive = m; alive > 1;) {
+		size_t d = 0, l;
+		int c, best = -1;
+		const struct tkey *kb = NULL;
+
+		for (l = 0; l < m; l++)
+			if (rep[l] >= 0 && nodes[rep[l]].depth > (int)d)
+				d = (size_t)nodes[rep[l]].depth;
+		for (l = 0; l < m && !(rep[l] >= 0 && nodes[rep[l]].depth == (int)d); l++)
+			;
+		c = nodes[rep[l]].parent;
+		for (l = 0; l < m; l++) {
+			const struct tkey *kl;
+
+			if (rep[l] < 0 || nodes[rep[l]].parent != c)
+				continue;
+			kl = &keys[l * (size_t)maxd +
+				   (size_t)(nodes[a->cat.cqs[a->cat.wls[e[idx[l]]->wl].cq].node].depth -
+					    nodes[rep[l]].depth)];
+			if (best < 0 || tour_less(a, e[idx[l]], kl, e[idx[best]], kb)) {
+				if (best >= 0) {
+					rep[best] = -1;
+					alive--;
+				}
+				best = (int)l;
+				kb = kl;
+			} else {
+				rep[l] = -1;
+				alive--;
+			}
+		}
+		rep[best] = c;
+	}
+	for (j = 0; j < m; j++)
+		if (rep[j] >= 0)
+			win = (int)idx[j];
+	if (win > (int)i) {
+		struct entry *x = e[win];
+
+		memmove(&e[i + 1], &e[i], ((size_t)win - i) * sizeof(*e));
 		e[i] = x;
 	}
+	carve_free(idx);
+	carve_free(rep);
+	carve_free(keys);
+	return 0;
 }
 
 /* The head of queue q: its first pending workload in queue order, skipping
@@ -803,9 +909,8 @@ static int issue_preemptions(struct carve_adm *a, struct cycle *cy, struct entry
 }
 
 /*
- * Phase 4, admit or preempt: entries in order (with fair sharing, the one
- * whose queue would have the lowest share after admitting it goes next,
- * recomputed as usage moves).  A head still fitting is admitted or has
+ * Phase 4, admit or preempt: entries in order (with fair sharing, the
+ * winner of pick_fairest's tournament goes next, rerun as usage moves).  A head still fitting is admitted or has
  * its victims marked, and its usage counts for the heads after it; one
  * that no longer fits is SkippedInCycle.
  */
@@ -818,8 +923,8 @@ static int process_entries(struct carve_adm *a, struct cycle *cy)
 		bool for_nodes = false;
 		int rc;
 
-		if (a->sched.fair_sharing)
-			pick_fairest(a, cy->ord, i, cy->nents);
+		if (a->sched.fair_sharing && (rc = pick_fairest(a, cy->ord, i, cy->nents)))
+			return rc;
 		e = cy->ord[i];
 		if ((rc = entry_blocked(a, e)))
 			goto next;

@@ -36,6 +36,14 @@
 
 #define QTY_INF INT64_MAX
 
+/* Fair sharing's own paths (off by default): kept out of line and out of
+ * the way of the classical paths' code, which they must not slow down. */
+#if defined(__GNUC__)
+#define CARVE__COLD __attribute__((cold, noinline))
+#else
+#define CARVE__COLD
+#endif
+
 struct frq {
 	int fr;
 	int64_t q;
@@ -264,7 +272,8 @@ struct adm_sched {
 	int64_t now;        /* time of the current (last) cycle */
 	bool changed;       /* something was admitted or released since the last cycle */
 	int set_aside;      /* BestEffortFIFO heads set aside in the last cycle */
-	bool fair_sharing;  /* order heads and preempt by dominant resource share */
+	bool fair_sharing;  /* order heads and preempt by dominant resource share
+			     * (its settings: struct adm_fair) */
 	/* Workloads whose "waiting behind the head" status may need setting at
 	 * the end of the next cycle (added, evicted, set-aside cleared, heads). */
 	uint32_t *visit;
@@ -286,6 +295,17 @@ struct adm_scratch {
 	int nocache;
 };
 
+/* Fair sharing's settings (admit.c setters; read by preempt.c and
+ * admit_cycle.c). */
+struct adm_fair {
+	/* fairSharing.preemptionStrategies (enum carve_fs_strategy), in
+	 * order; none set (0) means Kueue's default, both */
+	uint8_t strategy[2];
+	int nstrategy;
+	bool no_within_nominal; /* gate FairSharingPreemptWithinNominal off */
+	bool no_non_borrowing;  /* gate FairSharingPrioritizeNonBorrowing off */
+};
+
 struct carve_adm {
 	struct carve_arena arena;
 	struct adm_catalog cat;
@@ -294,9 +314,16 @@ struct carve_adm {
 	struct adm_sched sched;
 	struct adm_scratch cyc;
 	struct carve_wl_status st_oom; /* the view when a workload's could not be allocated */
+	struct adm_fair fs;
 };
 
 /* ---- quota.c ---- */
+/* A spec's fair_weight_milli as the node keeps it: 0 (unset) is weight 1,
+ * CARVE_FAIR_WEIGHT_ZERO is 0. */
+static inline int64_t carve__fair_weight(int64_t spec)
+{
+	return spec > 0 ? spec : spec == CARVE_FAIR_WEIGHT_ZERO ? 0 : 1000;
+}
 int carve__qt_finalize(struct carve_adm *a, struct carve_error *err);
 int carve__fr_id(const struct carve_adm *a, int flavor, int res);
 int64_t carve__qt_guaranteed(const struct carve_adm *a, int node, int fr);
@@ -319,8 +346,19 @@ bool carve__qt_can_charge(const struct carve_adm *a, int node, const struct frq 
 int64_t carve__qt_headroom(const struct carve_adm *a, int node, int fr);
 int carve__qt_root(const struct carve_adm *a, int node);
 bool carve__qt_fits(const struct carve_adm *a, int node, const struct frq *use, size_t n);
-/* Weighted dominant resource share with use added (sign +1) or removed (-1). */
-int64_t carve__qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
+/* Fair-sharing share of a node at its current usage (quota.c): value is
+ * the weighted dominant resource share in thousandths rounded up
+ * (INT64_MAX: weight 0 and borrowing), ratio the unweighted one. */
+struct carve_share {
+	int64_t value;
+	double ratio;
+	bool borrowing;   /* uses more than its subtree quota of something */
+};
+struct carve_share carve__qt_share(const struct carve_adm *a, int node);
+int carve__share_cmp(const struct carve_share *x, const struct carve_share *y);
+bool carve__qt_borrowing_on(const struct carve_adm *a, int node, const struct frq *use, size_t nuse);
+void carve__qt_charge(struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign);
+bool carve__qt_charge_checked(struct carve_adm *a, int node, const struct frq *use, size_t nuse);
 
 /* ---- admit_index.c ---- */
 int carve__idmap_find(const struct idmap *m, const char *key,

@@ -11,8 +11,9 @@
  * workloads once their queue no longer borrows; then every victim but the
  * last is given back when the preemptor still fits without it.  Whether
  * the preemptor may keep borrowing depends on borrowWithinCohort and on
- * whether it stays within its nominal quota.  The tree is left exactly as
- * found.
+ * whether it stays within its nominal quota.  With fair sharing on, victims
+ * come from Kueue's fair-sharing preemption instead (fair(), below).  The
+ * tree is left exactly as found.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -407,115 +408,286 @@ static int fill_back(struct carve_adm *a, struct wl *w, const struct frq *use, s
 	return (int)n;
 }
 
-/* Share of the queue of candidate i's workload, -1 when nothing is left to take there. */
-static int64_t cand_cq_share(struct carve_adm *a, const uint32_t *cands, size_t n,
-			     const bool *gone, int cq)
-{
-	size_t i;
+/*
+ * Fair-sharing preemption, as Kueue's fair preemption does it
+ * (pkg/scheduler/preemption/fair_strategy.go, fairsharing/ordering.go,
+ * fairsharing/least_common_ancestor.go, fairsharing/strategy.go):
+ *
+ *   - The preemptor's usage is charged to the tree while shares are
+ *     computed (not while fits are tested).
+ *   - Target queues come from a walk down the cohort tree (fs_next): at
+ *     each cohort the child with the highest share, a cohort winning ties
+ *     against a queue; a queue with share 0 (other than the preemptor's)
+ *     or no candidates left, and a cohort with share 0 off the
+ *     preemptor's path, are pruned.
+ *   - From the preemptor's own queue a workload is taken in candidate
+ *     order (InClusterQueue).  When the preemptor's queue stays within its
+ *     nominal quota of every resource needing preemption (default-on gate
+ *     FairSharingPreemptWithinNominal), a workload of another queue is
+ *     taken without a share test (InCohortReclamation).  Otherwise the
+ *     shares compared are those of the two "almost least common
+ *     ancestors": the preemptor's and the target's ancestors just below
+ *     their lowest common cohort.  The first strategy decides workload by
+ *     workload (LessThanOrEqualToFinalShare: preemptor's share after
+ *     admission <= the target's after losing it; LessThanInitialShare:
+ *     < the target's before); one taken, the walk starts again; one
+ *     refused is kept for the second strategy, which takes at most the
+ *     first such workload of each queue when the preemptor's share is
+ *     below the target's (InCohortFairSharing).
+ *   - Victims are taken until the preemptor fits (borrowing allowed),
+ *     then those not needed are given back (fill_back).
+ * borrowWithinCohort plays no part.
+ */
+enum { FS_AVAIL, FS_TAKEN, FS_RETRY, FS_DONE };
 
-	for (i = 0; i < n; i++)
-		if (!gone[i] && a->cat.wls[cands[i]].cq == cq)
-			return carve__qt_drs(a, a->cat.cqs[cq].node, NULL, 0, +1);
-	return -1;
+struct fctx {
+	struct carve_adm *a;
+	struct wl *w;
+	const struct frq *use;
+	size_t nuse;
+	int pnode;            /* the preemptor's queue node */
+	const uint32_t *cands;
+	size_t n;
+	uint8_t *st;          /* per candidate: FS_* */
+	uint8_t want;         /* the state the current pass takes from */
+	int *byq;             /* candidate indices grouped by queue, in candidate order */
+	int *qstart, *qpos;   /* per queue: its part of byq, and the next one to look at */
+	bool *onpath;         /* per node: an ancestor of the preemptor's queue */
+	bool *pruned;         /* per node */
+	struct target *out;
+	size_t nt;
+	bool fits;
+};
+
+/* The queue's next candidate for this pass, or -1 (pos left on it). */
+static int fs_peek(struct fctx *f, int cq)
+{
+	while (f->qpos[cq] < f->qstart[cq + 1] && f->st[f->byq[f->qpos[cq]]] != f->want)
+		f->qpos[cq]++;
+	return f->qpos[cq] < f->qstart[cq + 1] ? f->byq[f->qpos[cq]] : -1;
 }
 
-/*
- * Fair-sharing preemption (Kueue's fairPreemptions with its default
- * strategies).  Queues are visited highest dominant share first.  From
- * another queue a workload is taken when the preemptor's share after
- * admission would not exceed that queue's share after losing it (or the
- * victim is below the borrowWithinCohort threshold); what fails that rule
- * may still go in a second pass when the preemptor's share stays below the
- * queue's current share.  Its own queue's workloads go in candidate order.
- */
-static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
-		const int *need, int nneed, const uint32_t *cands, size_t n,
-		const int32_t *below_prio, struct target *out)
+static int fs_pop(struct fctx *f, int cq)
 {
-	bool *gone = carve_calloc(n ? n : 1, sizeof(*gone));
-	bool *retry = carve_calloc(n ? n : 1, sizeof(*retry));
-	int pnode = a->cat.cqs[w->cq].node;
-	int64_t pshare = carve__qt_drs(a, pnode, use, nuse, +1);
-	size_t nt = 0, i;
-	bool fits = false;
+	int i = fs_peek(f, cq);
 
-	if (!gone || !retry)
-		goto out;
-	while (!fits) {
-		int best_cq = -1;
-		int64_t best = -1;
-		bool took = false;
+	if (i >= 0)
+		f->qpos[cq]++;
+	return i;
+}
 
-		for (i = 0; i < n; i++) {
-			int cq = a->cat.wls[cands[i]].cq;
-			int64_t sh;
+/* Kueue's TargetClusterQueueOrdering.nextTarget below cohort node c: a
+ * queue id, or -1 when this step only pruned. */
+static int fs_next(struct fctx *f, int c)
+{
+	struct carve_adm *a = f->a;
+	struct carve_share sq = {0, 0.0, false}, sc = {0, 0.0, false};
+	int best_q = -1, best_c = -1;
+	size_t i;
 
-			if (gone[i] || retry[i])
-				continue;
-			sh = cand_cq_share(a, cands, n, gone, cq);
-			if (sh > best) {
-				best = sh;
-				best_cq = cq;
+	for (i = 0; i < a->qt.nnodes; i++) {
+		const struct qnode *n = &a->qt.nodes[i];
+		struct carve_share sh;
+
+		if (n->parent != c || f->pruned[i])
+			continue;
+		sh = carve__qt_share(a, (int)i);
+		if (n->is_cq) {
+			if ((sh.value == 0 && (int)i != f->pnode) || fs_peek(f, n->cq) < 0)
+				f->pruned[i] = true;
+			else if (best_q < 0 || carve__share_cmp(&sh, &sq) >= 0) {
+				sq = sh;
+				best_q = n->cq;
 			}
-		}
-		if (best_cq < 0)
-			break;
-		for (i = 0; i < n && !took; i++) {
-			struct wl *v = &a->cat.wls[cands[i]];
-			bool below;
-
-			if (gone[i] || retry[i] || v->cq != best_cq)
-				continue;
-			if (best_cq == w->cq) {
-				out[nt].reason = CARVE_PREEMPT_IN_CQ;
-			} else {
-				below = below_prio && v->spec.priority < *below_prio;
-				if (!below && pshare > carve__qt_drs(a, a->cat.cqs[v->cq].node, v->adm.use,
-							       v->adm.nuse, -1)) {
-					retry[i] = true;
-					continue;
-				}
-				out[nt].reason = below ? CARVE_PREEMPT_RECLAIM_WHILE_BORROWING :
-							 CARVE_PREEMPT_FAIR_SHARING;
+		} else {
+			if (sh.value == 0 && !f->onpath[i])
+				f->pruned[i] = true;
+			else if (best_c < 0 || carve__share_cmp(&sh, &sc) >= 0) {
+				sc = sh;
+				best_c = (int)i;
 			}
-			carve__wl_charge(a, v, -1);
-			gone[i] = true;
-			out[nt++].wl = cands[i];
-			took = true;
-			fits = wl_fits(a, w, use, nuse, true);
-			pshare = carve__qt_drs(a, pnode, use, nuse, +1);
-			if (best_cq != w->cq && !cq_borrowing(a, best_cq, need, nneed))
-				for (size_t j = 0; j < n; j++)
-					if (a->cat.wls[cands[j]].cq == best_cq && !gone[j])
-						retry[j] = true;
 		}
 	}
-	/* Second strategy: the preemptor's share stays below the queue's. */
-	for (i = 0; i < n && !fits; i++) {
-		struct wl *v = &a->cat.wls[cands[i]];
+	if (best_q < 0 && best_c < 0) {
+		f->pruned[c] = true;
+		return -1;
+	}
+	if (best_c >= 0 && (best_q < 0 || carve__share_cmp(&sc, &sq) >= 0))
+		return fs_next(f, best_c);
+	return best_q;
+}
 
-		if (gone[i] || !retry[i] || v->cq == w->cq ||
-		    !cq_borrowing(a, v->cq, need, nneed))
+/* The preemptor's and queue cq's ancestors just below their lowest common
+ * cohort (each may be the queue itself). */
+static void fs_almost_lca(const struct fctx *f, int cq, int *pa, int *ta)
+{
+	const struct qnode *nodes = f->a->qt.nodes;
+	int prev = f->a->cat.cqs[cq].node, cur = nodes[prev].parent, p = f->pnode;
+
+	while (cur >= 0 && !f->onpath[cur]) {
+		prev = cur;
+		cur = nodes[cur].parent;
+	}
+	*ta = prev;
+	while (nodes[p].parent >= 0 && nodes[p].parent != cur)
+		p = nodes[p].parent;
+	*pa = p;
+}
+
+/* Takes candidate i as a victim and tests whether the preemptor fits now
+ * (its own usage left out of the tree for the test). */
+static void fs_take(struct fctx *f, int i, enum carve_preempt_reason reason)
+{
+	struct wl *v = &f->a->cat.wls[f->cands[i]];
+
+	carve__wl_charge(f->a, v, -1);
+	f->st[i] = FS_TAKEN;
+	f->out[f->nt].wl = f->cands[i];
+	f->out[f->nt++].reason = reason;
+	carve__qt_charge(f->a, f->pnode, f->use, f->nuse, -1);
+	f->fits = wl_fits(f->a, f->w, f->use, f->nuse, true);
+	carve__qt_charge(f->a, f->pnode, f->use, f->nuse, +1);
+}
+
+static bool fs_passes(enum carve_fs_strategy s, const struct carve_share *pnew,
+		      const struct carve_share *told, const struct carve_share *tnew)
+{
+	if (s == CARVE_FS_LE_FINAL_SHARE)
+		return carve__share_cmp(pnew, tnew) <= 0;
+	return carve__share_cmp(pnew, told) < 0;
+}
+
+/* The first strategy (Kueue's iterateWithFirstFsStrategy). */
+static void fs_first(struct fctx *f, enum carve_fs_strategy strat, const int *need, int nneed)
+{
+	struct carve_adm *a = f->a;
+	int root = carve__qt_root(a, f->pnode), k;
+	bool within = !a->fs.no_within_nominal;
+
+	/* the preemptor's usage is charged: within nominal = not borrowing */
+	for (k = 0; k < nneed; k++)
+		if (need[k] >= 0 && carve__qt_borrowing(a, f->pnode, need[k]))
+			within = false;
+	while (!f->fits && !f->pruned[root]) {
+		int t = fs_next(f, root), pa, ta, i;
+		struct carve_share pnew, told;
+
+		if (t < 0)
 			continue;
-		if (pshare >= carve__qt_drs(a, a->cat.cqs[v->cq].node, NULL, 0, +1))
+		if (t == f->w->cq) {
+			fs_take(f, fs_pop(f, t), CARVE_PREEMPT_IN_CQ);
 			continue;
-		carve__wl_charge(a, v, -1);
-		gone[i] = true;
-		out[nt].wl = cands[i];
-		out[nt++].reason = CARVE_PREEMPT_FAIR_SHARING;
-		fits = wl_fits(a, w, use, nuse, true);
+		}
+		if (within) {
+			fs_take(f, fs_pop(f, t), CARVE_PREEMPT_RECLAIM);
+			continue;
+		}
+		fs_almost_lca(f, t, &pa, &ta);
+		pnew = carve__qt_share(a, pa);
+		told = carve__qt_share(a, ta);
+		while ((i = fs_pop(f, t)) >= 0) {
+			struct wl *v = &a->cat.wls[f->cands[i]];
+			struct carve_share tnew;
+
+			carve__wl_charge(a, v, -1);
+			tnew = carve__qt_share(a, ta);
+			carve__wl_charge(a, v, +1);
+			if (fs_passes(strat, &pnew, &told, &tnew)) {
+				fs_take(f, i, CARVE_PREEMPT_FAIR_SHARING);
+				break; /* the shares moved: walk again */
+			}
+			f->st[i] = FS_RETRY;
+		}
+	}
+}
+
+/* The second strategy, LessThanInitialShare, over the workloads the first
+ * refused: at most the first of each queue (Kueue's
+ * iterateWithSecondFsStrategy). */
+static void fs_second(struct fctx *f)
+{
+	struct carve_adm *a = f->a;
+	int root = carve__qt_root(a, f->pnode);
+	size_t q;
+
+	memset(f->pruned, 0, a->qt.nnodes * sizeof(*f->pruned));
+	for (q = 0; q < a->cat.ncqs; q++)
+		f->qpos[q] = f->qstart[q];
+	f->want = FS_RETRY;
+	while (!f->fits && !f->pruned[root]) {
+		int t = fs_next(f, root), pa, ta, i;
+		struct carve_share pnew, told;
+
+		if (t < 0)
+			continue;
+		fs_almost_lca(f, t, &pa, &ta);
+		pnew = carve__qt_share(a, pa);
+		told = carve__qt_share(a, ta);
+		i = fs_pop(f, t);
+		if (carve__share_cmp(&pnew, &told) < 0)
+			fs_take(f, i, CARVE_PREEMPT_FAIR_SHARING);
+		else
+			f->st[i] = FS_DONE;
+		f->pruned[a->cat.cqs[t].node] = true;
+	}
+}
+
+CARVE__COLD static int fair(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
+		const int *need, int nneed, const uint32_t *cands, size_t n, struct target *out)
+{
+	struct fctx f = {0};
+	size_t i, ncq = a->cat.ncqs;
+	int p, rc = 0;
+
+	f.a = a;
+	f.w = w;
+	f.use = use;
+	f.nuse = nuse;
+	f.pnode = a->cat.cqs[w->cq].node;
+	f.cands = cands;
+	f.n = n;
+	f.out = out;
+	f.want = FS_AVAIL;
+	f.st = carve_calloc(n ? n : 1, sizeof(*f.st));
+	f.byq = carve_calloc(n ? n : 1, sizeof(*f.byq));
+	f.qstart = carve_calloc(ncq + 1, sizeof(*f.qstart));
+	f.qpos = carve_calloc(ncq + 1, sizeof(*f.qpos));
+	f.onpath = carve_calloc(a->qt.nnodes, sizeof(*f.onpath));
+	f.pruned = carve_calloc(a->qt.nnodes, sizeof(*f.pruned));
+	if (!f.st || !f.byq || !f.qstart || !f.qpos || !f.onpath || !f.pruned)
+		goto out;
+	if (!carve__qt_charge_checked(a, f.pnode, use, nuse))
+		goto out; /* its usage cannot even be counted */
+	/* candidates by queue, keeping their order (a counting sort) */
+	for (i = 0; i < n; i++)
+		f.qstart[a->cat.wls[cands[i]].cq + 1]++;
+	for (i = 0; i < ncq; i++)
+		f.qstart[i + 1] += f.qstart[i];
+	memcpy(f.qpos, f.qstart, (ncq + 1) * sizeof(*f.qpos));
+	for (i = 0; i < n; i++)
+		f.byq[f.qpos[a->cat.wls[cands[i]].cq]++] = (int)i;
+	memcpy(f.qpos, f.qstart, (ncq + 1) * sizeof(*f.qpos));
+	for (p = a->qt.nodes[f.pnode].parent; p >= 0; p = a->qt.nodes[p].parent)
+		f.onpath[p] = true;
+	fs_first(&f, a->fs.nstrategy ? (enum carve_fs_strategy)a->fs.strategy[0] :
+					     CARVE_FS_LE_FINAL_SHARE, need, nneed);
+	if (!f.fits && (a->fs.nstrategy == 0 || a->fs.nstrategy == 2))
+		fs_second(&f);
+	carve__qt_charge(a, f.pnode, use, nuse, -1);
+	if (!f.fits) {
+		for (i = 0; i < f.nt; i++)
+			carve__wl_charge(a, &a->cat.wls[out[i].wl], +1);
+	} else {
+		rc = fill_back(a, w, use, nuse, out, f.nt, true);
 	}
 out:
-	if (!fits) {
-		for (i = 0; i < nt; i++)
-			carve__wl_charge(a, &a->cat.wls[out[i].wl], +1);
-		nt = 0;
-	} else {
-		nt = (size_t)fill_back(a, w, use, nuse, out, nt, true);
-	}
-	carve_free(gone);
-	carve_free(retry);
-	return (int)nt;
+	carve_free(f.st);
+	carve_free(f.byq);
+	carve_free(f.qstart);
+	carve_free(f.qpos);
+	carve_free(f.onpath);
+	carve_free(f.pruned);
+	return rc;
 }
 
 int carve__preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *use, size_t nuse,
@@ -555,14 +727,10 @@ int carve__preempt_targets(struct carve_adm *a, struct wl *w, const struct frq *
 		goto out;
 	}
 	if (a->sched.fair_sharing) {
-		int32_t thr = w->spec.priority;
-
-		if (q->spec.has_bwc_threshold && q->spec.bwc_max_priority < thr)
-			thr = q->spec.bwc_max_priority + 1;
+		/* the strategies alone: borrowWithinCohort plays no part */
 		for (i = 0; i < n; i++)
 			cands[i] = lz_id(&all, i);
-		r = fair(a, w, use, nuse, need, nneed, cands, n,
-			 q->spec.bwc == CARVE_BWC_LOWER ? &thr : NULL, targets);
+		r = fair(a, w, use, nuse, need, nneed, cands, n, targets);
 		goto out;
 	}
 	if (q->spec.bwc == CARVE_BWC_LOWER) {

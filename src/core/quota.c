@@ -494,42 +494,102 @@ int carve__qt_finalize(struct carve_adm *a, struct carve_error *err)
 }
 
 /*
- * Weighted dominant resource share of node (a queue or cohort) if it also
- * used `use`: for each resource, what it borrows beyond its subtree quota
- * (summed over flavors) relative to what its parent's subtree could lend of
- * that resource, in thousandths; the largest, divided by the weight.  0 at
- * a root or when nothing is borrowed; INT64_MAX for a zero weight.
+ * Fair-sharing share of node (a queue or cohort) at its current usage, as
+ * Kueue computes a node's dominant resource share (pkg/cache/scheduler/
+ * fair_sharing.go, dominantResourceShare and calculateLendable): for each
+ * resource, what the node uses beyond its subtree quota, summed over
+ * flavors, relative to what its parent could at most hold of that resource
+ * (carve__qt_potential, summed over flavors), in thousandths; the largest
+ * ratio, divided by the weight and rounded up (Kueue's
+ * roundedWeightedShare).  A root's share is 0.  Weight 0: INT64_MAX when
+ * the node borrows anything, 0 when it does not; ratio is the unweighted
+ * ratio, the tie-break between two infinite shares.
  */
-int64_t carve__qt_drs(const struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign)
+struct carve_share carve__qt_share(const struct carve_adm *a, int node)
 {
 	const struct qnode *n = &a->qt.nodes[node];
-	int64_t borrowed[CARVE_RES_MAX] = {0}, lendable[CARVE_RES_MAX] = {0}, drs = 0;
+	int64_t borrowed[CARVE_RES_MAX] = {0}, lendable[CARVE_RES_MAX] = {0};
+	struct carve_share sh = {0, 0.0, false};
 	int fr, r;
-	size_t i;
 
 	if (n->parent < 0)
-		return 0;
-	if (n->fair_weight_milli <= 0)
-		return INT64_MAX;
+		return sh;
 	for (fr = 0; fr < a->qt.nfr; fr++) {
-		int64_t u = n->usage[fr], b;
+		int64_t b = n->usage[fr] - n->subtree[fr];
 
-		for (i = 0; i < nuse; i++)
-			if (use[i].fr == fr)
-				u = carve_qty_sat_add(u, sign * use[i].q);
-		b = u - n->subtree[fr];
-		if (b > 0)
+		if (b > 0) {
 			borrowed[a->qt.fr_res[fr]] = carve_qty_sat_add(borrowed[a->qt.fr_res[fr]], b);
-		lendable[a->qt.fr_res[fr]] = carve__sat_add(lendable[a->qt.fr_res[fr]],
-						  a->qt.nodes[n->parent].subtree[fr]);
+			sh.borrowing = true;
+		}
 	}
+	if (!sh.borrowing)
+		return sh;
+	for (fr = 0; fr < a->qt.nfr; fr++)
+		if (borrowed[a->qt.fr_res[fr]] > 0)
+			lendable[a->qt.fr_res[fr]] = carve__sat_add(lendable[a->qt.fr_res[fr]],
+							carve__qt_potential(a, n->parent, fr));
 	for (r = 0; r < CARVE_RES_MAX; r++)
 		if (borrowed[r] > 0 && lendable[r] > 0 && lendable[r] != QTY_INF) {
-			int64_t ratio = borrowed[r] > INT64_MAX / 1000 ? INT64_MAX / 1000 :
-					borrowed[r] * 1000 / lendable[r];
+			double ratio = (double)borrowed[r] * 1000.0 / (double)lendable[r];
 
-			if (ratio > drs)
-				drs = ratio;
+			if (ratio > sh.ratio)
+				sh.ratio = ratio;
 		}
-	return drs * 1000 / n->fair_weight_milli;
+	if (n->fair_weight_milli <= 0) {
+		sh.value = INT64_MAX;
+	} else {
+		double w = sh.ratio * 1000.0 / (double)n->fair_weight_milli;
+
+		sh.value = w >= 9.2e18 ? INT64_MAX - 1 : (int64_t)w;
+		if (sh.value < INT64_MAX - 1 && (double)sh.value < w)
+			sh.value++; /* rounded up */
+	}
+	return sh;
+}
+
+/* Kueue's CompareDRS: two infinite shares by their unweighted ratio. */
+int carve__share_cmp(const struct carve_share *x, const struct carve_share *y)
+{
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if (x->value == INT64_MAX && x->ratio != y->ratio)
+		return x->ratio < y->ratio ? -1 : 1;
+	return 0;
+}
+
+/* Whether node uses more than its subtree quota of any fr of use with q > 0
+ * (Kueue's DRS.IsBorrowingOn). */
+bool carve__qt_borrowing_on(const struct carve_adm *a, int node, const struct frq *use, size_t nuse)
+{
+	size_t i;
+
+	for (i = 0; i < nuse; i++)
+		if (use[i].fr >= 0 && use[i].q > 0 && carve__qt_borrowing(a, node, use[i].fr))
+			return true;
+	return false;
+}
+
+/* Charges (sign +1) or releases (-1) use at node: the usage simulations
+ * of fair sharing (charged by carve__qt_charge_checked first). */
+void carve__qt_charge(struct carve_adm *a, int node, const struct frq *use, size_t nuse, int sign)
+{
+	size_t i;
+
+	for (i = 0; i < nuse; i++)
+		if (use[i].fr >= 0 && use[i].q)
+			carve__qt_add_usage(a, node, use[i].fr, sign * use[i].q);
+}
+
+/* Charges use at node when all of it can be (carve__qt_can_add); whether
+ * it did.  Kept apart from carve__qt_can_charge, which the classical
+ * paths inline. */
+bool carve__qt_charge_checked(struct carve_adm *a, int node, const struct frq *use, size_t nuse)
+{
+	size_t i;
+
+	for (i = 0; i < nuse; i++)
+		if (use[i].fr >= 0 && !carve__qt_can_add(a, node, use[i].fr, use[i].q))
+			return false;
+	carve__qt_charge(a, node, use, nuse, +1);
+	return true;
 }

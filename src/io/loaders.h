@@ -34,6 +34,9 @@ void load_lq(struct ld *ld, const struct ynode *doc);
 void load_wpc(struct ld *ld, const struct ynode *doc);         /* WorkloadPriorityClass and PriorityClass */
 void load_topology(struct ld *ld, const struct ynode *doc);    /* Kueue/KAI Topology: levels kept */
 
+/* load_kueue_config.c: Kueue's controller Configuration (fair sharing) */
+void load_kueue_config(struct ld *ld, const struct ynode *doc);
+
 /* load_workload.c */
 void load_workload(struct ld *ld, const struct ynode *doc);
 

@@ -63,6 +63,8 @@ static const char *const v_kai_q[] = {"scheduling.run.ai/v2", NULL};
 static const char *const v_kai_pg[] = {"scheduling.run.ai/v2alpha2", NULL};
 static const char *const v_kai_topo[] = {"kai.scheduler/v1alpha1", NULL};
 static const char *const v_carve[] = {"carve.dev/v1alpha1", NULL};
+static const char *const v_kueue_cfg[] = {"config.kueue.x-k8s.io/v1beta1",
+					  "config.kueue.x-k8s.io/v1beta2", NULL};
 
 struct kind_entry {
 	const char *kind;
@@ -91,6 +93,7 @@ static const struct kind_entry kinds[] = {
 	{"PodGroup", v_volcano, load_podgroup},
 	{"Queue", v_kai_q, load_kaiqueue},
 	{"PodGroup", v_kai_pg, load_kaipodgroup},
+	{"Configuration", v_kueue_cfg, load_kueue_config},
 	{NULL, NULL, NULL},
 };
 

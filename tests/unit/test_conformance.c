@@ -1,6 +1,9 @@
 /*
- * test_conformance.c - the Kueue conformance cases: for every
- * tests/conformance/kueue/NNN-name.yaml (read in place), load it,
+ * test_conformance.c - the conformance cases: for every
+ * tests/conformance/kueue/NNN-name.yaml (the Kueue cases) and
+ * tests/conformance/carve-fair-sharing/NNN-name.yaml (fair-sharing cases
+ * written by this project; each turns fair sharing on with a Kueue
+ * Configuration document) (read in place), load it,
  * build the engine, run exactly one cycle, and compare the result JSON
  * (built by carve_admission_result_json, as `carve admit` prints it) with
  * NNN-name.expected.json as sets: admitted by workload (clusterQueue and
@@ -15,6 +18,7 @@
 #include "carve/admission.h"
 
 #define CASE_DIR "tests/conformance/kueue"
+#define FS_CASE_DIR "tests/conformance/carve-fair-sharing"
 #define MAX_CASES 4096
 
 static const char *const lists[] = {"admitted", "preempted", "pending"};
@@ -216,7 +220,8 @@ out:
 	return ok;
 }
 
-static void test_kueue_conformance(void **state)
+/* Runs every case of the directory at source path rel; all must pass. */
+static void run_dir(const char *rel)
 {
 	char dir[4096];
 	char *names[MAX_CASES];
@@ -224,8 +229,7 @@ static void test_kueue_conformance(void **state)
 	struct dirent *de;
 	DIR *d = NULL;
 
-	(void)state;
-	tu_source_path(dir, sizeof(dir), CASE_DIR);
+	tu_source_path(dir, sizeof(dir), rel);
 	d = opendir(dir);
 	if (!d)
 		fail_msg("cannot open %s: the conformance cases ship in the tree", dir);
@@ -241,16 +245,29 @@ static void test_kueue_conformance(void **state)
 			printf("FAIL %s\n", names[i]);
 		free(names[i]);
 	}
-	printf("%zu/%zu conformance cases pass\n", pass, n);
+	printf("%zu/%zu conformance cases pass (%s)\n", pass, n, rel);
 	fflush(stdout);
 	assert_true(n > 0);
 	assert_int_equal(pass, n);
+}
+
+static void test_kueue_conformance(void **state)
+{
+	(void)state;
+	run_dir(CASE_DIR);
+}
+
+static void test_fair_sharing_conformance(void **state)
+{
+	(void)state;
+	run_dir(FS_CASE_DIR);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kueue_conformance),
+		cmocka_unit_test(test_fair_sharing_conformance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
