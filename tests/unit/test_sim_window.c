@@ -299,8 +299,101 @@ static void test_hand_computed(void **state)
 	EQ(r, "fragmentation_pct", 100.0 / 3 * 40 / 300);
 	json_decref(r);
 
-	/* ---- device-plugin, kueue: the lead adds one block per model here,
-	 * on the same scenario, once their models are merged. */
+	/* ---- device-plugin (static MIG instances served, ResourceQuota per
+	 * resource name charged at pod creation: ns may hold 2 nvidia.com/gpu
+	 * and 7 nvidia.com/mig-1g.10gb) -------------------------------------
+	 * t=0   J1 on an H100 (gpu quota 1 of 2); J3's two pods created (mig
+	 *       quota 2 of 7) and placed on two 1g.10gb instances: J3 runs
+	 *       whole 0..300 (2/7 GE, working).
+	 * t=10  J2: its first pod is created (gpu quota 2 of 2) and placed on
+	 *       the other H100 (first GPU at 10, wait 0); creating the second
+	 *       is refused by the quota.
+	 * t=50  J4 on a third instance (1/7 GE) until 150.
+	 * t=70  gang timeout: J2 gives its pod back and takes it again at once
+	 *       (held without a break), gang_timeouts 1.
+	 * t=100 J1 done: J2's second pod is created and placed: every pod runs
+	 *       at 100 (wait 90); J2 runs 100..200.  J3 done at 300 = makespan.
+	 * Held:   J1 100 + J2 90 + 200 + J3 600/7 + J4 100/7 = 490 GE-s
+	 *         -> 54.4444 %.  Useful: J1 50 + J2 200 + 100 = 350 -> 38.8889 %.
+	 * Quota:  train (100 + 90 + 200) / 300 = 1.3, inf 1/3.
+	 * Waits to first GPU: train {0, 0}, inf {0, 0}; until every pod runs:
+	 * train {0, 90}.  First-time success: J2 timed out, J3 whole: 50 %.
+	 * Fragmentation: while J2's pod waits (10..100) the free capacity its
+	 * kind cannot use is the MIG GPU's free slices, as for carve. */
+	o.sched = CARVE_SIM_DEVICE_PLUGIN;
+	r = run_opts(m, js, &o, -1);
+	assert_string_equal(json_string_value(get(r, "scheduler")), "device-plugin");
+	EQ(r, "window.end_s", 300);
+	EQ(r, "horizon_s", 300);
+	EQ(r, "makespan_s", 300);
+	EQ(r, "gpu_allocation_pct", 490.0 / 900 * 100);
+	EQ(r, "effective_utilisation_pct", 350.0 / 900 * 100);
+	EQ(r, "gpu_hours.held", 490.0 / 3600);
+	EQ(r, "gpu_hours.useful", 350.0 / 3600);
+	EQ(r, "gpu_hours.asked", 400.0 / 3600);
+	EQ(r, "backlog.jobs_waiting", 0);
+	EQ(r, "backlog.jobs_running", 0);
+	EQ(r, "backlog.gpu_hours_left", 0);
+	EQ(r, "quota.train.used_avg", 1.3);
+	EQ(r, "quota.inf.used_avg", 1.0 / 3);
+	EQ(r, "wait_first_gpu_s.train.n", 2);
+	EQ(r, "wait_first_gpu_s.train.p95", 0);
+	EQ(r, "wait_all_pods_s.train.p50", 0);
+	EQ(r, "wait_all_pods_s.train.p95", 90);
+	EQ(r, "wait_first_gpu_s.inf.n", 2);
+	EQ(r, "wait_first_gpu_s.inf.censored", 0);
+	EQ(r, "wait_first_gpu_s.inf.p95", 0);
+	EQ(r, "wait_all_pods_s.inf.p95", 0);
+	EQ(r, "first_time_success_pct", 50);
+	EQ(r, "queues.train.first_time_success_pct", 0);
+	EQ(r, "queues.inf.first_time_success_pct", 100);
+	EQ(r, "gang_timeouts", 1);
+	EQ(r, "preemptions", 0);
+	EQ(r, "jobs.completed", 4);
+	EQ(r, "jobs.never_fit", 0);
+	EQ(r, "jobs.partial", 0);
+	EQ(r, "fragmentation_pct", (0.714 * 40 + 0.571 * 50) / 3 * 100 / 300);
+	json_decref(r);
+
+	/* ---- kueue (quota-only admission on the same ClusterQueues, then
+	 * kube-scheduler; waitForPodsReady takes the given 60 s) ---------------
+	 * t=0   J1 admitted (train 1 of 2) and placed; J3 admitted (inf 2 of
+	 *       7), both pods placed on instances: runs whole 0..300.
+	 * t=10  J2 asks 2 GPUs, train has 1 left: not admitted, no pod exists.
+	 * t=50  J4 admitted and placed, 50..150.
+	 * t=100 J1 done: J2 admitted, both pods placed at once (wait 90 to
+	 *       first GPU and to every pod), runs 100..200; no pods-ready
+	 *       timeout.  J3 done at 300.
+	 * The same schedule as carve: held 400 GE-s -> 44.4444 %, useful 350
+	 * -> 38.8889 %; quota train 1.0, inf 1/3; waits train {0, 90}, inf
+	 * {0, 0}; first-time success 100 %; fragmentation as for carve. */
+	o.sched = CARVE_SIM_KUEUE;
+	r = run_opts(m, js, &o, -1);
+	assert_string_equal(json_string_value(get(r, "scheduler")), "kueue");
+	EQ(r, "window.end_s", 300);
+	EQ(r, "horizon_s", 300);
+	EQ(r, "makespan_s", 300);
+	EQ(r, "gang_timeout_s", 60);
+	EQ(r, "gpu_allocation_pct", 400.0 / 900 * 100);
+	EQ(r, "effective_utilisation_pct", 350.0 / 900 * 100);
+	EQ(r, "gpu_hours.held", 400.0 / 3600);
+	EQ(r, "gpu_hours.useful", 350.0 / 3600);
+	EQ(r, "gpu_hours.asked", 400.0 / 3600);
+	EQ(r, "backlog.jobs_waiting", 0);
+	EQ(r, "backlog.jobs_running", 0);
+	EQ(r, "quota.train.used_avg", 1.0);
+	EQ(r, "quota.inf.used_avg", 1.0 / 3);
+	EQ(r, "wait_first_gpu_s.train.p50", 0);
+	EQ(r, "wait_first_gpu_s.train.p95", 90);
+	EQ(r, "wait_all_pods_s.train.p95", 90);
+	EQ(r, "wait_first_gpu_s.inf.p95", 0);
+	EQ(r, "first_time_success_pct", 100);
+	EQ(r, "gang_timeouts", 0);
+	EQ(r, "preemptions", 0);
+	EQ(r, "jobs.completed", 4);
+	EQ(r, "jobs.partial", 0);
+	EQ(r, "fragmentation_pct", (0.714 * 40 + 0.571 * 50) / 3 * 100 / 300);
+	json_decref(r);
 
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
