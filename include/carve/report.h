@@ -2,7 +2,10 @@
  * report.h - one self-contained HTML page from a simulation result: inline
  * CSS and SVG charts, no script, no network (docs/report.md).
  *
- * The input is the simulator's result JSON, either one run
+ * The input is the simulator's result JSON, {"settings": {...}, "runs":
+ * {"carve": <run>, "exclusive": <run>, ...}} (a run of several seeds being
+ * {"median", "min", "max", "per_seed"}), or one of the older shapes: one
+ * run
  *   {"mode", "policy", "seed", "horizon_s", "gpu_allocation_pct", ...,
  *    "wait_first_gpu_s", "quota", "queues", "series", "wait_cdf"}
  * or a comparison {"baseline": <run>, "carve": <run>}.  Any field may be
@@ -26,8 +29,8 @@
 #include "carve/carve.h"
 
 /*
- * Checks that result has a shape the report can draw: a run object or a
- * {"baseline", "carve"} object, and every field the report reads (see
+ * Checks that result has a shape the report can draw: {"settings", "runs"},
+ * a run object or a {"baseline", "carve"} object, and every field the report reads (see
  * docs/report.md) missing, null or of its type: numbers, arrays of numbers
  * or of [seconds, fraction] pairs, objects of those.  Returns 0, or
  * CARVE_EINVAL with err->text naming the first offending field by its JSON
