@@ -52,4 +52,16 @@ int carve_report_check(const json_t *result, struct carve_error *err);
 int carve_report_html(FILE *out, const json_t *result, const char *title,
 		      struct carve_error *err);
 
+/*
+ * Writes result ({"settings", "runs"} as `carve simulate -o json` prints
+ * it; a seeded run's median with a min-max row under each figure) to out
+ * as the plain-text table `carve simulate` prints: the settings, one column
+ * per model, carve against the best baseline, the figures in words through
+ * include/carve/format.h (docs/simulator.md, "The table").  A figure no run
+ * has is left out; names from the JSON are escaped (carve_fputs_esc).
+ * Returns 0, CARVE_EINVAL when result has no "runs" object (nothing
+ * written), or CARVE_EIO when a write failed.
+ */
+int carve_report_table(FILE *out, const json_t *result);
+
 #endif

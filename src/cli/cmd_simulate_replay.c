@@ -5,7 +5,7 @@
  * in virtual time through the admission engine and the baseline models
  * asked for (src/sim/replay.c, docs/simulator.md), with progress on stderr
  * (fraction of the window, time left); the result {"settings", "runs"}
- * printed as JSON or a table (cmd_simulate_table.c), and the HTML report
+ * printed as JSON or a table (src/sim/table.c), and the HTML report
  * on request.
  *
  * Invariants: input problems are printed gcc-style on stderr and nothing
@@ -622,7 +622,7 @@ int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 		goto out_sig_nomem;
 	rc = interrupted ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
 	if (ro->table) {
-		simulate_print_table(root);
+		carve_report_table(stdout, root);  /* a failed write: cli_stdout_ok below */
 	} else if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 			      JSON_REAL_PRECISION(10)) && !ferror(stdout)) {
 		fprintf(stderr, "carve simulate: out of memory\n");
