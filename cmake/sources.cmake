@@ -74,6 +74,7 @@ set(CARVE_SIM_SOURCES
   src/sim/fill.c
   src/sim/format.c
   src/sim/report.c
+  src/sim/table.c
   src/sim/tracegen.c
   src/sim/replay.c
   src/sim/metrics.c
@@ -87,7 +88,6 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_simulate.c
   src/cli/cmd_simulate_replay.c
   src/cli/cmd_simulate_fill.c
-  src/cli/cmd_simulate_table.c
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
   src/cli/input.c

@@ -12,8 +12,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <jansson.h>
-
 #include "carve/sim.h"
 
 #define CARVE_EXIT_OK 0
@@ -121,10 +119,5 @@ int simulate_fill(const char *nodes, const char *trace, const char **pols, size_
  * output and --report; the exit code. */
 int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 		    const struct simulate_replay_opts *ro);
-
-/* cmd_simulate_table.c: the replay's result ({"settings", "runs"}, each run
- * a run object or, with --seeds, {"median", "min", "max", "per_seed"}) as
- * the table people read (docs/simulator.md, "Reading the table"). */
-void simulate_print_table(const json_t *result);
 
 #endif

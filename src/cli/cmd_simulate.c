@@ -5,7 +5,7 @@
  *   --mode replay (default): `carve simulate -f MANIFESTS... --trace FILE
  *   [--compare exclusive,device-plugin,kueue | --baseline MODEL] ...`
  *   replays a job trace (or, with --seeds, several generated ones) in
- *   virtual time (cmd_simulate_replay.c, table: cmd_simulate_table.c).
+ *   virtual time (cmd_simulate_replay.c, table: src/sim/table.c).
  *
  *   --mode fill: `--nodes NODES.csv --trace PODS.csv [--policy P[,P...]]
  *   [--seeds 42-51]` runs the FGD paper's fill experiment

@@ -1,17 +1,21 @@
 /*
  * cmd_simulate_replay.c - `carve simulate --mode replay` (the default):
  * manifests and a job trace (carve's trace format, a directory of traces
- * or an openb pod CSV) replayed in virtual time through the admission
- * engine and/or the kube-default baseline (src/sim/replay.c,
- * docs/simulator.md), the metrics printed as JSON or a table, and the HTML
- * report on request.
+ * or an openb pod CSV; with --seeds one generated trace per seed) replayed
+ * in virtual time through the admission engine and the baseline models
+ * asked for (src/sim/replay.c, docs/simulator.md), with progress on stderr
+ * (fraction of the window, time left); the result {"settings", "runs"}
+ * printed as JSON or a table (src/sim/table.c), and the HTML report
+ * on request.
  *
  * Invariants: input problems are printed gcc-style on stderr and nothing
  * is simulated (exit 1).  SIGINT stops the replay at the next event time
  * and the partial report is printed (exit 1); the handler is installed
- * only while the replay runs.  Ownership: simulate_replay owns the
- * manifests, jobs, trace and result objects it makes and frees them all;
- * paths and options are borrowed.
+ * only while the replay runs.  Runs are in the order carve, then the
+ * baselines as listed; a seeded run aggregates the seeds' runs number by
+ * number (median, min, max) and keeps them all.  Ownership:
+ * simulate_replay owns the manifests, jobs, trace and result objects it
+ * makes and frees them all; paths and options are borrowed.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -618,7 +622,7 @@ int simulate_replay(char *const *paths, size_t npaths, const char *trace,
 		goto out_sig_nomem;
 	rc = interrupted ? CARVE_EXIT_FAIL : CARVE_EXIT_OK;
 	if (ro->table) {
-		simulate_print_table(root);
+		carve_report_table(stdout, root);  /* a failed write: cli_stdout_ok below */
 	} else if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 			      JSON_REAL_PRECISION(10)) && !ferror(stdout)) {
 		fprintf(stderr, "carve simulate: out of memory\n");

@@ -7,7 +7,9 @@
  * (settings table, one column per model, carve against the best baseline,
  * seeded medians with their spread, censored waits, the shared time axis
  * and the trace's end); and the formatting helpers every figure goes
- * through (include/carve/format.h).
+ * through (include/carve/format.h); the plain-text table of `carve
+ * simulate` (carve_report_table) from hand-written results carrying the
+ * newer run keys.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -468,6 +470,164 @@ static void seeded_runs_show_median_and_spread(void **state)
 	free(html);
 }
 
+/* The plain-text table of `carve simulate` (carve_report_table) for json_text. */
+static char *table_of(const char *json_text, int *rc)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(json_text, 0, &jerr);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!root)
+		fail_msg("bad test JSON at %d:%d: %s", jerr.line, jerr.column, jerr.text);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	*rc = carve_report_table(f, root);
+	assert_int_equal(fclose(f), 0);
+	json_decref(root);
+	return buf;
+}
+
+/* A line of the table that starts with label, or NULL. */
+static const char *line_of(const char *text, const char *label)
+{
+	const char *p = text;
+	size_t n = strlen(label);
+
+	while (p && *p) {
+		if (!strncmp(p, label, n))
+			return p;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/* True when the line starting with label holds want. */
+static bool row_has(const char *text, const char *label, const char *want)
+{
+	const char *l = line_of(text, label), *end;
+	char buf[512];
+	size_t n;
+
+	if (!l)
+		return false;
+	end = strchr(l, '\n');
+	n = end ? (size_t)(end - l) : strlen(l);
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, l, n);
+	buf[n] = '\0';
+	return strstr(buf, want) != NULL;
+}
+
+/* The table from a hand-written four-model result with the newer keys:
+ * settings on top, carve first, the best baseline per row (by the row's
+ * direction), a null makespan, a censored wait marked, counts grouped. */
+static void table_shows_models_best_baseline_and_new_keys(void **state)
+{
+	int rc;
+	char *t = table_of(
+		"{\"settings\":{\"trace\":\"week.trace.csv\",\"manifests\":[\"seed/\"],"
+		"\"policy\":\"binpack\",\"mig\":\"dynamic\",\"mig_delay_s\":90,"
+		"\"gang_timeout_s\":1800,\"until_s\":null,\"seed\":42,"
+		"\"models\":[\"carve\",\"exclusive\",\"device-plugin\",\"kueue\"],"
+		"\"window\":{\"start_s\":0,\"end_s\":604800,\"from\":\"trace\"}},"
+		"\"runs\":{"
+		"\"carve\":{\"effective_utilisation_pct\":42.1,\"makespan_s\":645369,"
+		"\"gpu_hours\":{\"held\":3119,\"useful\":2285,\"asked\":2300},"
+		"\"backlog\":{\"jobs_waiting\":0,\"jobs_running\":0,\"gpu_hours_left\":0},"
+		"\"jobs\":{\"total\":2134,\"completed\":2134,\"partial\":3},\"mig\":{\"repartitions\":5},"
+		"\"wait_first_gpu_s\":{\"research\":{\"p50\":13648,\"censored\":0}},"
+		"\"wait_all_pods_s\":{\"research\":{\"p50\":14000,\"censored\":0}}},"
+		"\"exclusive\":{\"effective_utilisation_pct\":17.8,\"makespan_s\":null,"
+		"\"gpu_hours\":{\"held\":7394,\"useful\":2285,\"asked\":2300},"
+		"\"backlog\":{\"jobs_waiting\":684,\"jobs_running\":6,\"gpu_hours_left\":812.5},"
+		"\"jobs\":{\"total\":2134,\"completed\":1450,\"partial\":0},\"mig\":{\"repartitions\":0},"
+		"\"wait_first_gpu_s\":{\"research\":{\"p50\":5000,\"censored\":3}}},"
+		"\"device-plugin\":{\"effective_utilisation_pct\":43.2,\"makespan_s\":634093,"
+		"\"gpu_hours\":{\"held\":3400,\"useful\":2285,\"asked\":2300},"
+		"\"jobs\":{\"total\":2134,\"completed\":2134},"
+		"\"wait_first_gpu_s\":{\"research\":{\"p50\":4876,\"censored\":0}}},"
+		"\"kueue\":{\"effective_utilisation_pct\":40,\"makespan_s\":650000,"
+		"\"gpu_hours\":{\"held\":3300,\"useful\":2285,\"asked\":2300},"
+		"\"jobs\":{\"total\":2134,\"completed\":2134},"
+		"\"wait_first_gpu_s\":{\"research\":{\"p50\":6000}}}}}", &rc);
+
+	(void)state;
+	assert_int_equal(rc, 0);
+	/* settings, a line each, at the top */
+	assert_non_null(strstr(t, "Trace         week.trace.csv\n"));
+	assert_non_null(strstr(t, "Window        0 s to 7.0 d (the trace's span"));
+	assert_non_null(strstr(t, "MIG           dynamic, 1m 30s per repartition\n"));
+	assert_non_null(strstr(t, "Gang timeout  30m (baselines)\n"));
+	assert_non_null(strstr(t, "carve        exclusive    device-plugin            kueue    "
+			       "carve vs the best baseline\n"));
+	/* the best baseline on each row, by its direction */
+	assert_true(row_has(t, "Effective GPU utilisation", "42.1 %"));
+	assert_true(row_has(t, "Effective GPU utilisation", "-1.1 pp vs device-plugin"));
+	assert_true(row_has(t, "GPU-hours held  ", "3,119"));
+	assert_true(row_has(t, "GPU-hours held  ", "7,394"));
+	assert_true(row_has(t, "GPU-hours held  ", "-181 vs kueue"));
+	assert_true(row_has(t, "GPU-hours of useful work", "2,285"));
+	/* no direction, no difference */
+	assert_false(row_has(t, "GPU-hours the trace asks", " vs "));
+	/* makespan: null reads "not all done"; the best is device-plugin's */
+	assert_true(row_has(t, "Makespan (last job done)", "7.5 d"));
+	assert_true(row_has(t, "Makespan (last job done)", "not all done"));
+	assert_true(row_has(t, "Makespan (last job done)", "+3h 8m vs device-plugin"));
+	assert_true(row_has(t, "Jobs waiting at the window's end", "684"));
+	assert_true(row_has(t, "GPU-hours of work left at the end", "813"));
+	assert_true(row_has(t, "Jobs completed", "1,450"));
+	assert_true(row_has(t, "Jobs admitted with fewer pods", "3"));
+	assert_true(row_has(t, "MIG repartitions", "5"));
+	/* per queue: waits as durations, carve loses to device-plugin, the
+	 * censored wait marked and explained */
+	assert_non_null(strstr(t, "\nQueue research\n"));
+	assert_true(row_has(t, "  Wait to first GPU, median", "3h 47m  "));
+	assert_true(row_has(t, "  Wait to first GPU, median", "1h 23m *"));
+	assert_true(row_has(t, "  Wait to first GPU, median", "+2h 26m vs device-plugin"));
+	assert_true(row_has(t, "  Wait until every pod runs, median", "3h 53m"));
+	assert_non_null(strstr(t, "* counts jobs still waiting at the window's end"));
+	/* rows no run has are left out */
+	assert_null(line_of(t, "Fragmentation"));
+	assert_null(line_of(t, "Preemptions"));
+	free(t);
+}
+
+/* Seeded runs: medians with a min-max row; one baseline: "carve vs
+ * baseline", no names; not a result: CARVE_EINVAL. */
+static void table_of_seeds_and_of_one_baseline(void **state)
+{
+	int rc;
+	char *t = table_of(
+		"{\"settings\":{\"trace\":{\"generated\":\"seed\",\"days\":7,\"seeds\":[1,2,3]},"
+		"\"window\":null},"
+		"\"runs\":{\"carve\":{\"median\":{\"effective_utilisation_pct\":42.1},"
+		"\"min\":{\"effective_utilisation_pct\":40.3},\"max\":{\"effective_utilisation_pct\":44},"
+		"\"per_seed\":[{},{},{}]},"
+		"\"exclusive\":{\"median\":{\"effective_utilisation_pct\":17.8},"
+		"\"min\":{\"effective_utilisation_pct\":17},\"max\":{\"effective_utilisation_pct\":19},"
+		"\"per_seed\":[{},{},{}]}}}", &rc);
+	char *bad;
+
+	(void)state;
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "Trace         generated: scenario seed, 7 days, 3 seeds (1 to 3)\n"));
+	assert_non_null(strstr(t, "Figures are medians over 3 seeds"));
+	assert_true(row_has(t, "Effective GPU utilisation", "+24.3 pp"));
+	assert_false(row_has(t, "Effective GPU utilisation", " vs "));
+	assert_true(row_has(t, "    min\xe2\x80\x93max over the seeds", "40.3\xe2\x80\x93" "44.0 %"));
+	assert_true(row_has(t, "    min\xe2\x80\x93max over the seeds", "17.0\xe2\x80\x93" "19.0 %"));
+	assert_non_null(strstr(t, "carve vs baseline\n"));
+	free(t);
+	bad = table_of("{\"mode\":\"replay\"}", &rc);
+	assert_int_equal(rc, CARVE_EINVAL);
+	free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +646,8 @@ int main(void)
 		cmocka_unit_test(formats_figures_for_people),
 		cmocka_unit_test(runs_shape_has_settings_models_and_best_baseline),
 		cmocka_unit_test(seeded_runs_show_median_and_spread),
+		cmocka_unit_test(table_shows_models_best_baseline_and_new_keys),
+		cmocka_unit_test(table_of_seeds_and_of_one_baseline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /*
- * cmd_simulate_table.c - the replay's result as the table people read
- * (`carve simulate`, -o table, the default): the run's settings in a few
+ * table.c - the replay's result as the table people read (`carve
+ * simulate`, -o table, the default; carve_report_table in
+ * include/carve/report.h): the run's settings in a few
  * lines, then one column per model (carve first), a difference column
  * (carve against the best baseline on that row), and the figures in
  * blocks: inside the window, makespan and backlog, per queue, per class.
@@ -13,19 +14,20 @@
  * cell "-" and a row no run has is left out.  With --seeds a run is
  * {"median", "min", "max", "per_seed"}: the cells are the medians, and a
  * row "min-max" under each figure gives the spread.
- * Ownership: borrows the result.
+ * Ownership: borrows the result and the stream.
  */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "carve/diag.h"
 #include "carve/format.h"
-#include "cli.h"
+#include "carve/report.h"
 
 #define LABEL_W 38
 #define CELL_W 15
-#define MAX_RUNS CARVE_SIM_NSCHED
+#define MAX_RUNS 8
 
 /* The runs of a result, in its order. */
 struct runs {
@@ -36,6 +38,7 @@ struct runs {
 	const json_t *max[MAX_RUNS];
 	size_t nseeds;                /* 0: not seeded */
 	int carve;                    /* index of carve; -1 none */
+	FILE *out;                    /* where the table goes */
 };
 
 /* One figure: its label, its JSON path in a run ("$" is the queue or
@@ -103,18 +106,18 @@ static size_t width(const char *s)
 	return w;
 }
 
-static void cell(const char *s, size_t w)
+static void cell(FILE *out, const char *s, size_t w)
 {
 	size_t n = width(s);
 
-	printf("  %*s%s", n < w ? (int)(w - n) : 0, "", s);
+	fprintf(out, "  %*s%s", n < w ? (int)(w - n) : 0, "", s);
 }
 
-static void label(const char *s)
+static void label(FILE *out, const char *s)
 {
 	size_t n = width(s);
 
-	printf("%s%*s", s, n < LABEL_W ? (int)(LABEL_W - n) : 0, "");
+	fprintf(out, "%s%*s", s, n < LABEL_W ? (int)(LABEL_W - n) : 0, "");
 }
 
 /* The index of the best baseline for f (by its better direction) among
@@ -144,6 +147,7 @@ static bool any_baseline(const struct runs *r)
  * has the figure.  *marked is set when a cell was marked censored. */
 static void row(const struct runs *r, const struct fig *f, const char *name, bool *marked)
 {
+	FILE *out = r->out;
 	double v[MAX_RUNS];
 	char b[CARVE_FMT_LEN + 4];
 	bool any = false, nullable = false;
@@ -157,7 +161,7 @@ static void row(const struct runs *r, const struct fig *f, const char *name, boo
 	}
 	if (!any && !(nullable && f->unit == CARVE_UNIT_SEC && !f->censorable))
 		return;
-	label(f->label);
+	label(r->out, f->label);
 	for (i = 0; i < r->n; i++) {
 		if (!isnan(v[i]))
 			carve_fmt(b, sizeof(b), f->unit, v[i]);
@@ -171,7 +175,7 @@ static void row(const struct runs *r, const struct fig *f, const char *name, boo
 		} else {
 			strcat(b, "  ");  /* every cell keeps the mark's place: columns align */
 		}
-		cell(b, CELL_W);
+		cell(r->out, b, CELL_W);
 	}
 	best = best_baseline(r, v, f->better);
 	if (any_baseline(r)) {
@@ -183,13 +187,13 @@ static void row(const struct runs *r, const struct fig *f, const char *name, boo
 				snprintf(d, sizeof(d), "%s vs %s", b, r->name[best]);
 			else
 				snprintf(d, sizeof(d), "%s", b);
-			printf("  %s", d);
+			fprintf(out, "  %s", d);
 		}
 	}
-	printf("\n");
+	fprintf(out, "\n");
 	if (!r->nseeds)
 		return;
-	label("    min\xe2\x80\x93max over the seeds");
+	label(r->out, "    min\xe2\x80\x93max over the seeds");
 	for (i = 0; i < r->n; i++) {
 		double lo = value(r->min[i], f, name), hi = value(r->max[i], f, name);
 
@@ -198,9 +202,9 @@ static void row(const struct runs *r, const struct fig *f, const char *name, boo
 		else
 			carve_fmt_range(b, sizeof(b), f->unit, lo, hi);
 		strcat(b, "  ");
-		cell(b, CELL_W);
+		cell(r->out, b, CELL_W);
 	}
-	printf("\n");
+	fprintf(out, "\n");
 }
 
 static void rows(const struct runs *r, const struct fig *f, size_t n, const char *name,
@@ -213,14 +217,14 @@ static void rows(const struct runs *r, const struct fig *f, size_t n, const char
 }
 
 /* A block heading naming a queue or class from the input, escaped. */
-static void heading(const char *what, const char *name)
+static void heading(FILE *out, const char *what, const char *name)
 {
-	printf("\n%s", what);
+	fprintf(out, "\n%s", what);
 	if (name) {
-		putchar(' ');
-		carve_fputs_esc(name, stdout);
+		fputc(' ', out);
+		carve_fputs_esc(name, out);
 	}
-	putchar('\n');
+	fputc('\n', out);
 }
 
 #define P(...) {__VA_ARGS__, NULL}
@@ -282,13 +286,23 @@ static const struct fig class_figs[] = {
 
 /* ---- settings ------------------------------------------------------------------ */
 
-static void setting(const char *name)
+/* A string of the JSON, escaped; "-" when v is not a string. */
+static void put_str(FILE *out, const json_t *v)
 {
-	printf("%-14s", name);
+	if (json_is_string(v))
+		carve_fputs_esc(json_string_value(v), out);
+	else
+		fputs("-", out);
+}
+
+static void setting(FILE *out, const char *name)
+{
+	fprintf(out, "%-14s", name);
 }
 
 static void print_settings(const json_t *s, const struct runs *r)
 {
+	FILE *out = r->out;
 	const json_t *tr = json_object_get(s, "trace"), *man = json_object_get(s, "manifests");
 	const json_t *w = json_object_get(s, "window"), *v;
 	char a[CARVE_FMT_LEN], b[CARVE_FMT_LEN];
@@ -296,32 +310,32 @@ static void print_settings(const json_t *s, const struct runs *r)
 
 	if (!json_is_object(s))
 		return;
-	setting("Trace");
+	setting(out, "Trace");
 	if (json_is_string(tr)) {
-		carve_fputs_esc(json_string_value(tr), stdout);
+		carve_fputs_esc(json_string_value(tr), out);
 	} else if (json_is_object(tr)) {
 		const json_t *seeds = json_object_get(tr, "seeds");
 		size_t n = json_array_size(seeds);
 
-		printf("generated: scenario ");
-		carve_fputs_esc(json_string_value(json_object_get(tr, "generated")), stdout);
-		printf(", %lld days, %zu seed%s", (long long)json_integer_value(
+		fprintf(out, "generated: scenario ");
+		put_str(out, json_object_get(tr, "generated"));
+		fprintf(out, ", %lld days, %zu seed%s", (long long)json_integer_value(
 			json_object_get(tr, "days")), n, n == 1 ? "" : "s");
 		if (n)
-			printf(" (%lld to %lld)", (long long)json_integer_value(json_array_get(seeds, 0)),
+			fprintf(out, " (%lld to %lld)", (long long)json_integer_value(json_array_get(seeds, 0)),
 			       (long long)json_integer_value(json_array_get(seeds, n - 1)));
 	} else {
-		printf("none (the manifests' Workloads)");
+		fprintf(out, "none (the manifests' Workloads)");
 	}
-	printf("\n");
-	setting("Manifests");
+	fprintf(out, "\n");
+	setting(out, "Manifests");
 	json_array_foreach(man, i, v) {
 		if (i)
-			printf(", ");
-		carve_fputs_esc(json_string_value(v), stdout);
+			fprintf(out, ", ");
+		put_str(out, v);
 	}
-	printf("\n");
-	setting("Window");
+	fprintf(out, "\n");
+	setting(out, "Window");
 	if (json_is_object(w)) {
 		const json_t *from = json_object_get(w, "from");
 
@@ -329,33 +343,33 @@ static void print_settings(const json_t *s, const struct runs *r)
 			  json_number_value(json_object_get(w, "start_s")));
 		carve_fmt(b, sizeof(b), CARVE_UNIT_SEC,
 			  json_number_value(json_object_get(w, "end_s")));
-		printf("%s to %s (%s)\n", a, b, json_is_string(from) &&
+		fprintf(out, "%s to %s (%s)\n", a, b, json_is_string(from) &&
 		       !strcmp(json_string_value(from), "until") ? "--until" :
 		       "the trace's span: first arrival to the last job's arrival + duration");
 	} else {
-		printf("each seed's own trace span\n");
+		fprintf(out, "each seed's own trace span\n");
 	}
-	setting("Models");
+	setting(out, "Models");
 	for (i = 0; i < r->n; i++)
-		printf("%s%s", i ? ", " : "", r->name[i]);
-	printf("; policy ");
-	carve_fputs_esc(json_string_value(json_object_get(s, "policy")), stdout);
-	printf(", placer seed %lld\n", (long long)json_integer_value(json_object_get(s, "seed")));
-	setting("MIG");
+		fprintf(out, "%s%s", i ? ", " : "", r->name[i]);
+	fprintf(out, "; policy ");
+	put_str(out, json_object_get(s, "policy"));
+	fprintf(out, ", placer seed %lld\n", (long long)json_integer_value(json_object_get(s, "seed")));
+	setting(out, "MIG");
 	v = json_object_get(s, "mig");
 	if (json_is_string(v) && !strcmp(json_string_value(v), "dynamic"))
-		printf("dynamic, %s per repartition\n", carve_fmt(a, sizeof(a), CARVE_UNIT_SEC,
+		fprintf(out, "dynamic, %s per repartition\n", carve_fmt(a, sizeof(a), CARVE_UNIT_SEC,
 			json_number_value(json_object_get(s, "mig_delay_s"))));
 	else
-		printf("static layouts\n");
+		fprintf(out, "static layouts\n");
 	if (any_baseline(r) || r->carve < 0) {
-		setting("Gang timeout");
-		printf("%s (baselines)\n", carve_fmt(a, sizeof(a), CARVE_UNIT_SEC,
+		setting(out, "Gang timeout");
+		fprintf(out, "%s (baselines)\n", carve_fmt(a, sizeof(a), CARVE_UNIT_SEC,
 			json_number_value(json_object_get(s, "gang_timeout_s"))));
 	}
 	if (json_is_number(json_object_get(s, "until_s"))) {
-		setting("Until");
-		printf("%s\n", carve_fmt(a, sizeof(a), CARVE_UNIT_SEC,
+		setting(out, "Until");
+		fprintf(out, "%s\n", carve_fmt(a, sizeof(a), CARVE_UNIT_SEC,
 			json_number_value(json_object_get(s, "until_s"))));
 	}
 }
@@ -388,26 +402,28 @@ static void each_name(const struct runs *r, const char *const *keys, size_t nkey
 
 static void queue_block(const struct runs *r, const char *name, bool *marked)
 {
-	heading("Queue", name);
+	heading(r->out, "Queue", name);
 	rows(r, queue_figs, N(queue_figs), name, marked);
 }
 
 static void class_block(const struct runs *r, const char *name, bool *marked)
 {
-	heading("Class", name);
+	heading(r->out, "Class", name);
 	rows(r, class_figs, N(class_figs), name, marked);
 }
 
-void simulate_print_table(const json_t *result)
+int carve_report_table(FILE *out, const json_t *result)
 {
 	static const char *const qkeys[] = {"quota", "queues", "wait_first_gpu_s"};
 	static const char *const ckeys[] = {"classes"};
 	const json_t *runs = json_object_get(result, "runs"), *v;
-	struct runs r = {.carve = -1};
+	struct runs r = {.carve = -1, .out = out};
 	const char *name;
 	bool marked = false;
 	size_t i;
 
+	if (!json_is_object(runs))
+		return CARVE_EINVAL;
 	json_object_foreach((json_t *)runs, name, v) {
 		if (r.n == MAX_RUNS)
 			break;
@@ -426,26 +442,27 @@ void simulate_print_table(const json_t *result)
 	}
 	print_settings(json_object_get(result, "settings"), &r);
 	if (r.nseeds)
-		printf("Figures are medians over %zu seeds; the row under each gives the "
+		fprintf(out, "Figures are medians over %zu seeds; the row under each gives the "
 		       "min\xe2\x80\x93max.\n", r.nseeds);
-	printf("\n");
-	label("");
+	fprintf(out, "\n");
+	label(out, "");
 	for (i = 0; i < r.n; i++) {
 		char h[CARVE_FMT_LEN];
 
 		snprintf(h, sizeof(h), "%s  ", r.name[i]);
-		cell(h, CELL_W);
+		cell(out, h, CELL_W);
 	}
 	if (any_baseline(&r))
-		printf("  %s", r.n > 2 ? "carve vs the best baseline" : "carve vs baseline");
-	printf("\n");
-	heading("Inside the window", NULL);
+		fprintf(out, "  %s", r.n > 2 ? "carve vs the best baseline" : "carve vs baseline");
+	fprintf(out, "\n");
+	heading(out, "Inside the window", NULL);
 	rows(&r, window_figs, N(window_figs), NULL, &marked);
-	heading("Makespan and backlog", NULL);
+	heading(out, "Makespan and backlog", NULL);
 	rows(&r, end_figs, N(end_figs), NULL, &marked);
 	each_name(&r, qkeys, N(qkeys), queue_block, &marked);
 	each_name(&r, ckeys, N(ckeys), class_block, &marked);
 	if (marked)
-		printf("\n* counts jobs still waiting at the window's end, their wait taken up to "
+		fprintf(out, "\n* counts jobs still waiting at the window's end, their wait taken up to "
 		       "it (censored): the true wait is longer.\n");
+	return ferror(out) ? CARVE_EIO : 0;
 }
