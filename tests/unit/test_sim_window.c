@@ -399,6 +399,151 @@ static void test_hand_computed(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* ---- the gang only carve admits whole ---------------------------------------------
+ *
+ * Three nodes n-0..n-2 of 2 H100s each (capacity 6), ClusterQueue train with
+ * 6 nvidia.com/gpu (the namespace's ResourceQuota in the baselines: 6), a
+ * 60 s gang timeout (waitForPodsReady's timeout in kueue):
+ *   A  arrives 0,  100 s, 1 pod x 1 GPU
+ *   B  arrives 0,  100 s, 1 pod x 1 GPU
+ *   C  arrives 10, 100 s, 2 pods x 2 GPUs (the gang)
+ * Window 0 .. max(100, 100, 110) = 110: capacity x window = 660 GPU-s.
+ * Asked: A 100 + B 100 + C 4 x 100 = 600 GE-s.
+ * carve packs A and B on one node, so C finds two empty nodes at once;
+ * kube-scheduler's LeastAllocated spreads A and B over two nodes, leaving
+ * one node with 2 free GPUs for C's first pod and two single GPUs no pod of
+ * C can use.
+ */
+static void test_hand_gang_only_carve(void **state)
+{
+	struct carve_manifests *m = tu_load(
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: h100}\n"
+		"spec: {count: 3, namePrefix: n-, gpu: {model: H100-80GB, count: 2},"
+		" sharing: {mode: exclusive}, cpu: \"64\", memory: 512Gi, labels: {pool: h100}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: h100}\nspec: {nodeLabels: {pool: h100}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: train}\nspec:\n  namespaceSelector: {}\n"
+		"  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+		"    - name: h100\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: \"6\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: train}\nspec: {clusterQueue: train}\n");
+	struct carve_jobs *js = carve_jobs_create();
+	struct carve_sim_opts o;
+	json_t *r;
+	int sc;
+
+	(void)state;
+	tu_assert_clean(m);
+	add_job(js, "a", "train", 0, 100, 1, 0, "nvidia.com/gpu", 1, 0);
+	add_job(js, "b", "train", 0, 100, 1, 0, "nvidia.com/gpu", 1, 0);
+	add_job(js, "c", "train", 10, 100, 2, 0, "nvidia.com/gpu", 2, 0);
+	memset(&o, 0, sizeof(o));
+	o.gang_timeout = 60;
+
+	/* ---- carve (binpack) ---------------------------------------------------
+	 * t=0 A and B on n-0; t=10 C admitted whole on n-1 and n-2 (waits 0),
+	 * runs 10..110 = the window's end = makespan.
+	 * Held = useful = 600 GE-s -> 90.9091 %; quota used 600 / 110 =
+	 * 5.4545; first-time success 100 %; nothing waits: fragmentation 0. */
+	r = run_opts(m, js, &o, -1);
+	EQ(r, "window.end_s", 110);
+	EQ(r, "makespan_s", 110);
+	EQ(r, "gpu_allocation_pct", 600.0 / 660 * 100);
+	EQ(r, "effective_utilisation_pct", 600.0 / 660 * 100);
+	EQ(r, "gpu_hours.held", 600.0 / 3600);
+	EQ(r, "gpu_hours.useful", 600.0 / 3600);
+	EQ(r, "gpu_hours.asked", 600.0 / 3600);
+	EQ(r, "backlog.jobs_waiting", 0);
+	EQ(r, "backlog.jobs_running", 0);
+	EQ(r, "quota.train.used_avg", 600.0 / 110);
+	EQ(r, "wait_first_gpu_s.train.n", 3);
+	EQ(r, "wait_first_gpu_s.train.p95", 0);
+	EQ(r, "wait_all_pods_s.train.p95", 0);
+	EQ(r, "first_time_success_pct", 100);
+	EQ(r, "gang_timeouts", 0);
+	EQ(r, "fragmentation_pct", 0);
+	json_decref(r);
+
+	/* ---- exclusive and device-plugin (whole GPUs either way) ----------------
+	 * t=0   A on n-0, B on n-1 (LeastAllocated); quota 2 of 6.
+	 * t=10  C's two pods are created (quota 6 of 6); the first goes to n-2
+	 *       (first GPU at 10: wait 0), the second fits no node (n-0 and n-1
+	 *       have one free GPU each); equal priorities: no preemption.
+	 * t=70  gang timeout: C gives its pod back and takes n-2 again at once.
+	 * t=100 A and B done: the second pod goes to n-0: every pod runs at
+	 *       100 (wait 90); C runs 100..200 = makespan (after the window).
+	 * Held in the window: A 100 + B 100 + C's first pod 2 GPUs x 100 s
+	 *   (10..110, unbroken) + its second 2 x 10 (100..110) = 420 GE-s
+	 *   -> 63.6364 %.
+	 * Useful: A 100 + B 100 + C running 100..110 (4 x 10) = 240 -> 36.3636 %.
+	 * Backlog at 110: C running, 4 GE x 90 s left = 0.1 GPU-hours.
+	 * Quota used 420 / 110.  Waits to first GPU {0, 0, 0}; until every pod
+	 * runs {0, 0, 90}: p95 90.  First-time success: C timed out: 0 %.
+	 * Fragmentation: while C's pod waits (10..100), n-0's and n-1's single
+	 * free GPUs fit no pod of C: 2 of 6 GPUs for 90 s: 2 x 90 / 660. */
+	for (sc = CARVE_SIM_EXCLUSIVE; sc <= CARVE_SIM_DEVICE_PLUGIN; sc++) {
+		o.sched = (enum carve_sim_sched)sc;
+		r = run_opts(m, js, &o, -1);
+		EQ(r, "window.end_s", 110);
+		EQ(r, "makespan_s", 200);
+		EQ(r, "gpu_allocation_pct", 420.0 / 660 * 100);
+		EQ(r, "effective_utilisation_pct", 240.0 / 660 * 100);
+		EQ(r, "gpu_hours.held", 420.0 / 3600);
+		EQ(r, "gpu_hours.useful", 240.0 / 3600);
+		EQ(r, "gpu_hours.asked", 600.0 / 3600);
+		EQ(r, "backlog.jobs_waiting", 0);
+		EQ(r, "backlog.jobs_running", 1);
+		EQ(r, "backlog.gpu_hours_left", 0.1);
+		EQ(r, "quota.train.used_avg", 420.0 / 110);
+		EQ(r, "wait_first_gpu_s.train.p95", 0);
+		EQ(r, "wait_all_pods_s.train.p50", 0);
+		EQ(r, "wait_all_pods_s.train.p95", 90);
+		EQ(r, "wait_all_pods_s.train.censored", 0);
+		EQ(r, "first_time_success_pct", 0);
+		EQ(r, "gang_timeouts", 1);
+		EQ(r, "preemptions", 0);
+		EQ(r, "fragmentation_pct", 2.0 * 90 / 660 * 100);
+		json_decref(r);
+	}
+
+	/* ---- kueue --------------------------------------------------------------
+	 * t=0   A and B admitted, placed on n-0 and n-1 (spread).
+	 * t=10  C admitted on quota (6 of 6); its first pod to n-2 (first GPU:
+	 *       wait 0), the second fits nowhere.
+	 * t=70  waitForPodsReady (60 s): C evicted (pods and quota released),
+	 *       requeued after the backoff of its first eviction, 60 s: 130.
+	 * t=100 A and B done; C is in backoff.  t=130 C admitted again, both
+	 *       pods placed, runs 130..230 = makespan.
+	 * Held in the window: A 100 + B 100 + C 2 x 60 = 320 -> 48.4848 %;
+	 * useful 200 -> 30.3030 %.  Backlog at 110: C waiting, 4 x 100 GE-s
+	 * left = 0.1111 h.  Waits to first GPU {0, 0, 0}; until every pod
+	 * runs: C still waiting at 110, censored at 110 - 10 = 100.  First-time
+	 * success 0 %, one pods-ready eviction (gang_timeouts). */
+	o.sched = CARVE_SIM_KUEUE;
+	r = run_opts(m, js, &o, -1);
+	EQ(r, "window.end_s", 110);
+	EQ(r, "makespan_s", 230);
+	EQ(r, "gpu_allocation_pct", 320.0 / 660 * 100);
+	EQ(r, "effective_utilisation_pct", 200.0 / 660 * 100);
+	EQ(r, "gpu_hours.held", 320.0 / 3600);
+	EQ(r, "gpu_hours.useful", 200.0 / 3600);
+	EQ(r, "backlog.jobs_waiting", 1);
+	EQ(r, "backlog.jobs_running", 0);
+	EQ(r, "backlog.gpu_hours_left", 400.0 / 3600);
+	EQ(r, "quota.train.used_avg", 320.0 / 110);
+	EQ(r, "wait_first_gpu_s.train.p95", 0);
+	EQ(r, "wait_all_pods_s.train.censored", 1);
+	EQ(r, "wait_all_pods_s.train.p95", 100);
+	EQ(r, "first_time_success_pct", 0);
+	EQ(r, "gang_timeouts", 1);
+	EQ(r, "preemptions", 0);
+	json_decref(r);
+
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 /* ---- censoring, --until ---------------------------------------------------------- */
 
 /* One H100 pool of 2 GPUs, queue train only (hand_yaml without MIG). */
@@ -654,6 +799,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_computed),
+		cmocka_unit_test(test_hand_gang_only_carve),
 		cmocka_unit_test(test_censored),
 		cmocka_unit_test(test_wait_all_pods),
 		cmocka_unit_test(test_partial),
