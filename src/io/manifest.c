@@ -63,6 +63,8 @@ static const char *const v_kai_q[] = {"scheduling.run.ai/v2", NULL};
 static const char *const v_kai_pg[] = {"scheduling.run.ai/v2alpha2", NULL};
 static const char *const v_kai_topo[] = {"kai.scheduler/v1alpha1", NULL};
 static const char *const v_carve[] = {"carve.dev/v1alpha1", NULL};
+static const char *const v_jobset[] = {"jobset.x-k8s.io/v1alpha2", NULL};
+static const char *const v_vcbatch[] = {"batch.volcano.sh/v1alpha1", NULL};
 
 struct kind_entry {
 	const char *kind;
@@ -77,6 +79,8 @@ static const struct kind_entry kinds[] = {
 	{"Pod", v_core, load_pod},
 	{"ConfigMap", v_core, load_configmap},
 	{"Job", v_batch, load_job},
+	{"Job", v_vcbatch, load_vcjob},
+	{"JobSet", v_jobset, load_jobset},
 	{"PriorityClass", v_sched, load_wpc},
 	{"NodePool", v_carve, load_nodepool},
 	{"ResourceFlavor", v_kueue, load_flavor},
