@@ -378,8 +378,10 @@ struct carve_mf_dpconfig {
 	const char *name; /* ConfigMap data key, or the file's base name */
 	const char *mig_strategy; /* flags.migStrategy: none|single|mixed, NULL if unset */
 	bool rename_by_default, fail_requests_gt_one;
+	bool mps;                       /* the replicas are sharing.mps's: each share
+					 * gets 1/replicas of the GPU's memory and compute */
 	size_t nts;
-	struct carve_mf_tsresource *ts; /* sharing.timeSlicing.resources */
+	struct carve_mf_tsresource *ts; /* sharing.timeSlicing.resources, or sharing.mps's */
 	struct carve_pos pos;
 };
 

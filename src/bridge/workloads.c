@@ -809,6 +809,40 @@ static bool pc_value(const struct carve_manifests *m, const char *name, int32_t 
 	return false;
 }
 
+/*
+ * When no Volcano Queue of the input has a capability, deserved or
+ * guarantee (only weights, like Volcano's own queue "default"), the
+ * queues are shared by the proportion plugin: weights over the whole
+ * cluster, which carve does not model (it models the capacity plugin,
+ * where such a queue may still borrow from its cohort).  True, with a
+ * warning at pos naming the object, for a queue of such an input; its
+ * workloads are not queued.
+ */
+static bool weight_only(struct bld *b, const struct family *f, const struct xq *q,
+			struct carve_pos pos, const char *kind, const char *key)
+{
+	const struct carve_mf_vcqueue *v;
+	size_t i;
+
+	if (f != &b->vc || q->is_root || q < f->q || q >= f->q + b->m->nvcqueues)
+		return false;
+	v = &b->m->vcqueues[q - f->q]; /* queues.c: one xq per Queue, in order */
+	if (q->meta != &v->meta)
+		return false;
+	if (v->capability.n || v->deserved.n || v->guarantee.n)
+		return false;
+	for (i = 0; i < b->m->nvcqueues; i++) {
+		const struct carve_mf_vcqueue *o = &b->m->vcqueues[i];
+
+		if (o->capability.n || o->deserved.n || o->guarantee.n)
+			return false; /* capacity plugin: this queue may borrow */
+	}
+	carve_diag_warn(b->diags, pos, "%s %s: Volcano Queue '%s' has no capability, deserved "
+			"or guarantee, only a weight (the proportion plugin); carve models the "
+			"capacity plugin only, so it is not queued", kind, key, q->meta->name);
+	return true;
+}
+
 /* The queue a PodGroup can be admitted in, or NULL (reported when that is
  * the PodGroup's problem rather than its queue's). */
 static const struct xq *pg_queue(struct bld *b, const struct carve_mf_podgroup *pg,
@@ -829,6 +863,8 @@ static const struct xq *pg_queue(struct bld *b, const struct carve_mf_podgroup *
 				"in leaf queues only); it is not queued", key, pg->queue);
 		return NULL;
 	}
+	if (weight_only(b, &b->vc, q, pg->queue_pos, "PodGroup", key))
+		return NULL;
 	return q->added ? q : NULL;
 }
 
@@ -1419,6 +1455,8 @@ static bool fam_runs(struct bld *b, const struct family *f, const char *name,
 				"queues run workloads); it is not queued", kind, key, f->what, name);
 		return false;
 	}
+	if (weight_only(b, f, q, pos, kind, key))
+		return false;
 	return q->added;
 }
 

@@ -657,6 +657,12 @@ grep -q "groups.yaml:65:17: warning: Pod group default/h: kueue.x-k8s.io/pod-gro
 	grep -q "volcano-kai.yaml:36:10: warning: Volcano Job default/nowhere: Volcano Queue 'missing' is not defined" "$tmp/err"
 check "an incomplete pod group and an unknown Volcano queue are warned about" $?
 
+"$carve" admit -o table $J/volcano-weight.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c "only a weight (the proportion plugin); carve models the capacity plugin only" "$tmp/err")" -eq 2 ] &&
+	! grep -q 'd/pg' "$tmp/out"
+check "a weight-only Volcano Queue is refused with a message naming the proportion plugin (rc $rc)" $?
+
 # More than 256 paths: no limit.
 mkdir "$tmp/many"
 for i in $(seq 300); do
