@@ -46,6 +46,7 @@ set(CARVE_IO_SOURCES
   src/io/load_workload.c
   src/io/load_volcano.c
   src/io/load_pod.c
+  src/io/load_jobs.c
   src/io/load_nvidia.c
   src/io/trace_openb.c
   src/io/jobs.c

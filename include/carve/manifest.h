@@ -329,6 +329,42 @@ struct carve_mf_job {
 	struct carve_pos parallelism_pos;
 };
 
+/* A JobSet (jobset.x-k8s.io/v1alpha2): one Job template per replicatedJob. */
+struct carve_mf_rjob {
+	const char *name;
+	int32_t replicas;                  /* default 1 */
+	int32_t parallelism, completions;  /* of its Job template, defaulted as a Job's */
+	struct carve_podspec spec;
+	struct carve_pos pos;
+};
+
+struct carve_mf_jobset {
+	struct carve_meta meta;
+	size_t n;
+	struct carve_mf_rjob *v;
+};
+
+/* A Volcano Job (batch.volcano.sh/v1alpha1): tasks of pods in a Volcano Queue. */
+struct carve_mf_vctask {
+	const char *name;
+	int32_t replicas;
+	int32_t min_available;             /* valid when has_min_available */
+	bool has_min_available;
+	struct carve_podspec spec;
+	struct carve_pos pos;
+};
+
+struct carve_mf_vcjob {
+	struct carve_meta meta;
+	const char *queue;                 /* spec.queue, default "default" */
+	const char *priority_class;        /* spec.priorityClassName */
+	int32_t min_available;             /* valid when has_min_available */
+	bool has_min_available;
+	size_t ntasks;
+	struct carve_mf_vctask *tasks;
+	struct carve_pos queue_pos;
+};
+
 /* ---- NVIDIA device plugin and mig-parted ---- */
 
 struct carve_mf_tsresource {
@@ -342,8 +378,10 @@ struct carve_mf_dpconfig {
 	const char *name; /* ConfigMap data key, or the file's base name */
 	const char *mig_strategy; /* flags.migStrategy: none|single|mixed, NULL if unset */
 	bool rename_by_default, fail_requests_gt_one;
+	bool mps;                       /* the replicas are sharing.mps's: each share
+					 * gets 1/replicas of the GPU's memory and compute */
 	size_t nts;
-	struct carve_mf_tsresource *ts; /* sharing.timeSlicing.resources */
+	struct carve_mf_tsresource *ts; /* sharing.timeSlicing.resources, or sharing.mps's */
 	struct carve_pos pos;
 };
 
@@ -431,6 +469,8 @@ struct carve_manifests {
 	CARVE_MF_ARRAY(struct carve_mf_kaiqueue, kaiqueues);
 	CARVE_MF_ARRAY(struct carve_mf_pod, pods);
 	CARVE_MF_ARRAY(struct carve_mf_job, jobs);
+	CARVE_MF_ARRAY(struct carve_mf_jobset, jobsets);
+	CARVE_MF_ARRAY(struct carve_mf_vcjob, vcjobs);
 	CARVE_MF_ARRAY(struct carve_mf_dpconfig, dpconfigs);
 	CARVE_MF_ARRAY(struct carve_mf_migconfig, migconfigs);
 	CARVE_MF_ARRAY(struct carve_mf_topology, topologies);

@@ -61,6 +61,13 @@ const struct carve_mig_model *carve_mig_model_at(int i);
  */
 const struct carve_mig_model *carve_mig_model_find(const char *name);
 
+/*
+ * Whether PCI id `id` ("0x20B210DE", as mig-parted's device-filter writes
+ * it; any case, "0x" optional) is a card of model m: 1 yes, 0 no, -1 when
+ * id is not 8 hexadecimal digits (device id, vendor id).
+ */
+int carve_mig_model_pci_match(const struct carve_mig_model *m, const char *id);
+
 /* Index of profile `name` in model ("3g.40gb"), or -1.  Exact match. */
 int carve_mig_profile_find(const struct carve_mig_model *m, const char *name);
 

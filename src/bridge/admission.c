@@ -302,6 +302,8 @@ static void build(struct bld *b)
 	}
 	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)
 		br_add_podgroup(b, &b->m->podgroups[i]);
+	if (!b->nomem && (!b->opts || !b->opts->admitted_only))
+		br_add_jobs(b);
 	if (b->ad->placer && b->ad->mig_dynamic && !b->nomem)
 		set_mig_wants(b);
 }

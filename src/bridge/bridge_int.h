@@ -159,5 +159,10 @@ bool br_podset_spec(struct bld *b, const char *what, const char *cq, const struc
 		    struct carve_podset_spec *v);
 void br_add_workload(struct bld *b, const struct carve_mf_workload *w);
 void br_add_podgroup(struct bld *b, const struct carve_mf_podgroup *pg);
+/* Jobs, JobSets and Pods queued by Kueue (label kueue.x-k8s.io/queue-name),
+ * KAI pods (label kai.scheduler/queue) and Volcano Jobs, as workloads
+ * through br_podset_spec(); each kept in ad's job arena and mapped like a
+ * Workload.  Objects no queue names are skipped without a word. */
+void br_add_jobs(struct bld *b);
 
 #endif

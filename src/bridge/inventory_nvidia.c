@@ -148,23 +148,38 @@ static bool builtin_migconfig(const struct carve_mig_model *mm, const char *name
 	return carve_mig_layout_from_counts(mm, counts, out, NULL) == 0;
 }
 
-/* True when every profile an entry names exists on the model. */
-static bool entry_fits_model(const struct carve_mf_migdevice *e, const struct carve_mig_model *mm)
+/*
+ * Whether a mig-parted entry is for cards of model mm: an entry without a
+ * device-filter is for every card; one with a filter only for the cards
+ * whose PCI id it lists (carve_mig_model_pci_match).  A filter that is not
+ * a PCI id goes to *bad.
+ */
+static bool entry_for_model(const struct carve_mf_migdevice *e, const struct carve_mig_model *mm,
+			    const char **bad)
 {
+	bool hit = false;
 	size_t i;
 
-	for (i = 0; i < e->ncounts; i++)
-		if (carve_mig_profile_find(mm, e->counts[i].profile) < 0)
-			return false;
-	return true;
+	if (!e->nfilters)
+		return true;
+	for (i = 0; i < e->nfilters; i++) {
+		int r = carve_mig_model_pci_match(mm, e->device_filter[i]);
+
+		if (r < 0 && !*bad)
+			*bad = e->device_filter[i];
+		if (r > 0)
+			hit = true;
+	}
+	return hit;
 }
 
 /*
  * Applies mig-parted config `name` to b's GPUs (all of model mm), reporting
- * in dg.  Returns true when at least one GPU became MIG.  Entries with a
- * device-filter are applied only when their profiles exist on this model
- * (that is what the PCI-id filters of mig-parted's stock configs select); a
- * config none of whose entries is for the model is an error at pos.
+ * in dg.  Returns true when at least one GPU became MIG.  An entry with a
+ * device-filter applies only when it lists one of the model's PCI ids (the
+ * table in mig_profiles.c, sources in docs/internals/MIG.md), whatever its
+ * mig-devices; a config none of whose entries is for the model is an
+ * error at pos.
  */
 bool br_apply_migconfig(struct carve_manifests *m, struct carve_diags *dg, struct nb *b,
 			const struct carve_mig_model *mm, const char *name,
@@ -193,8 +208,13 @@ bool br_apply_migconfig(struct carve_manifests *m, struct carve_diags *dg, struc
 	}
 	for (e = 0; e < mc->n; e++) {
 		const struct carve_mf_migdevice *ent = &mc->v[e];
+		const char *bad = NULL;
+		bool mine = entry_for_model(ent, mm, &bad);
 
-		if (ent->nfilters && !entry_fits_model(ent, mm))
+		if (bad)
+			carve_diag_error(dg, ent->pos, "%s: mig-parted config %s: device-filter '%s' "
+					 "is not a PCI id such as 0x20B210DE", who, name, bad);
+		if (!mine)
 			continue;
 		for_model = true;
 		if (!ent->mig_enabled)

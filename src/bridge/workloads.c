@@ -631,7 +631,7 @@ static const struct carve_podset_spec *conv_podsets(struct bld *b,
 						    const struct carve_mf_workload *w,
 						    const char *cq, bool *bad)
 {
-	const char *what = br_fmt(b, "Workload %s", br_obj_name(b, &w->meta));
+	const char *what = br_fmt(b, "%s %s", w->meta.kind, br_obj_name(b, &w->meta));
 	struct carve_podset_spec *v = br_scratch(b, w->npodsets, sizeof(*v));
 	size_t i;
 
@@ -695,11 +695,13 @@ static bool map_workload(struct bld *b, int id, const struct carve_mf_workload *
  * that is a problem); *lq is the LocalQueue used, if any.
  */
 static const char *resolve_cq(struct bld *b, const struct carve_mf_workload *w,
-			      const struct carve_mf_localqueue **lq)
+			      const char *direct, const struct carve_mf_localqueue **lq)
 {
 	const char *key = br_obj_name(b, &w->meta);
 
 	*lq = NULL;
+	if (direct)
+		return direct;
 	if (w->admitted_cq)
 		return w->admitted_cq;
 	if (!w->active)
@@ -712,14 +714,28 @@ static const char *resolve_cq(struct bld *b, const struct carve_mf_workload *w,
 	*lq = carve_mf_find_lq(b->m, w->meta.ns, w->queue_name);
 	if (!*lq) {
 		carve_diag_error(b->diags, w->queue_pos,
-				 "Workload %s: LocalQueue '%s' does not exist in namespace %s", key,
-				 w->queue_name, w->meta.ns);
+				 "%s %s: LocalQueue '%s' does not exist in namespace %s",
+				 w->meta.kind, key, w->queue_name, w->meta.ns);
 		return NULL;
 	}
 	return (*lq)->cluster_queue;
 }
 
+/* w into the engine, in ClusterQueue `direct` (a Volcano or KAI queue) or,
+ * when NULL, where its admission or LocalQueue says; pc_only: its
+ * priority class is a scheduling.k8s.io PriorityClass. */
+static void add_wl(struct bld *b, const struct carve_mf_workload *w, const char *direct,
+		   bool pc_only);
+
 void br_add_workload(struct bld *b, const struct carve_mf_workload *w)
+{
+	add_wl(b, w, NULL, false);
+}
+
+static bool pc_value(const struct carve_manifests *m, const char *name, int32_t *out);
+
+static void add_wl(struct bld *b, const struct carve_mf_workload *w, const char *direct,
+		   bool pc_only)
 {
 	const struct carve_mf_localqueue *lq;
 	struct carve_wl_spec s;
@@ -730,15 +746,17 @@ void br_add_workload(struct bld *b, const struct carve_mf_workload *w)
 
 	memset(&s, 0, sizeof(s));
 	s.key = br_obj_name(b, &w->meta);
-	s.cq = resolve_cq(b, w, &lq);
+	s.cq = resolve_cq(b, w, direct, &lq);
 	if (!s.cq)
 		return;
 	if (w->has_priority) {
 		s.priority = w->priority;
-	} else if (w->priority_class && !priority_value(b->m, w->priority_class, &s.priority)) {
+	} else if (w->priority_class &&
+		   !(pc_only ? pc_value(b->m, w->priority_class, &s.priority)
+			     : priority_value(b->m, w->priority_class, &s.priority))) {
 		carve_diag_warn(b->diags, br_meta_pos(&w->meta),
-				"Workload %s: priority class '%s' is not defined; using priority 0",
-				s.key, w->priority_class);
+				"%s %s: priority class '%s' is not defined; using priority 0",
+				w->meta.kind, s.key, w->priority_class);
 	}
 	s.created = w->meta.created;
 	s.has_created = w->meta.has_created;
@@ -765,12 +783,12 @@ void br_add_workload(struct bld *b, const struct carve_mf_workload *w)
 		qpos = br_meta_pos(&w->meta);
 	if (rc == CARVE_ENOTFOUND && lq)
 		carve_diag_error(b->diags, qpos,
-				 "Workload %s: ClusterQueue '%s' (of LocalQueue %s/%s) is not defined",
-				 s.key, s.cq, lq->meta.ns, lq->meta.name);
+				 "%s %s: ClusterQueue '%s' (of LocalQueue %s/%s) is not defined",
+				 w->meta.kind, s.key, s.cq, lq->meta.ns, lq->meta.name);
 	else if (rc == CARVE_ENOTFOUND)
 		carve_diag_error(b->diags, qpos,
-				 "Workload %s: admitted to ClusterQueue '%s', which is not defined",
-				 s.key, s.cq);
+				 "%s %s: admitted to ClusterQueue '%s', which is not defined",
+				 w->meta.kind, s.key, s.cq);
 	else
 		br_refused(b, &w->meta, br_meta_pos(&w->meta), rc, &err);
 }
@@ -789,6 +807,40 @@ static bool pc_value(const struct carve_manifests *m, const char *name, int32_t 
 		}
 	}
 	return false;
+}
+
+/*
+ * When no Volcano Queue of the input has a capability, deserved or
+ * guarantee (only weights, like Volcano's own queue "default"), the
+ * queues are shared by the proportion plugin: weights over the whole
+ * cluster, which carve does not model (it models the capacity plugin,
+ * where such a queue may still borrow from its cohort).  True, with a
+ * warning at pos naming the object, for a queue of such an input; its
+ * workloads are not queued.
+ */
+static bool weight_only(struct bld *b, const struct family *f, const struct xq *q,
+			struct carve_pos pos, const char *kind, const char *key)
+{
+	const struct carve_mf_vcqueue *v;
+	size_t i;
+
+	if (f != &b->vc || q->is_root || q < f->q || q >= f->q + b->m->nvcqueues)
+		return false;
+	v = &b->m->vcqueues[q - f->q]; /* queues.c: one xq per Queue, in order */
+	if (q->meta != &v->meta)
+		return false;
+	if (v->capability.n || v->deserved.n || v->guarantee.n)
+		return false;
+	for (i = 0; i < b->m->nvcqueues; i++) {
+		const struct carve_mf_vcqueue *o = &b->m->vcqueues[i];
+
+		if (o->capability.n || o->deserved.n || o->guarantee.n)
+			return false; /* capacity plugin: this queue may borrow */
+	}
+	carve_diag_warn(b->diags, pos, "%s %s: Volcano Queue '%s' has no capability, deserved "
+			"or guarantee, only a weight (the proportion plugin); carve models the "
+			"capacity plugin only, so it is not queued", kind, key, q->meta->name);
+	return true;
 }
 
 /* The queue a PodGroup can be admitted in, or NULL (reported when that is
@@ -811,6 +863,8 @@ static const struct xq *pg_queue(struct bld *b, const struct carve_mf_podgroup *
 				"in leaf queues only); it is not queued", key, pg->queue);
 		return NULL;
 	}
+	if (weight_only(b, &b->vc, q, pg->queue_pos, "PodGroup", key))
+		return NULL;
 	return q->added ? q : NULL;
 }
 
@@ -1178,4 +1232,475 @@ int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_
 	out->podsets = ps;
 	out->pos = br_meta_pos(&pg->meta);
 	return job_bld_done(&b, &own, d, err);
+}
+
+/* ---- Jobs, Pods, JobSets and Volcano Jobs as workloads ---- */
+
+/*
+ * Label and annotation names (facts, with their sources):
+ * - kueue.x-k8s.io/queue-name (label): the LocalQueue of a Job, JobSet or
+ *   plain Pod; objects without it are not Kueue's and are skipped
+ *   silently.  kueue.x-k8s.io/priority-class (label): a
+ *   WorkloadPriorityClass.  kueue.x-k8s.io/job-min-parallelism
+ *   (annotation on a batch/v1 Job): partial admission, the podSet's
+ *   minCount.  Kueue site docs: concepts/workload, tasks/run/jobs,
+ *   concepts/workload_priority_class, and its partial-admission KEP.
+ * - kueue.x-k8s.io/pod-group-name (label) and
+ *   kueue.x-k8s.io/pod-group-total-count (annotation): a Kueue plain pod
+ *   group (Kueue site: tasks/run/plain_pods).
+ * - kai.scheduler/queue (label) and pod-group-name (annotation): a KAI
+ *   pod and its group (KAI-Scheduler docs: quickstart, pod-grouper).
+ * - scheduling.k8s.io/group-name (annotation): a pod of a Volcano
+ *   PodGroup (volcano-sh/apis pkg/apis/scheduling/v1beta1/labels.go); the
+ *   PodGroup is the workload then, so such pods are not added again.
+ * Kueue's Job podSet is "main" with min(parallelism, completions) pods
+ * (its batch/v1 Job integration); a JobSet's podSets are its
+ * replicatedJobs, each replicas x that count.
+ */
+/* Kueue's Workload CRD: at most 8 podSets (spec.podSets maxItems). */
+#define LD_MAX_PODSETS_BR 8
+#define KQ_QUEUE "kueue.x-k8s.io/queue-name"
+#define KQ_PRIO "kueue.x-k8s.io/priority-class"
+#define KQ_MINPAR "kueue.x-k8s.io/job-min-parallelism"
+#define KQ_GROUP "kueue.x-k8s.io/pod-group-name"
+#define KQ_TOTAL "kueue.x-k8s.io/pod-group-total-count"
+#define KAI_QUEUE "kai.scheduler/queue"
+#define KAI_GROUP "pod-group-name"
+#define VC_GROUP "scheduling.k8s.io/group-name"
+
+static const struct carve_kv *kv_find(const struct carve_kvlist *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].key && !strcmp(l->v[i].key, key))
+			return &l->v[i];
+	return NULL;
+}
+
+/* A workload that lives as long as ad (ad's job arena), for a Job, Pod
+ * group, JobSet or Volcano Job; NULL (b->nomem) when out of memory. */
+static struct carve_mf_workload *derived(struct bld *b, const struct carve_meta *meta,
+					 size_t npodsets)
+{
+	struct carve_mf_workload *w = carve_arena_alloc(b->ad->jobs, sizeof(*w));
+	struct carve_mf_podset *ps = carve_arena_alloc(b->ad->jobs, npodsets * sizeof(*ps) + 1);
+
+	if (!w || !ps) {
+		b->nomem = true;
+		return NULL;
+	}
+	memset(w, 0, sizeof(*w));
+	memset(ps, 0, npodsets * sizeof(*ps));
+	w->meta = *meta;
+	w->active = true;
+	w->podsets = ps;
+	w->npodsets = npodsets;
+	return w;
+}
+
+/* A whole number in [lo, hi] from an annotation value; false otherwise. */
+static bool kv_int(const struct carve_kv *kv, long lo, long hi, int32_t *out)
+{
+	char *end;
+	long x;
+
+	if (!kv || !kv->value || !*kv->value)
+		return false;
+	x = strtol(kv->value, &end, 10);
+	if (*end || x < lo || x > hi)
+		return false;
+	*out = (int32_t)x;
+	return true;
+}
+
+/*
+ * The Kueue queue and priority of a workload from object meta's labels:
+ * false when it has no queue label (not Kueue's: skipped silently).  A
+ * LocalQueue or WorkloadPriorityClass that does not exist is a warning at
+ * the label (the workload is then not queued, or gets priority 0).
+ */
+static bool kueue_labels(struct bld *b, const struct carve_meta *meta, const char *key,
+			 const char *pod_prio, struct carve_mf_workload *w)
+{
+	const struct carve_kv *q = kv_find(&meta->labels, KQ_QUEUE);
+	const struct carve_kv *p = kv_find(&meta->labels, KQ_PRIO);
+
+	if (!q || !q->value || !*q->value)
+		return false;
+	if (!carve_mf_find_lq(b->m, meta->ns, q->value)) {
+		carve_diag_warn(b->diags, q->pos, "%s %s: label %s names LocalQueue '%s', which "
+				"does not exist in namespace %s; it is not queued", meta->kind, key,
+				KQ_QUEUE, q->value, meta->ns);
+		return false;
+	}
+	w->queue_name = q->value;
+	w->queue_pos = q->pos;
+	if (p && p->value) {
+		int32_t v;
+
+		if (priority_value(b->m, p->value, &v)) {
+			w->priority = v;
+			w->has_priority = true;
+		} else {
+			carve_diag_warn(b->diags, p->pos, "%s %s: label %s names '%s', which is not "
+					"defined; using priority 0", meta->kind, key, KQ_PRIO,
+					p->value);
+		}
+	} else if (pod_prio) {
+		w->priority_class = pod_prio; /* the pods' PriorityClass */
+	}
+	return true;
+}
+
+/* Kueue's pod count of a Job spec: parallelism, or completions when fewer. */
+static int32_t job_pod_count(int32_t parallelism, int32_t completions)
+{
+	return completions < parallelism ? completions : parallelism;
+}
+
+static void add_job(struct bld *b, const struct carve_mf_job *j)
+{
+	const char *key = br_obj_name(b, &j->meta);
+	const struct carve_kv *mp;
+	struct carve_mf_workload *w;
+	struct carve_mf_workload tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (!kueue_labels(b, &j->meta, key, j->spec.priority_class, &tmp))
+		return;
+	w = derived(b, &j->meta, 1);
+	if (!w)
+		return;
+	w->queue_name = tmp.queue_name;
+	w->queue_pos = tmp.queue_pos;
+	w->priority = tmp.priority;
+	w->has_priority = tmp.has_priority;
+	w->priority_class = tmp.priority_class;
+	w->podsets[0].name = "main";
+	w->podsets[0].count = job_pod_count(j->parallelism, j->completions);
+	w->podsets[0].spec = j->spec;
+	w->podsets[0].pos = j->spec.pos.line ? j->spec.pos : j->meta.pos;
+	w->podsets[0].count_pos = j->parallelism_pos;
+	mp = kv_find(&j->meta.annotations, KQ_MINPAR);
+	if (mp) {
+		int32_t min;
+
+		if (kv_int(mp, 1, w->podsets[0].count, &min)) {
+			w->podsets[0].min_count = min;
+			w->podsets[0].has_min_count = true;
+		} else {
+			carve_diag_warn(b->diags, mp->pos, "Job %s: annotation %s '%s' is not a "
+					"whole number from 1 to the Job's %d pods; ignored", key,
+					KQ_MINPAR, mp->value ? mp->value : "", w->podsets[0].count);
+		}
+	}
+	if (!w->podsets[0].count)
+		return; /* parallelism 0: no pods to admit */
+	br_add_workload(b, w);
+}
+
+static void add_jobset(struct bld *b, const struct carve_mf_jobset *js)
+{
+	const char *key = br_obj_name(b, &js->meta);
+	struct carve_mf_workload tmp, *w;
+	size_t i;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (!kueue_labels(b, &js->meta, key, NULL, &tmp))
+		return;
+	if (js->n > LD_MAX_PODSETS_BR) {
+		carve_diag_error(b->diags, js->meta.pos, "JobSet %s has %zu replicatedJobs; a "
+				 "Kueue Workload holds at most %d podSets; not queued", key, js->n,
+				 LD_MAX_PODSETS_BR);
+		return;
+	}
+	w = derived(b, &js->meta, js->n);
+	if (!w)
+		return;
+	w->queue_name = tmp.queue_name;
+	w->queue_pos = tmp.queue_pos;
+	w->priority = tmp.priority;
+	w->has_priority = tmp.has_priority;
+	for (i = 0; i < js->n; i++) {
+		const struct carve_mf_rjob *r = &js->v[i];
+		int64_t n = (int64_t)r->replicas * job_pod_count(r->parallelism, r->completions);
+
+		w->podsets[i].name = r->name;
+		w->podsets[i].count = n > INT32_MAX ? INT32_MAX : (int32_t)n;
+		w->podsets[i].spec = r->spec;
+		w->podsets[i].pos = r->pos;
+		w->podsets[i].count_pos = r->pos;
+		if (!w->priority_class && !w->has_priority)
+			w->priority_class = r->spec.priority_class;
+	}
+	br_add_workload(b, w);
+}
+
+/* Whether queue `name` of family f runs workloads: a warning at pos
+ * naming the object when it is not defined or is a parent queue. */
+static bool fam_runs(struct bld *b, const struct family *f, const char *name,
+		     struct carve_pos pos, const char *kind, const char *key)
+{
+	int qi = br_fam_find(f, name);
+	const struct xq *q = qi >= 0 ? &f->q[qi] : NULL;
+
+	if (!q) {
+		carve_diag_warn(b->diags, pos, "%s %s: %s '%s' is not defined; it is not queued",
+				kind, key, f->what, name);
+		return false;
+	}
+	if (q->is_parent && !q->skip) {
+		carve_diag_warn(b->diags, pos, "%s %s: %s '%s' is a parent queue (only leaf "
+				"queues run workloads); it is not queued", kind, key, f->what, name);
+		return false;
+	}
+	if (weight_only(b, f, q, pos, kind, key))
+		return false;
+	return q->added;
+}
+
+/* Whether two pods ask for the same resources (one podSet of a group). */
+static bool same_requests(const struct carve_podspec *a, const struct carve_podspec *c)
+{
+	size_t i, j;
+
+	if (a->requests.n != c->requests.n)
+		return false;
+	for (i = 0; i < a->requests.n; i++) {
+		for (j = 0; j < c->requests.n; j++)
+			if (!strcmp(a->requests.v[i].name, c->requests.v[j].name) &&
+			    a->requests.v[i].milli == c->requests.v[j].milli)
+				break;
+		if (j == c->requests.n)
+			return false;
+	}
+	return true;
+}
+
+/* The group a pod belongs to under `flavour` (Kueue or KAI), or NULL. */
+static const char *pod_group(const struct carve_mf_pod *p, bool kai)
+{
+	const struct carve_kv *g = kai ? kv_find(&p->meta.annotations, KAI_GROUP)
+				       : kv_find(&p->meta.labels, KQ_GROUP);
+
+	return g && g->value && *g->value ? g->value : NULL;
+}
+
+/* Whether pod p is queued by Kueue (else by KAI). */
+static bool pod_is_kueue(const struct carve_mf_pod *p)
+{
+	return kv_find(&p->meta.labels, KQ_QUEUE) != NULL;
+}
+
+static bool same_ns(const char *a, const char *c)
+{
+	return (!a && !c) || (a && c && !strcmp(a, c));
+}
+
+/*
+ * Pod i (queued by Kueue or KAI) with the other pods of its group, as one
+ * workload: a podSet per distinct request (in order of first use, at most
+ * 8), counting its pods.  A Kueue group waits for
+ * kueue.x-k8s.io/pod-group-total-count pods; a KAI group's gang is its
+ * PodGroup's minMember when that PodGroup is in the input.  Called for
+ * the first pod of each group only.
+ */
+static void add_pod(struct bld *b, size_t i)
+{
+	const struct carve_mf_pod *p = &b->m->pods[i];
+	bool kai = !pod_is_kueue(p);
+	const char *group = pod_group(p, kai);
+	const char *key = br_obj_name(b, &p->meta);
+	struct carve_mf_workload tmp, *w;
+	const struct carve_mf_pod *members[LD_MAX_PODSETS_BR];
+	int32_t counts[LD_MAX_PODSETS_BR];
+	size_t nroles = 0, k, r, npods = 0;
+	struct carve_meta meta = p->meta;
+	const char *queue = NULL;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (!kai) {
+		if (!kueue_labels(b, &p->meta, key, p->spec.priority_class, &tmp))
+			return;
+	} else {
+		const struct carve_kv *q = kv_find(&p->meta.labels, KAI_QUEUE);
+
+		if (!q || !q->value || !*q->value ||
+		    !fam_runs(b, &b->kai, q->value, q->pos, "Pod", key))
+			return;
+		queue = q->value;
+		tmp.priority_class = p->spec.priority_class;
+	}
+	for (k = i; k < b->m->npods; k++) {
+		const struct carve_mf_pod *o = &b->m->pods[k];
+
+		if (k != i && (!group || pod_is_kueue(o) == kai || !same_ns(o->meta.ns, p->meta.ns) ||
+			       !pod_group(o, kai) || strcmp(pod_group(o, kai), group)))
+			continue;
+		npods++;
+		for (r = 0; r < nroles; r++)
+			if (same_requests(&members[r]->spec, &o->spec))
+				break;
+		if (r == nroles) {
+			if (nroles == LD_MAX_PODSETS_BR) {
+				carve_diag_error(b->diags, br_meta_pos(&o->meta), "Pod group %s: "
+						 "more than %d different pod requests; not queued",
+						 group, LD_MAX_PODSETS_BR);
+				return;
+			}
+			members[nroles] = o;
+			counts[nroles++] = 0;
+		}
+		counts[r]++;
+		if (!group)
+			break;
+	}
+	if (group) {
+		meta.name = group;
+		meta.generated = false;
+		meta.kind = "Pod group";
+		key = br_obj_name(b, &meta);
+	}
+	if (group && !kai) {
+		const struct carve_kv *t = kv_find(&p->meta.annotations, KQ_TOTAL);
+		int32_t total;
+
+		if (!kv_int(t, 1, INT32_MAX, &total)) {
+			carve_diag_warn(b->diags, t ? t->pos : br_meta_pos(&p->meta), "Pod group %s: "
+					"annotation %s is %s (a whole number of pods is needed); it "
+					"is not queued", key, KQ_TOTAL, t ? "not a whole number" : "missing");
+			return;
+		}
+		if ((size_t)total != npods) {
+			carve_diag_warn(b->diags, t->pos, "Pod group %s: %s is %d but the input has "
+					"%zu of its pods; Kueue admits the group once all of them "
+					"exist, so it is not queued", key, KQ_TOTAL, (int)total, npods);
+			return;
+		}
+	}
+	w = derived(b, &meta, nroles);
+	if (!w)
+		return;
+	w->queue_name = tmp.queue_name;
+	w->queue_pos = tmp.queue_pos;
+	w->priority = tmp.priority;
+	w->has_priority = tmp.has_priority;
+	w->priority_class = tmp.priority_class;
+	for (r = 0; r < nroles; r++) {
+		w->podsets[r].name = nroles == 1 ? "main" : br_fmt(b, "role%zu", r);
+		if (w->podsets[r].name && nroles > 1)
+			w->podsets[r].name = carve_arena_strndup(b->ad->jobs, w->podsets[r].name,
+								  strlen(w->podsets[r].name));
+		if (!w->podsets[r].name) {
+			b->nomem = true;
+			return;
+		}
+		w->podsets[r].count = counts[r];
+		w->podsets[r].spec = members[r]->spec;
+		w->podsets[r].pos = br_meta_pos(&members[r]->meta);
+		w->podsets[r].count_pos = w->podsets[r].pos;
+	}
+	if (kai && group && nroles == 1) {
+		/* the KAI PodGroup of that name gives the gang's minMember */
+		for (k = 0; k < b->m->npodgroups; k++) {
+			const struct carve_mf_podgroup *pg = &b->m->podgroups[k];
+
+			if (!br_is_volcano_pg(pg) && !strcmp(pg->meta.name, group) &&
+			    same_ns(pg->meta.ns, p->meta.ns) && pg->min_member > 0 &&
+			    pg->min_member < w->podsets[0].count) {
+				w->podsets[0].min_count = pg->min_member;
+				w->podsets[0].has_min_count = true;
+			}
+		}
+	}
+	add_wl(b, w, queue, kai);
+}
+
+/* Whether pod i is the first of its group (or has none). */
+static bool first_of_group(const struct bld *b, size_t i)
+{
+	const struct carve_mf_pod *p = &b->m->pods[i];
+	bool kai = !pod_is_kueue(p);
+	const char *g = pod_group(p, kai);
+	size_t k;
+
+	for (k = 0; g && k < i; k++) {
+		const struct carve_mf_pod *o = &b->m->pods[k];
+		const char *og = pod_group(o, kai);
+
+		if (pod_is_kueue(o) != kai && og && !strcmp(og, g) && same_ns(o->meta.ns, p->meta.ns))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A Volcano Job (batch.volcano.sh) in its Volcano Queue: a podSet per
+ * task of `replicas` pods.  The gang: with one task, the Job's
+ * minAvailable (default: all pods); with several, each task's own
+ * minAvailable when set (Volcano's job-level minAvailable across tasks
+ * has no per-podSet equivalent: each task then needs all its pods).
+ */
+static void add_vcjob(struct bld *b, const struct carve_mf_vcjob *j)
+{
+	const char *key = br_obj_name(b, &j->meta);
+	struct carve_mf_workload *w;
+	size_t t;
+
+	if (!fam_runs(b, &b->vc, j->queue, j->queue_pos, "Volcano Job", key))
+		return;
+	if (j->ntasks > LD_MAX_PODSETS_BR) {
+		carve_diag_error(b->diags, j->meta.pos, "Volcano Job %s has %zu tasks; carve "
+				 "models at most %d; not queued", key, j->ntasks, LD_MAX_PODSETS_BR);
+		return;
+	}
+	w = derived(b, &j->meta, j->ntasks);
+	if (!w)
+		return;
+	w->meta.kind = "Volcano Job";
+	w->priority_class = j->priority_class;
+	for (t = 0; t < j->ntasks; t++) {
+		const struct carve_mf_vctask *k = &j->tasks[t];
+
+		w->podsets[t].name = k->name;
+		w->podsets[t].count = k->replicas;
+		w->podsets[t].spec = k->spec;
+		w->podsets[t].pos = k->pos;
+		w->podsets[t].count_pos = k->pos;
+		if (j->ntasks == 1 && j->has_min_available && j->min_available > 0 &&
+		    j->min_available < k->replicas) {
+			w->podsets[t].min_count = j->min_available;
+			w->podsets[t].has_min_count = true;
+		} else if (j->ntasks > 1 && k->has_min_available && k->min_available > 0) {
+			w->podsets[t].min_count = k->min_available;
+			w->podsets[t].has_min_count = true;
+		}
+	}
+	for (t = 0; t < w->npodsets; t++)
+		if (w->podsets[t].count > 0)
+			break;
+	if (t == w->npodsets)
+		return; /* no replicas at all */
+	add_wl(b, w, j->queue, true);
+}
+
+void br_add_jobs(struct bld *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->m->njobs && !b->nomem; i++)
+		add_job(b, &b->m->jobs[i]);
+	for (i = 0; i < b->m->njobsets && !b->nomem; i++)
+		add_jobset(b, &b->m->jobsets[i]);
+	for (i = 0; i < b->m->npods && !b->nomem; i++) {
+		const struct carve_mf_pod *p = &b->m->pods[i];
+
+		if (!pod_is_kueue(p) && !kv_find(&p->meta.labels, KAI_QUEUE))
+			continue; /* neither Kueue's nor KAI's (a Volcano group's pods are its PodGroup) */
+		if (first_of_group(b, i))
+			add_pod(b, i);
+	}
+	for (i = 0; i < b->m->nvcjobs && !b->nomem; i++)
+		add_vcjob(b, &b->m->vcjobs[i]);
 }

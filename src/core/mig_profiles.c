@@ -8,6 +8,9 @@
  * size (start % mem_slices == 0), and media is set exactly for "+me" names.
  * Sources and the uncertain (⚠) facts are listed in docs/internals/MIG.md.
  */
+#include <stddef.h>
+#include <stdint.h>
+
 #include "mig_int.h"
 
 #define PROF(n, id, g, ms, max, me, mib, at)                              \
@@ -142,3 +145,75 @@ const struct carve_mig_model carve__mig_models[CARVE__MIG_NMODELS] = {
 	[CARVE__MIG_H100_94GB] = MODEL("H100-94GB", 8, 7, 7, h100_94gb),
 	[CARVE__MIG_H200_141GB] = MODEL("H200-141GB", 8, 7, 7, h200_141gb),
 };
+
+/*
+ * PCI ids (device << 16 | vendor 0x10DE) of the cards of each model, as
+ * mig-parted's device-filter writes them.  Source: the device-filter lists
+ * and their comments in NVIDIA/mig-parted deployments/systemd/
+ * config-default.yaml (docs/internals/MIG.md lists them per card).  The
+ * A800/H800 variants share their model's geometry and are listed with it.
+ */
+static const uint32_t pci_a30_24gb[] = {0x20B710DE};
+static const uint32_t pci_a100_40gb[] = {0x20B010DE, 0x20B110DE, 0x20F110DE, 0x20F610DE};
+static const uint32_t pci_a100_80gb[] = {0x20B210DE, 0x20B510DE, 0x20F310DE, 0x20F510DE};
+static const uint32_t pci_h100_80gb[] = {0x233010DE, 0x233110DE, 0x232210DE, 0x232410DE};
+static const uint32_t pci_h100_94gb[] = {0x232110DE, 0x233A10DE};
+static const uint32_t pci_h200_141gb[] = {0x233510DE, 0x233B10DE};
+
+#define PCI(v) {sizeof(v) / sizeof((v)[0]), (v)}
+
+static const struct {
+	size_t n;
+	const uint32_t *ids;
+} pci_ids[CARVE__MIG_NMODELS] = {
+	[CARVE__MIG_A30_24GB] = PCI(pci_a30_24gb),
+	[CARVE__MIG_A100_40GB] = PCI(pci_a100_40gb),
+	[CARVE__MIG_A100_80GB] = PCI(pci_a100_80gb),
+	[CARVE__MIG_H100_80GB] = PCI(pci_h100_80gb),
+	[CARVE__MIG_H100_94GB] = PCI(pci_h100_94gb),
+	[CARVE__MIG_H200_141GB] = PCI(pci_h200_141gb),
+};
+
+/* "0x20B210DE" (any case, "0x" optional; 8 hex digits: device id, then
+ * vendor id) to its value; false when malformed. */
+static bool parse_pci(const char *s, uint32_t *out)
+{
+	uint32_t v = 0;
+	int n = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++, n++) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return false;
+		if (n == 8)
+			return false;
+		v = v << 4 | (uint32_t)d;
+	}
+	*out = v;
+	return n == 8;
+}
+
+int carve_mig_model_pci_match(const struct carve_mig_model *m, const char *id)
+{
+	uint32_t v;
+	size_t i;
+	ptrdiff_t k = m - carve__mig_models;
+
+	if (!id || !parse_pci(id, &v))
+		return -1;
+	if (k < 0 || k >= CARVE__MIG_NMODELS)
+		return 0;
+	for (i = 0; i < pci_ids[k].n; i++)
+		if (pci_ids[k].ids[i] == v)
+			return 1;
+	return 0;
+}

@@ -154,6 +154,18 @@ const char *ld_suggest(const char *s, const char *const *names, size_t n)
 
 /* ---- mappings and lists ---- */
 
+/*
+ * True when the current path is an object's top-level status or below it:
+ * the API server writes status, and newer servers add fields there (e.g.
+ * Node status.declaredFeatures, Kubernetes 1.35), so an unknown field under
+ * status is accepted and ignored rather than an error.
+ */
+static bool under_status(const struct ld *ld)
+{
+	return !strncmp(ld->path, ".status", 7) &&
+	       (ld->path[7] == '\0' || ld->path[7] == '.' || ld->path[7] == '[');
+}
+
 bool ld_fields(struct ld *ld, const struct ynode *map, const struct ld_field *fields, void *obj)
 {
 	const char *names[64];
@@ -177,7 +189,11 @@ bool ld_fields(struct ld *ld, const struct ynode *map, const struct ld_field *fi
 			if (!strcmp(fields[j].name, p->key->str))
 				break;
 		if (!fields[j].name) {
-			const char *s = ld_suggest(p->key->str, names, nf);
+			const char *s;
+
+			if (under_status(ld))
+				continue; /* server-written: any field is accepted */
+			s = ld_suggest(p->key->str, names, nf);
 
 			if (s)
 				ld_error(ld, p->key->pos, "unknown field '%s' (did you mean '%s'?)",

@@ -334,6 +334,33 @@ static void f_sharing(struct ld *ld, const struct ynode *v, void *o)
 			if (!strcmp(v->pairs[i].key->str, "mps"))
 				ld_warn(ld, v->pairs[i].key->pos,
 					"timeSlicing and mps are mutually exclusive; the device plugin uses mps");
+	if (s.mps.any) {
+		/*
+		 * MPS (NVIDIA k8s-device-plugin README, "CUDA MPS"): each GPU is
+		 * advertised as `replicas` shares, each limited to 1/replicas of
+		 * its memory and compute, and a container may ask for one share
+		 * only.  carve models the shares as replicas, as for
+		 * time-slicing, with requests above one refused; MIG devices
+		 * cannot be shared with MPS.
+		 */
+		size_t k = 0;
+
+		for (i = 0; i < s.mps.n; i++) {
+			if (!strncmp(s.mps.v[i].name, "nvidia.com/mig-", 15)) {
+				ld_error(ld, s.mps.v[i].pos, "mps: %s: MIG devices cannot be "
+					 "shared with MPS (the device plugin refuses it)",
+					 s.mps.v[i].name);
+				continue;
+			}
+			s.mps.v[k++] = s.mps.v[i];
+		}
+		c->c.mps = true;
+		c->c.rename_by_default = s.mps.rename_by_default;
+		c->c.fail_requests_gt_one = true;
+		c->c.ts = s.mps.v;
+		c->c.nts = k;
+		return;
+	}
 	c->c.rename_by_default = s.ts.rename_by_default;
 	c->c.fail_requests_gt_one = s.ts.fail_requests_gt_one;
 	c->c.ts = s.ts.v;

@@ -495,6 +495,20 @@ static void f_ps_resources(struct ld *ld, const struct ynode *v, void *o)
 	ld_fields(ld, v, podres_fields, o);
 }
 
+/*
+ * spec.schedulingGroup (Kubernetes 1.35, alpha behind the GenericWorkload
+ * gate: kubernetes.io/docs/concepts/workloads/pods/scheduling-group/) links
+ * the pod to a scheduling.k8s.io PodGroup, which carve does not read: the
+ * field is accepted and the pod is admitted alone, with a warning.
+ */
+static void f_ps_schedgroup(struct ld *ld, const struct ynode *v, void *o)
+{
+	(void)o;
+	if (!ytree_is_null(v))
+		ld_warn(ld, v->pos, "a scheduling.k8s.io PodGroup is not read by carve; the pod "
+			"is treated as a group of one");
+}
+
 /* v1.PodSpec. */
 static const struct ld_field podspec_fields[] = {
 	{"containers", f_ps_containers, LD_REQUIRED},
@@ -539,6 +553,7 @@ static const struct ld_field podspec_fields[] = {
 	{"schedulingGates", NULL, 0},
 	{"resourceClaims", NULL, 0},
 	{"workloadRef", NULL, 0},
+	{"schedulingGroup", f_ps_schedgroup, 0},
 	{NULL, NULL, 0},
 };
 
@@ -827,6 +842,39 @@ static const struct ld_field job_fields[] = {
 	{NULL, NULL, 0},
 };
 
+/*
+ * API defaulting: both unset means 1 and 1; parallelism defaults to 1.
+ * A work-queue Job (parallelism set, completions unset) runs
+ * `parallelism` pods at once, so completions takes that value here.
+ */
+static void job_defaults(struct job *j, struct carve_pos at)
+{
+	if (!j->has_parallelism)
+		j->j.parallelism = 1;
+	if (!j->has_completions)
+		j->j.completions = j->has_parallelism ? j->j.parallelism : 1;
+	if (!j->has_parallelism)
+		j->j.parallelism_pos = at;
+}
+
+bool ld_jobspec(struct ld *ld, const struct ynode *spec, int32_t *parallelism,
+		int32_t *completions, struct carve_podspec *out)
+{
+	struct job j;
+
+	memset(&j, 0, sizeof(j));
+	if (ytree_is_null(spec))
+		return false;
+	ld_fields(ld, spec, jobspec_fields, &j);
+	if (!j.has_template)
+		return false;
+	job_defaults(&j, spec->pos);
+	*parallelism = j.j.parallelism;
+	*completions = j.j.completions;
+	*out = j.j.spec;
+	return true;
+}
+
 void load_job(struct ld *ld, const struct ynode *doc)
 {
 	struct carve_mf_job *e;
@@ -837,17 +885,7 @@ void load_job(struct ld *ld, const struct ynode *doc)
 	ld_fields(ld, doc, job_fields, &j);
 	if (!j.j.meta.name || !j.has_template)
 		return;
-	/*
-	 * API defaulting: both unset means 1 and 1; parallelism defaults to 1.
-	 * A work-queue Job (parallelism set, completions unset) runs
-	 * `parallelism` pods at once, so completions takes that value here.
-	 */
-	if (!j.has_parallelism)
-		j.j.parallelism = 1;
-	if (!j.has_completions)
-		j.j.completions = j.has_parallelism ? j.j.parallelism : 1;
-	if (!j.has_parallelism)
-		j.j.parallelism_pos = doc->pos;
+	job_defaults(&j, doc->pos);
 	e = LD_APPEND(ld, ld->m->jobs, ld->m->njobs, ld->m->cap_jobs);
 	if (e)
 		*e = j.j;

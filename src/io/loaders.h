@@ -56,6 +56,15 @@ void load_job(struct ld *ld, const struct ynode *doc);
 void ld_podspec(struct ld *ld, const struct ynode *spec, struct carve_podspec *out);
 /* A PodTemplateSpec {metadata: {labels, annotations}, spec: PodSpec}. */
 void ld_podtemplate(struct ld *ld, const struct ynode *tmpl, struct carve_podspec *out);
+/* A batch/v1 JobSpec: its pod template into out, parallelism and
+ * completions defaulted as the API does.  False when it has no template
+ * (reported) or is null. */
+bool ld_jobspec(struct ld *ld, const struct ynode *spec, int32_t *parallelism,
+		int32_t *completions, struct carve_podspec *out);
+
+/* load_jobs.c: JobSet (jobset.x-k8s.io) and Volcano Job (batch.volcano.sh) */
+void load_jobset(struct ld *ld, const struct ynode *doc);
+void load_vcjob(struct ld *ld, const struct ynode *doc);
 
 /* load_nvidia.c: device-plugin config, mig-parted config, ConfigMap */
 void load_configmap(struct ld *ld, const struct ynode *doc);

@@ -65,6 +65,8 @@ static const char *const v_kai_topo[] = {"kai.scheduler/v1alpha1", NULL};
 static const char *const v_carve[] = {"carve.dev/v1alpha1", NULL};
 static const char *const v_kueue_cfg[] = {"config.kueue.x-k8s.io/v1beta1",
 					  "config.kueue.x-k8s.io/v1beta2", NULL};
+static const char *const v_jobset[] = {"jobset.x-k8s.io/v1alpha2", NULL};
+static const char *const v_vcbatch[] = {"batch.volcano.sh/v1alpha1", NULL};
 
 struct kind_entry {
 	const char *kind;
@@ -79,6 +81,8 @@ static const struct kind_entry kinds[] = {
 	{"Pod", v_core, load_pod},
 	{"ConfigMap", v_core, load_configmap},
 	{"Job", v_batch, load_job},
+	{"Job", v_vcbatch, load_vcjob},
+	{"JobSet", v_jobset, load_jobset},
 	{"PriorityClass", v_sched, load_wpc},
 	{"NodePool", v_carve, load_nodepool},
 	{"ResourceFlavor", v_kueue, load_flavor},
@@ -97,15 +101,25 @@ static const struct kind_entry kinds[] = {
 	{NULL, NULL, NULL},
 };
 
-/* Kubernetes kinds that carve does not read: skipped with a warning. */
+/*
+ * Kinds of the groups above that carve knows of but does not read: skipped
+ * with one warning, never taken for a typo of a kind it reads.  (A kind of
+ * any other API group is skipped with the same warning; this list only
+ * keeps the typo check of the groups carve reads from firing on them.)
+ */
 static const char *const foreign_kinds[] = {
-	"Namespace", "Service", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet",
-	"Secret", "ServiceAccount", "Role", "RoleBinding", "ClusterRole",
-	"ClusterRoleBinding", "CustomResourceDefinition", "ResourceQuota", "LimitRange",
-	"CronJob", "PersistentVolumeClaim", "Ingress", "NetworkPolicy", "AdmissionCheck",
-	"ProvisioningRequestConfig", "MultiKueueConfig", "MultiKueueCluster",
-	"ClusterPolicy", "NVIDIADriver", "RayJob", "RayCluster", "PyTorchJob", "MPIJob",
-	"JobSet", "TFJob", "LeaderWorkerSet", NULL,
+	/* core v1 */
+	"Namespace", "Service", "Secret", "ServiceAccount", "PersistentVolume",
+	"PersistentVolumeClaim", "Endpoints", "Event", "LimitRange", "ResourceQuota",
+	"ReplicationController", "PodTemplate", "Binding", "ComponentStatus",
+	/* batch, scheduling.k8s.io (Kubernetes 1.35 Workload API, alpha) */
+	"CronJob", "Workload", "PodGroup",
+	/* kueue.x-k8s.io */
+	"AdmissionCheck", "ProvisioningRequestConfig", "MultiKueueConfig",
+	"MultiKueueCluster",
+	/* scheduling.volcano.sh, scheduling.run.ai, kai.scheduler */
+	"HyperNode", "SchedulingShard", "BindRequest", "Config",
+	NULL,
 };
 
 static bool in_list(const char *s, const char *const *list)
@@ -116,14 +130,188 @@ static bool in_list(const char *s, const char *const *list)
 	return false;
 }
 
-static void load_kind(struct ld *ld, const struct ynode *doc, const struct ynode *kind,
-		      const struct ynode *apiv)
+/* The API group of an apiVersion ("kueue.x-k8s.io/v1beta2" -> "kueue.x-k8s.io",
+ * "v1" -> ""), into buf. */
+static const char *group_of(const char *api, char *buf, size_t size)
+{
+	const char *slash = strrchr(api, '/');
+	size_t n = slash ? (size_t)(slash - api) : 0;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, api, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Whether group g is one some kind of the table is read from. */
+static bool group_read(const char *g)
+{
+	char buf[128];
+	size_t i, j;
+
+	for (i = 0; kinds[i].kind; i++)
+		for (j = 0; kinds[i].versions[j]; j++)
+			if (!strcmp(group_of(kinds[i].versions[j], buf, sizeof(buf)), g))
+				return true;
+	return false;
+}
+
+/* Edit distance of two short strings (capped inputs), for group typos. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[129];
+
+	if (la > 128 || lb > 128)
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+static void load_root(struct ld *ld, const struct ynode *root, int depth);
+static void load_typed(struct ld *ld, const struct ynode *doc, const char *kind, const char *api,
+		       struct carve_pos kpos, struct carve_pos apos);
+
+/*
+ * kind: List (as `kubectl get -o yaml` writes it) or a typed list such as
+ * PodList (as the API server returns one): every item is read as a
+ * document of its own, at its own position.  Items of a typed list may
+ * leave out kind and apiVersion (the server strips them); they are then
+ * the list's kind without "List" and the list's apiVersion.
+ */
+static void load_list(struct ld *ld, const struct ynode *doc, const char *kind, const char *api,
+		      int depth)
+{
+	const struct ynode *items = ytree_get(doc, "items");
+	size_t n = strlen(kind), i;
+	const char *item_kind = n > 4 ? carve_arena_strndup(ld->a, kind, n - 4) : NULL;
+
+	if (items && ytree_is_null(items))
+		return;
+	if (!items || items->kind != YN_SEQ) {
+		carve_diag_error(ld->d, items ? items->pos : doc->pos,
+				 "%s: 'items' must be a list of objects", kind);
+		return;
+	}
+	for (i = 0; i < items->n; i++) {
+		const struct ynode *it = items->items[i];
+
+		if (it->kind == YN_MAP && item_kind && !ytree_get(it, "kind")) {
+			const struct ynode *v = ytree_get(it, "apiVersion");
+
+			ld->name = NULL;
+			ld->kind = item_kind;
+			ld->path[0] = '\0';
+			ld->pathlen = 0;
+			ld->m->ndocs++;
+			load_typed(ld, it, item_kind, v && v->kind == YN_SCALAR ? v->str : api,
+				   it->pos, v ? v->pos : doc->pos);
+			continue;
+		}
+		load_root(ld, it, depth + 1);
+	}
+}
+
+/*
+ * Dispatches a document of kind `kind` and apiVersion `api` (positions of
+ * both for messages): to its loader when carve reads it; an error when the
+ * group is read but not the version, or the kind looks like a typo of one
+ * carve reads (in a group it reads, or a near miss of such a group);
+ * otherwise one warning naming it, and the document is skipped.
+ */
+static void load_typed(struct ld *ld, const struct ynode *doc, const char *kind, const char *api,
+		       struct carve_pos kpos, struct carve_pos apos)
 {
 	const char *names[32];
-	size_t n = 0, i;
-	const char *api = NULL;
+	size_t n = 0, i, j;
+	char grp[128], kg[128];
 	const char *s;
-	bool kind_known = false;
+	bool same_group = false;
+
+	group_of(api, grp, sizeof(grp));
+	for (i = 0; kinds[i].kind; i++) {
+		if (strcmp(kinds[i].kind, kind))
+			continue;
+		if (in_list(api, kinds[i].versions)) {
+			ld->kind = kinds[i].kind;
+			ld->api_version = api;
+			kinds[i].load(ld, doc);
+			return;
+		}
+		for (j = 0; kinds[i].versions[j]; j++)
+			if (!strcmp(group_of(kinds[i].versions[j], kg, sizeof(kg)), grp))
+				same_group = true;
+	}
+	if (same_group) {
+		char list[256];
+		size_t len = 0;
+
+		list[0] = '\0';
+		for (i = 0; kinds[i].kind; i++)
+			if (!strcmp(kinds[i].kind, kind))
+				for (j = 0; kinds[i].versions[j] && len < sizeof(list); j++)
+					len += (size_t)snprintf(list + len, sizeof(list) - len,
+								"%s%s", len ? ", " : "",
+								kinds[i].versions[j]);
+		carve_diag_error(ld->d, apos, "%s: unsupported apiVersion '%s' (carve reads: %s)",
+				 kind, api, list);
+		return;
+	}
+	/* The kind carve reads, in a group one letter or two off its own. */
+	for (i = 0; kinds[i].kind; i++) {
+		if (strcmp(kinds[i].kind, kind))
+			continue;
+		for (j = 0; kinds[i].versions[j]; j++) {
+			size_t d = edit_distance(grp, group_of(kinds[i].versions[j], kg, sizeof(kg)));
+
+			if (*grp && d > 0 && d <= 2) {
+				carve_diag_error(ld->d, apos, "%s: unknown API group in apiVersion "
+						 "'%s' (did you mean '%s'?)", kind, api,
+						 kinds[i].versions[j]);
+				return;
+			}
+		}
+	}
+	/* A typo (or wrong case) of a kind carve reads from this group. */
+	if (group_read(grp) && !in_list(kind, foreign_kinds)) {
+		for (i = 0; kinds[i].kind && n < 32; i++)
+			for (j = 0; kinds[i].versions[j]; j++)
+				if (!strcmp(group_of(kinds[i].versions[j], kg, sizeof(kg)), grp)) {
+					names[n++] = kinds[i].kind;
+					break;
+				}
+		s = ld_suggest(kind, names, n);
+		if (s) {
+			carve_diag_error(ld->d, kpos, "unknown kind '%s' (did you mean '%s'?)",
+					 kind, s);
+			return;
+		}
+	}
+	carve_diag_warn(ld->d, kpos, "kind %s (%s) is not read by carve; document skipped", kind,
+			api);
+}
+
+static void load_kind(struct ld *ld, const struct ynode *doc, const struct ynode *kind,
+		      const struct ynode *apiv, int depth)
+{
+	size_t n;
 
 	if (kind->kind != YN_SCALAR || !*kind->str) {
 		carve_diag_error(ld->d, kind->pos, "'kind' must be a non-empty string");
@@ -134,47 +322,18 @@ static void load_kind(struct ld *ld, const struct ynode *doc, const struct ynode
 				 "%s: missing or empty 'apiVersion'", kind->str);
 		return;
 	}
-	api = apiv->str;
-	for (i = 0; kinds[i].kind; i++) {
-		if (strcmp(kinds[i].kind, kind->str))
-			continue;
-		kind_known = true;
-		if (in_list(api, kinds[i].versions)) {
-			ld->kind = kinds[i].kind;
-			ld->api_version = api;
-			kinds[i].load(ld, doc);
+	n = strlen(kind->str);
+	if (n >= 4 && !strcmp(kind->str + n - 4, "List") &&
+	    (n == 4 || ytree_get(doc, "items"))) {
+		if (depth > 0) {
+			carve_diag_error(ld->d, kind->pos, "%s inside a list is not read", kind->str);
 			return;
 		}
-	}
-	if (kind_known) {
-		char list[256];
-		size_t len = 0, j;
-
-		list[0] = '\0';
-		for (i = 0; kinds[i].kind; i++)
-			if (!strcmp(kinds[i].kind, kind->str))
-				for (j = 0; kinds[i].versions[j] && len < sizeof(list); j++)
-					len += (size_t)snprintf(list + len, sizeof(list) - len,
-								"%s%s", len ? ", " : "",
-								kinds[i].versions[j]);
-		carve_diag_error(ld->d, apiv->pos,
-				 "%s: unsupported apiVersion '%s' (carve reads: %s)",
-				 kind->str, api, list);
+		ld->m->ndocs--; /* the list is not a document; its items are */
+		load_list(ld, doc, kind->str, apiv->str, depth);
 		return;
 	}
-	if (in_list(kind->str, foreign_kinds)) {
-		carve_diag_warn(ld->d, kind->pos, "kind %s (%s) is not read by carve; document skipped",
-				kind->str, api);
-		return;
-	}
-	for (i = 0; kinds[i].kind && n < 32; i++)
-		names[n++] = kinds[i].kind;
-	s = ld_suggest(kind->str, names, n);
-	if (s)
-		carve_diag_error(ld->d, kind->pos, "unknown kind '%s' (did you mean '%s'?)",
-				 kind->str, s);
-	else
-		carve_diag_error(ld->d, kind->pos, "unknown kind '%s'", kind->str);
+	load_typed(ld, doc, kind->str, apiv->str, kind->pos, apiv->pos);
 }
 
 static const char *base_name(struct ld *ld, const char *file)
@@ -187,9 +346,10 @@ static const char *base_name(struct ld *ld, const char *file)
 	return carve_arena_strndup(ld->a, b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }
 
-static void load_doc(struct ld *ld, const struct ydoc *doc)
+/* One document (or list item) root: by kind, else by its shape (NVIDIA's
+ * configs carry no kind). */
+static void load_root(struct ld *ld, const struct ynode *root, int depth)
 {
-	const struct ynode *root = doc->root;
 	const struct ynode *kind;
 
 	ld->name = NULL;
@@ -200,13 +360,13 @@ static void load_doc(struct ld *ld, const struct ydoc *doc)
 		return;
 	ld->m->ndocs++;
 	if (root->kind != YN_MAP) {
-		carve_diag_error(ld->d, root->pos, "expected a mapping at the top of the document, got %s",
-				 ytree_kind_name(root));
+		carve_diag_error(ld->d, root->pos, "expected a mapping at the top of the %s, got %s",
+				 depth ? "list item" : "document", ytree_kind_name(root));
 		return;
 	}
 	kind = ytree_get(root, "kind");
 	if (kind) {
-		load_kind(ld, root, kind, ytree_get(root, "apiVersion"));
+		load_kind(ld, root, kind, ytree_get(root, "apiVersion"), depth);
 		return;
 	}
 	if (ytree_get(root, "mig-configs")) {
@@ -224,6 +384,11 @@ static void load_doc(struct ld *ld, const struct ydoc *doc)
 	carve_diag_error(ld->d, root->pos,
 			 "document has no 'kind' and is neither a device-plugin config "
 			 "(version, sharing) nor a mig-parted config (version, mig-configs)");
+}
+
+static void load_doc(struct ld *ld, const struct ydoc *doc)
+{
+	load_root(ld, doc->root, 0);
 }
 
 static int load_one(void *ctx, const struct ydoc *doc)

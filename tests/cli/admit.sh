@@ -625,6 +625,44 @@ check "admit -: the same decisions" $?
 grep -qE "^<stdin>:[0-9]+:14: error: Workload ns/high: LocalQueue 'nope'" "$tmp/err"
 check "admit -: diagnostics name <stdin>" $?
 
+
+# Jobs, JobSets, pods and Volcano Jobs as workloads (tests/data/jobs).
+J=tests/data/jobs
+"$carve" admit -o json $J/single-clusterqueue.yaml $J/sample-job.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q '"workload": "default/sample-job-\*"' "$tmp/out" &&
+	grep -q '"count": 3' "$tmp/out" && grep -q '"memory": "600Mi"' "$tmp/out" &&
+	! grep -q '"pending": \[$' "$tmp/out"
+check "Kueue single-ClusterQueue setup admits its sample Job (rc $rc)" $?
+"$carve" admit -o table $J/single-clusterqueue.yaml $J/kinds.yaml $J/badrefs.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(decision default/listed "$(cat "$tmp/out")")" = admitted ] &&
+	[ "$(decision default/unranked "$(cat "$tmp/out")")" = admitted ] &&
+	! grep -q not-kueues "$tmp/out" "$tmp/err" && ! grep -q 'default/lost ' "$tmp/out"
+check "kinds carve does not read never stop admit; a List's Job is admitted (rc $rc)" $?
+grep -q "^$J/kinds.yaml:5:7: warning: kind CronJob (batch.volcano.sh/v1alpha1) is not read by carve; document skipped$" "$tmp/err" &&
+	grep -q "^$J/kinds.yaml:28:9: warning: kind Service (v1) is not read" "$tmp/err" &&
+	[ "$(grep -c 'is not read by carve' "$tmp/err")" -eq 5 ] && ! grep -q error "$tmp/err"
+check "one warning per skipped kind, at file:line, with its apiVersion" $?
+grep -q "^$J/badrefs.yaml:9:5: warning: Job default/lost: label kueue.x-k8s.io/queue-name names LocalQueue 'no-such-queue'" "$tmp/err" &&
+	grep -q "^$J/badrefs.yaml:25:5: warning: Job default/unranked: label kueue.x-k8s.io/priority-class names 'no-such-class'" "$tmp/err"
+check "a missing LocalQueue or priority class is a warning at its label" $?
+"$carve" admit -o json $J/single-clusterqueue.yaml $J/groups.yaml $J/volcano-kai.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '"workload": "default/js"' "$tmp/out" && grep -q '"workload": "default/g"' "$tmp/out" &&
+	grep -q '"workload": "default/mpi"' "$tmp/out" && grep -q '"workload": "default/kai-0"' "$tmp/out" &&
+	grep -q '"cpu": "4"' "$tmp/out" && ! grep -q '"workload": "default/h"' "$tmp/out"
+check "JobSet, pod group, Volcano Job and KAI pod admitted (rc $rc)" $?
+grep -q "groups.yaml:65:17: warning: Pod group default/h: kueue.x-k8s.io/pod-group-total-count is 3 but the input has 1" "$tmp/err" &&
+	grep -q "volcano-kai.yaml:36:10: warning: Volcano Job default/nowhere: Volcano Queue 'missing' is not defined" "$tmp/err"
+check "an incomplete pod group and an unknown Volcano queue are warned about" $?
+
+"$carve" admit -o table $J/volcano-weight.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c "only a weight (the proportion plugin); carve models the capacity plugin only" "$tmp/err")" -eq 2 ] &&
+	! grep -q 'd/pg' "$tmp/out"
+check "a weight-only Volcano Queue is refused with a message naming the proportion plugin (rc $rc)" $?
+
 # More than 256 paths: no limit.
 mkdir "$tmp/many"
 for i in $(seq 300); do

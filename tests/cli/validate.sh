@@ -143,5 +143,16 @@ grep -q "more nodes would make the inventory larger than 100000 nodes; the pool 
 check "node total bounded: pools past 100,000 nodes refused, quickly" $?
 rm -f "$tmp_amp"
 
+
+# NVIDIA's default mig-parted config and the job kinds beside the queues
+# (tests/data/migparted, tests/data/jobs): clean, or warnings only.
+"$carve" validate "$src/tests/data/migparted/config-default.yaml" >"$tmp/out" 2>&1
+check "NVIDIA's default mig-parted config validates clean" $?
+"$carve" validate "$src/tests/data/jobs" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q ", 0 errors, 5 warnings$" "$tmp/out" &&
+	[ "$(grep -c 'is not read by carve; document skipped$' "$tmp/out")" -eq 5 ]
+check "kinds carve does not read are warnings, each once (rc $rc)" $?
+
 echo "validate.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -111,7 +111,27 @@ static void dp_mps_only(void **state)
 	tu_assert_clean(m);
 	c = dp(m, "mps");
 	assert_null(c->mig_strategy);
-	assert_int_equal(c->nts, 0);
+	/* MPS shares are modelled as replicas; one share per container */
+	assert_true(c->mps);
+	assert_true(c->fail_requests_gt_one);
+	assert_int_equal(c->nts, 1);
+	assert_string_equal(c->ts[0].name, "nvidia.com/gpu");
+	assert_int_equal(c->ts[0].replicas, 10);
+	carve_manifests_destroy(m);
+}
+
+static void dp_mps_mig_refused(void **state)
+{
+	struct carve_manifests *m = load_named("mps.yml",
+		"version: v1\n"
+		"sharing:\n"
+		"  mps:\n"
+		"    resources: [{name: nvidia.com/mig-1g.10gb, replicas: 2}]\n");
+
+	(void)state;
+	tu_assert_error(m, 4, 17, "sharing: mps: nvidia.com/mig-1g.10gb: MIG devices cannot be "
+			"shared with MPS");
+	assert_int_equal(dp(m, "mps")->nts, 0);
 	carve_manifests_destroy(m);
 }
 
@@ -498,6 +518,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dp_bare),
 		cmocka_unit_test(dp_mps_only),
+		cmocka_unit_test(dp_mps_mig_refused),
 		cmocka_unit_test(dp_bad),
 		cmocka_unit_test(dp_version),
 		cmocka_unit_test(cm_dpconfig),
