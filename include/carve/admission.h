@@ -40,8 +40,10 @@ struct carve_admission {
 				       * simulator with --workloads sets it to now) */
 	size_t nwl;                   /* engine workload ids 0 .. nwl-1 are mapped */
 	/* Engine workload id -> the manifest Workload or Volcano PodGroup it
-	 * came from (borrowed from the set); for each id at most one of the
-	 * two is set, neither for an id the bridge did not add. */
+	 * came from (borrowed from the set; a Workload made from a Job, JobSet,
+	 * pod group or Volcano Job lives in `jobs`, its meta.kind saying
+	 * which); for each id at most one of the two is set, neither for an id
+	 * the bridge did not add. */
 	const struct carve_mf_workload **wl;
 	const struct carve_mf_podgroup **pg;
 	/* With nodes in the input (NodePools, Nodes or openb CSV rows): the

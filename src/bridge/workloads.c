@@ -1,8 +1,10 @@
 /*
  * workloads.c - every source of workloads -> engine workloads: Kueue
- * Workloads, Volcano and KAI PodGroups, and trace jobs, through one podSet
- * conversion (MIG slice charges, KAI fractions, topology levels, GPU
- * models).  Part of the bridge build (bridge_int.h).
+ * Workloads, Volcano and KAI PodGroups, Jobs, JobSets and pods that Kueue
+ * or KAI queue, Volcano Jobs (each first made a Workload, as the queueing
+ * system makes one), and trace jobs, through one podSet conversion (MIG
+ * slice charges, KAI fractions, topology levels, GPU models).  Part of the
+ * bridge build (bridge_int.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
