@@ -52,6 +52,17 @@ struct carve_admission {
 	struct carve_inventory *inv;
 	struct carve_placer *placer;
 	bool mig_dynamic;             /* the placer may repartition idle MIG GPUs */
+	/* The Workloads the build made from Jobs, JobSets, Kueue and KAI pods
+	 * and Volcano Jobs (in `jobs`), in input order, each with the queue
+	 * it names directly (KAI, Volcano: a queue of the engine; NULL: its
+	 * LocalQueue): those queued, and with admitted_only those that would
+	 * be (added to no engine then).  Owned array. */
+	struct carve_admission_derived {
+		const struct carve_mf_workload *w;
+		const char *cq;
+		bool pc_only;         /* priority from a PriorityClass only (not Kueue's) */
+	} *derived;
+	size_t nderived;
 };
 
 /* Build options; a zeroed struct means the defaults. */
@@ -147,6 +158,16 @@ int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 int carve_admission_workload_job(struct carve_admission *ad, const struct carve_mf_workload *w,
 				 struct carve_job *out, struct carve_diags *d,
 				 struct carve_error *err);
+
+/*
+ * ad->derived[i] (a Workload made from a Job, JobSet, pod or Volcano Job)
+ * as a trace job, as carve_admission_workload_job() turns a Workload into
+ * one; a workload naming its queue directly (KAI, Volcano) gets it as
+ * cluster_queue.  Returns as carve_admission_workload_job(); CARVE_EINVAL
+ * for i out of range.
+ */
+int carve_admission_derived_job(struct carve_admission *ad, size_t i, struct carve_job *out,
+				struct carve_diags *d, struct carve_error *err);
 
 /*
  * Volcano PodGroup pg of ad's manifests as a trace job, as the build turns

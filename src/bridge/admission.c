@@ -302,8 +302,8 @@ static void build(struct bld *b)
 	}
 	for (i = 0; i < b->m->npodgroups && !b->nomem; i++)
 		br_add_podgroup(b, &b->m->podgroups[i]);
-	if (!b->nomem && (!b->opts || !b->opts->admitted_only))
-		br_add_jobs(b);
+	if (!b->nomem)
+		br_add_jobs(b); /* admitted_only: listed in ad->derived, not added */
 	if (b->ad->placer && b->ad->mig_dynamic && !b->nomem)
 		set_mig_wants(b);
 }
@@ -358,6 +358,7 @@ void carve_admission_destroy(struct carve_admission *ad)
 	carve_free(ad->wl);
 	carve_free(ad->pg);
 	carve_free(ad->pg_queued);
+	carve_free(ad->derived);
 	if (ad->jobs)
 		carve_arena_cleanup(ad->jobs);
 	carve_free(ad->jobs);

@@ -1147,9 +1147,11 @@ int carve_admission_job(struct carve_admission *ad, const struct carve_job *j,
 	return rc;
 }
 
-int carve_admission_workload_job(struct carve_admission *ad, const struct carve_mf_workload *w,
-				 struct carve_job *out, struct carve_diags *d,
-				 struct carve_error *err)
+/* w as a trace job; direct: the queue it names directly (cluster_queue),
+ * NULL: its LocalQueue; pc_only: its priority class is a PriorityClass. */
+static int workload_job(struct carve_admission *ad, const struct carve_mf_workload *w,
+			const char *direct, bool pc_only, struct carve_job *out,
+			struct carve_diags *d, struct carve_error *err)
 {
 	struct carve_job_podset *v;
 	struct carve_diags own;
@@ -1158,7 +1160,7 @@ int carve_admission_workload_job(struct carve_admission *ad, const struct carve_
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (!w->active || !w->queue_name)
+	if (!w->active || (!w->queue_name && !direct))
 		return carve_errorf(err, CARVE_ENOTFOUND, "Workload %s is not queued",
 				    w->meta.name);
 	job_bld(&b, ad, &own);
@@ -1186,9 +1188,14 @@ int carve_admission_workload_job(struct carve_admission *ad, const struct carve_
 	}
 	out->name = w->meta.name;
 	out->ns = w->meta.ns;
-	out->queue = w->queue_name;
+	if (direct)
+		out->cluster_queue = direct;
+	else
+		out->queue = w->queue_name;
 	if (w->has_priority)
 		out->priority = w->priority;
+	else if (w->priority_class && pc_only)
+		pc_value(ad->m, w->priority_class, &out->priority);
 	else if (w->priority_class)
 		priority_value(ad->m, w->priority_class, &out->priority);
 	out->has_created = w->meta.has_created;
@@ -1198,6 +1205,22 @@ int carve_admission_workload_job(struct carve_admission *ad, const struct carve_
 	out->podsets = v;
 	out->pos = br_meta_pos(&w->meta);
 	return job_bld_done(&b, &own, d, err);
+}
+
+int carve_admission_workload_job(struct carve_admission *ad, const struct carve_mf_workload *w,
+				 struct carve_job *out, struct carve_diags *d,
+				 struct carve_error *err)
+{
+	return workload_job(ad, w, NULL, false, out, d, err);
+}
+
+int carve_admission_derived_job(struct carve_admission *ad, size_t i, struct carve_job *out,
+				struct carve_diags *d, struct carve_error *err)
+{
+	if (i >= ad->nderived)
+		return carve_errorf(err, CARVE_EINVAL, "no derived workload %zu", i);
+	return workload_job(ad, ad->derived[i].w, ad->derived[i].cq, ad->derived[i].pc_only, out,
+			    d, err);
 }
 
 int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_mf_podgroup *pg,
@@ -1301,6 +1324,35 @@ static struct carve_mf_workload *derived(struct bld *b, const struct carve_meta 
 	return w;
 }
 
+/*
+ * A workload made from a Job, JobSet, pod or Volcano Job: listed in
+ * ad->derived (what `simulate --workloads` turns into jobs) and, unless the
+ * build adds admitted objects only (none of these is admitted), added to
+ * the engine as a Workload would be.
+ */
+static void add_derived(struct bld *b, const struct carve_mf_workload *w, const char *direct,
+			bool pc_only)
+{
+	struct carve_admission *ad = b->ad;
+
+	if ((ad->nderived & (ad->nderived - 1)) == 0) {
+		size_t cap = ad->nderived ? 2 * ad->nderived : 4;
+		void *v = carve_realloc(ad->derived, cap * sizeof(*ad->derived));
+
+		if (!v) {
+			b->nomem = true;
+			return;
+		}
+		ad->derived = v;
+	}
+	ad->derived[ad->nderived].w = w;
+	ad->derived[ad->nderived].cq = direct;
+	ad->derived[ad->nderived].pc_only = pc_only;
+	ad->nderived++;
+	if (!b->opts || !b->opts->admitted_only)
+		add_wl(b, w, direct, pc_only);
+}
+
 /* A whole number in [lo, hi] from an annotation value; false otherwise. */
 static bool kv_int(const struct carve_kv *kv, long lo, long hi, int32_t *out)
 {
@@ -1399,7 +1451,7 @@ static void add_job(struct bld *b, const struct carve_mf_job *j)
 	}
 	if (!w->podsets[0].count)
 		return; /* parallelism 0: no pods to admit */
-	br_add_workload(b, w);
+	add_derived(b, w, NULL, false);
 }
 
 static void add_jobset(struct bld *b, const struct carve_mf_jobset *js)
@@ -1436,7 +1488,7 @@ static void add_jobset(struct bld *b, const struct carve_mf_jobset *js)
 		if (!w->priority_class && !w->has_priority)
 			w->priority_class = r->spec.priority_class;
 	}
-	br_add_workload(b, w);
+	add_derived(b, w, NULL, false);
 }
 
 /* Whether queue `name` of family f runs workloads: a warning at pos
@@ -1616,7 +1668,7 @@ static void add_pod(struct bld *b, size_t i)
 			}
 		}
 	}
-	add_wl(b, w, queue, kai);
+	add_derived(b, w, queue, kai);
 }
 
 /* Whether pod i is the first of its group (or has none). */
@@ -1684,7 +1736,7 @@ static void add_vcjob(struct bld *b, const struct carve_mf_vcjob *j)
 			break;
 	if (t == w->npodsets)
 		return; /* no replicas at all */
-	add_wl(b, w, j->queue, true);
+	add_derived(b, w, j->queue, true);
 }
 
 void br_add_jobs(struct bld *b)

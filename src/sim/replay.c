@@ -637,7 +637,8 @@ static int check_jobs(struct carve_sim *s)
 }
 
 /* With o.workloads: s->own holds the trace's jobs and one job per pending
- * Workload of the manifests, arriving at 0; s->js points at it. */
+ * Workload or PodGroup of the manifests and per Job, JobSet, pod (group)
+ * or Volcano Job the bridge queues, arriving at 0; s->js points at it. */
 static int own_jobs(struct carve_sim *s, struct carve_error *err)
 {
 	const struct carve_manifests *m = s->m;
@@ -685,6 +686,22 @@ static int own_jobs(struct carve_sim *s, struct carve_error *err)
 			return rc;
 		j.duration = dur;
 		rc = carve_jobs_add(s->own, &j, err);
+		if (rc < 0)
+			return rc;
+	}
+	for (i = 0; i < s->ad->nderived; i++) {
+		struct carve_job j;
+
+		rc = carve_admission_derived_job(s->ad, i, &j, &s->m->diags, err);
+		if (rc == CARVE_ENOTFOUND)
+			continue;
+		if (rc)
+			return rc;
+		j.duration = dur;
+		rc = carve_jobs_add(s->own, &j, err);
+		if (rc == CARVE_EEXISTS)
+			return carve_errorf(err, rc, "%s %s/%s: the trace has a job of that name",
+					    s->ad->derived[i].w->meta.kind, j.ns, j.name);
 		if (rc < 0)
 			return rc;
 	}

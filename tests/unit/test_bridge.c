@@ -164,6 +164,55 @@ static void test_conformance_agrees(void **state)
 	assert_true(each(dir, is_case) >= 30);
 }
 
+/* The fair-sharing cases of this project decide alike too (a Kueue
+ * Configuration among the inputs reaches both paths). */
+static void test_fair_sharing_cases_agree(void **state)
+{
+	const char *src = getenv("CARVE_SOURCE_DIR");
+	char dir[4096];
+
+	(void)state;
+	assert_non_null(src);
+	snprintf(dir, sizeof(dir), "%s/tests/conformance/carve-fair-sharing", src);
+	assert_true(each(dir, is_case) >= 10);
+}
+
+/* Jobs, JobSets, Kueue and KAI pods and Volcano Jobs become workloads in
+ * `carve admit` and jobs of `simulate --workloads` through the same
+ * conversion: the first cycle decides alike (tests/data/jobs, and the Job
+ * the fuzz harness once found admitted by one path only). */
+static void test_jobs_and_pods_agree(void **state)
+{
+	const char *src = getenv("CARVE_SOURCE_DIR");
+	static const char *const one_job =
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: t4}\n"
+		"spec: {nodeLabels: {nvidia.com/gpu.product: Tesla-T4}}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+		"spec:\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+		"    flavors: [{name: t4, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {name: q, namespace: team}\nspec: {clusterQueue: cq}\n---\n"
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: t4}\n"
+		"spec: {count: 2, gpu: {model: Tesla-T4, count: 2}}\n---\n"
+		"apiVersion: batch/v1\nkind: Job\n"
+		"metadata: {name: j, namespace: team, labels: {kueue.x-k8s.io/queue-name: q}}\n"
+		"spec:\n  parallelism: 2\n  template:\n    spec:\n      containers:\n"
+		"      - name: c\n        resources: {limits: {nvidia.com/gpu: 2}}\n";
+	char dir[4096], path[] = "/tmp/carve-bridge-job-XXXXXX.yaml";
+	int fd;
+
+	(void)state;
+	assert_non_null(src);
+	snprintf(dir, sizeof(dir), "%s/tests/data/jobs", src);
+	assert_true(same_decisions(dir));
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_true(write(fd, one_job, strlen(one_job)) == (ssize_t)strlen(one_job));
+	close(fd);
+	assert_true(same_decisions(path));
+	unlink(path);
+}
+
 /*
  * A ClusterQueue charging carve.dev/mig-memory-slices with nominal 8 (one
  * A100-80GB's worth) gets a 7g.80gb job and an 8 x 1g.10gb job: the first
@@ -617,6 +666,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_examples_agree),
 		cmocka_unit_test(test_conformance_agrees),
+		cmocka_unit_test(test_fair_sharing_cases_agree),
+		cmocka_unit_test(test_jobs_and_pods_agree),
 		cmocka_unit_test(test_mig_slices_same_answer),
 		cmocka_unit_test(test_kai_fractions_on_plain_nodes),
 		cmocka_unit_test(test_cohort_cycle_one_message),
