@@ -636,6 +636,24 @@ static int check_jobs(struct carve_sim *s)
 	return bad ? CARVE_EINVAL : 0;
 }
 
+/* Adds j, converted from a manifest object of that kind with result rc,
+ * to s->own as a job arriving at 0 that runs dur; an object the bridge
+ * does not queue (CARVE_ENOTFOUND) is left out, as Kueue would. */
+static int own_add(struct carve_sim *s, int rc, struct carve_job *j, const char *kind,
+		   int64_t dur, struct carve_error *err)
+{
+	if (rc == CARVE_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	j->duration = dur;
+	rc = carve_jobs_add(s->own, j, err);
+	if (rc == CARVE_EEXISTS)
+		return carve_errorf(err, rc, "%s %s/%s: the trace has a job of that name", kind,
+				    j->ns, j->name);
+	return rc < 0 ? rc : 0;
+}
+
 /* With o.workloads: s->own holds the trace's jobs and one job per pending
  * Workload or PodGroup of the manifests and per Job, JobSet, pod (group)
  * or Volcano Job the bridge queues, arriving at 0; s->js points at it. */
@@ -643,68 +661,32 @@ static int own_jobs(struct carve_sim *s, struct carve_error *err)
 {
 	const struct carve_manifests *m = s->m;
 	int64_t dur = s->o.workload_duration > 0 ? s->o.workload_duration : 3600;
+	struct carve_job j;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	s->own = carve_jobs_create();
 	if (!s->own)
 		return CARVE_ENOMEM;
-	for (i = 0; i < s->js->n; i++) {
+	for (i = 0; i < s->js->n && rc >= 0; i++)
 		rc = carve_jobs_add(s->own, &s->js->jobs[i], err);
-		if (rc < 0)
-			return rc;
-	}
-	for (i = 0; i < m->nworkloads; i++) {
-		const struct carve_mf_workload *w = &m->workloads[i];
-		struct carve_job j;
-
-		if (w->admitted_cq)
-			continue; /* in the engine already */
-		rc = carve_admission_workload_job(s->ad, w, &j, &s->m->diags, err);
-		if (rc == CARVE_ENOTFOUND)
-			continue; /* Kueue would not queue it either */
-		if (rc)
-			return rc;
-		j.duration = dur;
-		rc = carve_jobs_add(s->own, &j, err);
-		if (rc == CARVE_EEXISTS)
-			return carve_errorf(err, rc, "Workload %s/%s: the trace has a job of that "
-					    "name", j.ns, j.name);
-		if (rc < 0)
-			return rc;
-	}
-	for (i = 0; i < m->npodgroups; i++) {
+	for (i = 0; i < m->nworkloads && rc >= 0; i++)
+		if (!m->workloads[i].admitted_cq) /* else in the engine already */
+			rc = own_add(s, carve_admission_workload_job(s->ad, &m->workloads[i], &j,
+								     &s->m->diags, err),
+				     &j, "Workload", dur, err);
+	for (i = 0; i < m->npodgroups && rc >= 0; i++) {
 		const struct carve_mf_podgroup *pg = &m->podgroups[i];
-		struct carve_job j;
 
-		if (pg->phase && !strcmp(pg->phase, "Running"))
-			continue; /* in the engine already */
-		rc = carve_admission_podgroup_job(s->ad, pg, &j, &s->m->diags, err);
-		if (rc == CARVE_ENOTFOUND)
-			continue;
-		if (rc)
-			return rc;
-		j.duration = dur;
-		rc = carve_jobs_add(s->own, &j, err);
-		if (rc < 0)
-			return rc;
+		if (!pg->phase || strcmp(pg->phase, "Running")) /* else in the engine already */
+			rc = own_add(s, carve_admission_podgroup_job(s->ad, pg, &j, &s->m->diags, err),
+				     &j, "PodGroup", dur, err);
 	}
-	for (i = 0; i < s->ad->nderived; i++) {
-		struct carve_job j;
-
-		rc = carve_admission_derived_job(s->ad, i, &j, &s->m->diags, err);
-		if (rc == CARVE_ENOTFOUND)
-			continue;
-		if (rc)
-			return rc;
-		j.duration = dur;
-		rc = carve_jobs_add(s->own, &j, err);
-		if (rc == CARVE_EEXISTS)
-			return carve_errorf(err, rc, "%s %s/%s: the trace has a job of that name",
-					    s->ad->derived[i].w->meta.kind, j.ns, j.name);
-		if (rc < 0)
-			return rc;
-	}
+	for (i = 0; i < s->ad->nderived && rc >= 0; i++)
+		rc = own_add(s, carve_admission_derived_job(s->ad, i, &j, &s->m->diags, err), &j,
+			     s->ad->derived[i].w->meta.kind, dur, err);
+	if (rc < 0)
+		return rc;
 	s->js = s->own;
 	return 0;
 }
