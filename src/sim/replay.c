@@ -858,6 +858,8 @@ void carve_sim_destroy(struct carve_sim *s)
 		carve_free(s->jobs[i].placed);
 		carve_free(s->jobs[i].created);
 		carve_free(s->jobs[i].kkey);
+		carve_free(s->jobs[i].kcount);
+		carve_free(s->jobs[i].kflv);
 		carve_free(s->jobs[i].rgpus);
 	}
 	sim_base_free(s);
@@ -939,10 +941,7 @@ static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *e
 	return add_active(s, job);
 }
 
-/* Run time of `work` seconds of full-size work on adm of the job's npods
- * pods: work x npods / adm, rounded up to the second (no work is lost),
- * saturating. */
-static int64_t scaled_run(int64_t work, int npods, int adm)
+int64_t sim_scaled_run(int64_t work, int npods, int adm)
 {
 	if (adm <= 0 || adm >= npods)
 		return work;
@@ -1078,7 +1077,7 @@ static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_
 	jb->gen++;
 	if (fresh && sim_push(s, jb->ready, EV_READY, job))
 		return CARVE_ENOMEM;
-	return sim_push(s, sim_time_add(jb->ready, scaled_run(jb->remaining, jb->npods, adm)),
+	return sim_push(s, sim_time_add(jb->ready, sim_scaled_run(jb->remaining, jb->npods, adm)),
 			EV_COMPLETE, job);
 }
 

@@ -611,7 +611,11 @@ static void test_censored(void **state)
 	}
 	/* --until 60: the window is 0 .. 60, from "until"; b and c wait 40 and
 	 * 30 s, censored; a runs with 40 s x 2 GPUs left, b and c wait with
-	 * 100 and 20 GE-s; c arrived in the window, so all three are asked */
+	 * 100 and 20 GE-s.  Asked is the work asked inside the window, each
+	 * job's GE x the part of [arrival, arrival + duration] in 0 .. 60:
+	 * a 2 x 60 + b 2 x (60 - 20) + c 2 x 10 (30 .. 40) = 220 GE-s (not the
+	 * 320 of the whole trace, which held / useful, clipped to the window,
+	 * could never reach) */
 	o.sched = CARVE_SIM_CARVE;
 	r = run_opts(m, js, &o, 60);
 	assert_string_equal(json_string_value(get(r, "window.from")), "until");
@@ -624,7 +628,8 @@ static void test_censored(void **state)
 	EQ(r, "backlog.jobs_running", 1);
 	EQ(r, "backlog.gpu_hours_left", (2 * 40.0 + 100 + 20) / 3600);
 	EQ(r, "gpu_allocation_pct", 100);
-	EQ(r, "gpu_hours.asked", 320.0 / 3600);
+	EQ(r, "gpu_hours.asked", 220.0 / 3600);
+	EQ(r, "gpu_hours.held", 120.0 / 3600);
 	json_decref(r);
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
