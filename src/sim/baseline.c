@@ -513,23 +513,52 @@ void sim_base_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r,
 	r->selector = sel;
 }
 
+/* kueue: how many nodeLabels the ResourceFlavors assigned to podSet p of
+ * jb at its admission add to its pods' nodeSelector (0 before one). */
+static size_t kueue_nlabels(const struct carve_sim *s, const struct sjob *jb, size_t p)
+{
+	size_t n = 0, f;
+
+	if (!is_kueue(s) || !jb->kflv)
+		return 0;
+	for (f = 0; f < SIM_KFLV && jb->kflv[p * SIM_KFLV + f]; f++)
+		n += jb->kflv[p * SIM_KFLV + f]->node_labels.n;
+	return n;
+}
+
 /* The request of one pod of podSet p of jb as this model places it, with
- * the queue's tolerations; node, when not NULL, pins it to that node of
- * the copy.  sel has room for nselector + 2 labels. */
+ * the queue's tolerations; kueue, once admitted: with the nodeLabels of
+ * the flavors Kueue assigned added to its nodeSelector (Kueue injects
+ * them when it unsuspends the Job: kueue.sigs.k8s.io/docs/concepts/
+ * cluster_queue/, "ResourceFlavor"); node, when not NULL, pins it to that
+ * node of the copy.  sel has room for nselector + 2 + kueue_nlabels()
+ * labels. */
 static void pod_req(const struct carve_sim *s, const struct sjob *jb, size_t p,
 		    struct carve_pod_req *r, struct carve_label *sel, char *key, size_t keylen,
 		    const char *node)
 {
-	size_t n;
+	size_t n, f, k;
 
 	sim_base_pod_req(jb, p, r, sel, key, keylen);
 	r->ntolerations = s->qtol_off[jb->q + 1] - s->qtol_off[jb->q];
 	r->tolerations = s->qtol + s->qtol_off[jb->q];
-	if (!node)
+	if (!node && !kueue_nlabels(s, jb, p))
 		return;
 	n = r->nselector;
 	if (r->selector != sel && n)
 		memcpy(sel, r->selector, n * sizeof(*sel));
+	r->selector = sel;
+	for (f = 0; kueue_nlabels(s, jb, p) && f < SIM_KFLV && jb->kflv[p * SIM_KFLV + f]; f++) {
+		const struct carve_kvlist *nl = &jb->kflv[p * SIM_KFLV + f]->node_labels;
+
+		for (k = 0; k < nl->n; k++) {
+			sel[n].key = nl->v[k].key;
+			sel[n++].value = nl->v[k].value;
+		}
+	}
+	r->nselector = n;
+	if (!node)
+		return;
 	sel[n].key = NODE_LABEL;
 	sel[n].value = node;
 	r->selector = sel;
@@ -702,7 +731,10 @@ static int preempted(struct carve_sim *s, uint32_t job)
 	bool was_running = jb->st == SJ_RUNNING;
 
 	if (was_running && jb->j->checkpoint) {
-		jb->remaining -= s->now - jb->start;
+		/* full-size work done: run time x admitted / asked pods */
+		int adm = jb->adm_pods ? jb->adm_pods : jb->npods;
+
+		jb->remaining -= (int64_t)((double)(s->now - jb->start) * adm / jb->npods);
 		if (jb->remaining < 1)
 			jb->remaining = 1;
 	}
@@ -1040,6 +1072,26 @@ static int hold_pod(struct carve_sim *s, struct sjob *jb, int i)
 	return 0;
 }
 
+/* Pods of podSet p jb runs with: kueue, once admitted, the count Kueue
+ * admitted (partial admission: down to the podSet's minCount); else all. */
+static int podset_want(const struct sjob *jb, size_t p)
+{
+	int c = jb->j->podsets[p].count;
+
+	return jb->kcount && jb->kcount[p] < c ? jb->kcount[p] : c;
+}
+
+/* Pods jb runs with (podset_want summed). */
+static int job_want(const struct sjob *jb)
+{
+	size_t p;
+	int n = 0;
+
+	for (p = 0; p < jb->j->npodsets; p++)
+		n += podset_want(jb, p);
+	return n;
+}
+
 /*
  * The Job controller creates what it can of jb's pods (the ResourceQuota
  * refuses a pod beyond it: that one and the rest wait for the next pass),
@@ -1057,7 +1109,7 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 		const struct carve_job_podset *ps = &jb->j->podsets[p];
 		bool stop = false;
 
-		for (i = off; i < off + ps->count && !stop; i++) {
+		for (i = off; i < off + podset_want(jb, p) && !stop; i++) {
 			if (jb->created[i])
 				continue;
 			if (!rq_pod(s, jb, ps, 0))
@@ -1071,7 +1123,8 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 	}
 	for (p = 0, off = 0; p < jb->j->npodsets; p++) {
 		const struct carve_job_podset *ps = &jb->j->podsets[p];
-		struct carve_label *sel = carve_calloc(ps->nselector + 3, sizeof(*sel));
+		struct carve_label *sel = carve_calloc(ps->nselector + 3 + kueue_nlabels(s, jb, p),
+						       sizeof(*sel));
 		struct carve_pod_req r;
 		struct carve_pod_group g;
 		char key[128];
@@ -1081,7 +1134,7 @@ static int place_pods(struct carve_sim *s, uint32_t job)
 		pod_req(s, jb, p, &r, sel, key, sizeof(key), NULL);
 		g.req = &r;
 		g.count = 1;
-		for (i = off; i < off + ps->count; i++) {
+		for (i = off; i < off + podset_want(jb, p); i++) {
 			bool got = false;
 
 			if (jb->placed[i])
@@ -1149,19 +1202,25 @@ static double pod_work_ge(const struct carve_sim *s, const struct carve_job_pods
 	return ge;
 }
 
-/* All pods placed: the job runs (from the start, or from where it was
- * preempted when it checkpoints). */
+/* All pods placed (kueue: all admitted pods): the job runs (from the
+ * start, or from where it was preempted when it checkpoints).  Admitted
+ * with fewer pods than asked (kueue, partial admission), it runs longer in
+ * proportion, as carve mode does (sim_scaled_run: work conserved), and
+ * counts in jobs.partial. */
 static int start(struct carve_sim *s, uint32_t job)
 {
 	struct sjob *jb = &s->jobs[job];
 	size_t p;
-	int off = 0, i, d;
+	int off = 0, i, d, want = job_want(jb);
 
 	for (p = 0; p < jb->j->npodsets; p++) {
 		const struct carve_job_podset *ps = &jb->j->podsets[p];
 
 		for (i = off; i < off + ps->count; i++) {
 			double ge = 0;
+
+			if (!jb->placed[i])
+				continue; /* not admitted (partial admission) */
 
 			if (jb->keep_sharing)
 				for (d = 0; d < jb->pl[i].ndevs; d++)
@@ -1181,10 +1240,16 @@ static int start(struct carve_sim *s, uint32_t job)
 		jb->remaining = jb->j->duration;
 	jb->started_once = true;
 	jb->partial_since = -1;
+	jb->adm_pods = want < jb->npods ? want : 0;
+	if (jb->adm_pods && !jb->partial) {
+		jb->partial = true;
+		s->partial++;
+	}
 	if (jb->npods > 1)
 		jb->attempted = true;
 	jb->gen++;
-	return sim_push(s, sim_time_add(s->now, jb->remaining), EV_COMPLETE, job);
+	return sim_push(s, sim_time_add(s->now, sim_scaled_run(jb->remaining, jb->npods, want)),
+			EV_COMPLETE, job);
 }
 
 /* ---- kueue: the quota-only engine ------------------------------------------------ */
@@ -1194,7 +1259,31 @@ static int start(struct carve_sim *s, uint32_t job)
 static int kueue_admitted(struct carve_sim *s, uint32_t job, const struct carve_wl_status *st)
 {
 	struct sjob *jb = &s->jobs[job];
+	size_t np = jb->j->npodsets, p, k, f;
 
+	if (!jb->kcount) {
+		jb->kcount = carve_calloc(np + 1, sizeof(*jb->kcount));
+		jb->kflv = carve_calloc(np * SIM_KFLV + 1, sizeof(*jb->kflv));
+		if (!jb->kcount || !jb->kflv)
+			return CARVE_ENOMEM;
+	}
+	/* the admitted count and the assigned flavors of each podSet (the
+	 * engine's podSets are the job's, in order) */
+	for (p = 0; p < np; p++) {
+		const struct carve_ps_result *pr = p < st->npodsets ? &st->podsets[p] : NULL;
+
+		jb->kcount[p] = pr ? pr->count : jb->j->podsets[p].count;
+		memset(&jb->kflv[p * SIM_KFLV], 0, SIM_KFLV * sizeof(*jb->kflv));
+		for (k = 0, f = 0; pr && k < pr->n; k++) {
+			const struct carve_mf_flavor *fl = carve_mf_find_flavor(s->m, pr->flavors[k]);
+			size_t e;
+
+			for (e = 0; e < f && jb->kflv[p * SIM_KFLV + e] != fl; e++)
+				;
+			if (fl && e == f && f < SIM_KFLV)
+				jb->kflv[p * SIM_KFLV + f++] = fl;
+		}
+	}
 	jb->kadmitted = true;
 	jb->kcycle = st->cycle;
 	jb->enq = s->now;
@@ -1238,34 +1327,69 @@ static int kueue_scan(struct carve_sim *s)
 	return 0;
 }
 
-/* Engine cycles until stable, evicting marked workloads between them (as
- * carve mode runs its engine). */
+/* waitForPodsReady.blockAdmission: whether a workload Kueue admitted
+ * has not yet got every (admitted) pod running. */
+static bool kueue_blocked(const struct carve_sim *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].kadmitted && s->jobs[i].st == SJ_PENDING)
+			return true;
+	return false;
+}
+
+/*
+ * Engine cycles until stable, evicting marked workloads between them (as
+ * carve mode runs its engine), under waitForPodsReady.blockAdmission
+ * (Kueue's default when waitForPodsReady is on): no cycle runs while an
+ * admitted workload has not got all its pods running, so the quota
+ * engine admits again only once they all run, or the workload is
+ * evicted at its timeout.  One cycle may still admit the heads of
+ * several ClusterQueues at once (Kueue would admit them one after the
+ * other, each once the one before is ready).
+ */
 static int kueue_schedule(struct carve_sim *s)
 {
-	int round, rc;
+	int round, rc, ev;
 
-	for (round = 0; round < 100; round++) {
-		rc = carve_adm_run(s->kad->adm, s->now, 1000);
+	for (round = 0; round < 1000; round++) {
+		if (kueue_blocked(s))
+			break;
+		rc = carve_adm_cycle(s->kad->adm, s->now);
 		if (rc < 0)
 			return rc;
-		rc = kueue_scan(s);
-		if (rc)
-			return rc;
-		if (!carve_adm_evict_marked(s->kad->adm))
+		ev = kueue_scan(s);
+		if (ev)
+			return ev;
+		ev = carve_adm_evict_marked(s->kad->adm);
+		if (!rc && !ev) {
+			/* no decision: settle what the cycle set aside */
+			if (kueue_blocked(s))
+				break;
+			rc = carve_adm_run(s->kad->adm, s->now, 1000);
+			if (rc < 0)
+				return rc;
 			break;
+		}
 	}
 	return kueue_scan(s);
 }
 
-int sim_base_pass(struct carve_sim *s)
+/* One pass; *again: kueue, the pass started the last admitted workload
+ * that blocked admission, so the quota engine may admit more now. */
+static int base_pass(struct carve_sim *s, bool *again)
 {
 	size_t i, n = 0;
+	bool blocked = false;
 	int rc;
 
+	*again = false;
 	if (is_kueue(s)) {
 		rc = kueue_schedule(s);
 		if (rc)
 			return rc;
+		blocked = kueue_blocked(s);
 	}
 	rc = sort_waiting(s);
 	if (rc)
@@ -1285,7 +1409,7 @@ int sim_base_pass(struct carve_sim *s)
 		rc = place_pods(s, job);
 		if (rc)
 			return rc;
-		if (jb->nplaced == jb->npods) {
+		if (jb->nplaced == job_want(jb)) {
 			rc = start(s, job);
 			if (rc)
 				return rc;
@@ -1300,5 +1424,16 @@ int sim_base_pass(struct carve_sim *s)
 		}
 	}
 	s->nwaiting = n;
+	*again = blocked && !kueue_blocked(s);
 	return 0;
+}
+
+int sim_base_pass(struct carve_sim *s)
+{
+	bool again = true;
+	int round, rc = 0;
+
+	for (round = 0; round < 1000 && again && !rc; round++)
+		rc = base_pass(s, &again);
+	return rc;
 }

@@ -84,6 +84,14 @@ void sim_unhold(struct carve_sim *s, struct sjob *jb)
 	jb->held_alloc = jb->held_work = 0;
 }
 
+/* Whether the run's queues can borrow: only carve and Kueue do; the
+ * ResourceQuotas of the other baselines never lend or borrow.  The whole
+ * run's and the window's borrowed areas both go by it. */
+static bool sim_borrows(const struct carve_sim *s)
+{
+	return s->o.sched == CARVE_SIM_CARVE || s->o.sched == CARVE_SIM_KUEUE;
+}
+
 /* Adds dt seconds of the current state to the window's integrals. */
 static void window_add(struct carve_sim *s, double dt)
 {
@@ -96,7 +104,7 @@ static void window_add(struct carve_sim *s, double dt)
 		struct squeue *q = &s->queues[i];
 
 		q->w_used_area += q->used * dt;
-		if (s->o.sched == CARVE_SIM_CARVE && q->used > q->nominal + 1e-9)
+		if (sim_borrows(s) && q->used > q->nominal + 1e-9)
 			q->w_borrowed_area += (q->used - q->nominal) * dt;
 	}
 }
@@ -118,10 +126,7 @@ void sim_advance(struct carve_sim *s, int64_t t)
 			struct squeue *q = &s->queues[i];
 
 			q->used_area += q->used * dt;
-			/* only carve and Kueue borrow; the ResourceQuotas of the
-			 * other baselines never lend or borrow */
-			if ((s->o.sched == CARVE_SIM_CARVE || s->o.sched == CARVE_SIM_KUEUE) &&
-			    q->used > q->nominal + 1e-9)
+			if (sim_borrows(s) && q->used > q->nominal + 1e-9)
 				q->borrowed_area += (q->used - q->nominal) * dt;
 		}
 		for (i = 0; i < s->nclasses; i++)
@@ -629,6 +634,18 @@ static json_t *series_json(const struct carve_sim *s)
 	return o;
 }
 
+/* Seconds of jb's asked run [arrival, arrival + duration] inside the
+ * window [from, cut]: "asked" GPU-hours count the work asked inside the
+ * window, as held and useful count what was held inside it. */
+static double asked_overlap(const struct sjob *jb, int64_t from, int64_t cut)
+{
+	int64_t lo = jb->j->arrival > from ? jb->j->arrival : from;
+	int64_t end = sim_time_add(jb->j->arrival, jb->j->duration);
+	int64_t hi = end < cut ? end : cut;
+
+	return hi > lo ? (double)(hi - lo) : 0;
+}
+
 json_t *carve_sim_result_json(const struct carve_sim *s)
 {
 	json_t *o = json_object(), *quota = json_object(), *queues = json_object(),
@@ -651,9 +668,8 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 		pending += jb->st == SJ_PENDING;
 		future += jb->st == SJ_FUTURE;
 		notdone += jb->st != SJ_DONE && jb->st != SJ_SKIPPED;
-		if (jb->st != SJ_SKIPPED && jb->j->arrival >= s->win_start &&
-		    jb->j->arrival <= v.cut)
-			asked += jb->asked_ge * (double)jb->j->duration;
+		if (jb->st != SJ_SKIPPED)
+			asked += jb->asked_ge * asked_overlap(jb, s->win_start, v.cut);
 		if (ft < 0)
 			continue;
 		multi++;
@@ -680,7 +696,7 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 		double used = q->w_used_area + q->used * v.tail;
 		double borrowed = q->w_borrowed_area;
 
-		if (s->o.sched == CARVE_SIM_CARVE && q->used > q->nominal + 1e-9)
+		if (sim_borrows(s) && q->used > q->nominal + 1e-9)
 			borrowed += (q->used - q->nominal) * v.tail;
 		bad |= !qo || !qq;
 		SET(qo, "nominal", num(q->nominal));

@@ -826,7 +826,9 @@ struct carve_sim *carve_sim_create(struct carve_manifests *m, const struct carve
 
 		s->mig_hold = carve_calloc(carve_cluster_gpu_count(s->c) + 1,
 					   sizeof(*s->mig_hold));
-		if (!s->mig_hold)
+		s->mig_ready = carve_calloc(carve_cluster_gpu_count(s->c) + 1,
+					    sizeof(*s->mig_ready));
+		if (!s->mig_hold || !s->mig_ready)
 			goto out_nomem;
 		/* what the admitted Workloads stand on (--workloads) is never
 		 * given back */
@@ -857,6 +859,8 @@ void carve_sim_destroy(struct carve_sim *s)
 		carve_free(s->jobs[i].placed);
 		carve_free(s->jobs[i].created);
 		carve_free(s->jobs[i].kkey);
+		carve_free(s->jobs[i].kcount);
+		carve_free(s->jobs[i].kflv);
 		carve_free(s->jobs[i].rgpus);
 	}
 	sim_base_free(s);
@@ -875,6 +879,7 @@ void carve_sim_destroy(struct carve_sim *s)
 	carve_free(s->waiting);
 	carve_free(s->snaps);
 	carve_free(s->mig_hold);
+	carve_free(s->mig_ready);
 	carve_admission_destroy(s->ad);
 	carve_jobs_destroy(s->own);
 	carve_cluster_destroy(s->empty);
@@ -938,10 +943,7 @@ static int carve_arrive(struct carve_sim *s, uint32_t job, struct carve_error *e
 	return add_active(s, job);
 }
 
-/* Run time of `work` seconds of full-size work on adm of the job's npods
- * pods: work x npods / adm, rounded up to the second (no work is lost),
- * saturating. */
-static int64_t scaled_run(int64_t work, int npods, int adm)
+int64_t sim_scaled_run(int64_t work, int npods, int adm)
 {
 	if (adm <= 0 || adm >= npods)
 		return work;
@@ -951,15 +953,20 @@ static int64_t scaled_run(int64_t work, int npods, int adm)
 }
 
 /* --mig dynamic: notes the repartitioned GPUs jb's placement stands on
- * (carve_placer_repartitions), holding them in s->mig_hold; returns
- * whether one of them was repartitioned for it (no running job held it),
- * counting those, or -1 on allocation failure. */
-static int mig_note(struct carve_sim *s, struct sjob *jb, const struct carve_wl_status *st)
+ * (carve_placer_repartitions), holding them in s->mig_hold; a GPU no
+ * running job held was repartitioned for it: counted, its reconfiguration
+ * over at now + delay (s->mig_ready).  *ready: when the last of jb's GPUs
+ * is reconfigured (now at the earliest), so a job placed on another new
+ * instance of a GPU still being reconfigured waits for it too.  Returns
+ * whether *ready is later than now, or -1 on allocation failure. */
+static int mig_note(struct carve_sim *s, struct sjob *jb, const struct carve_wl_status *st,
+		    int64_t *ready)
 {
 	const struct carve_repartition *log;
 	size_t nlog = carve_placer_repartitions(s->p, &log), p, k, e, r;
-	int fresh = 0, d;
+	int d;
 
+	*ready = s->now;
 	if (!s->mig_hold || !nlog)
 		return 0;
 	for (p = 0; p < st->npodsets; p++)
@@ -986,11 +993,13 @@ static int mig_note(struct carve_sim *s, struct sjob *jb, const struct carve_wl_
 				jb->rgpus[jb->nrgpus++] = g;
 				if (!s->mig_hold[g]++) {
 					s->mig_reparts++;
-					fresh = 1;
+					s->mig_ready[g] = sim_time_add(s->now, s->mig_delay);
 				}
+				if (s->mig_ready[g] > *ready)
+					*ready = s->mig_ready[g];
 			}
 		}
-	return fresh;
+	return *ready > s->now;
 }
 
 /* jb no longer stands on its repartitioned GPUs. */
@@ -1035,10 +1044,11 @@ static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_
 	struct sjob *jb = &s->jobs[job];
 	size_t p, k;
 	int d, adm = 0, fresh;
+	int64_t ready = s->now;
 
 	for (p = 0; p < st->npodsets && p < jb->j->npodsets; p++)
 		adm += st->podsets[p].count;
-	fresh = s->p ? mig_note(s, jb, st) : 0;
+	fresh = s->p ? mig_note(s, jb, st, &ready) : 0;
 	if (fresh < 0)
 		return CARVE_ENOMEM;
 	for (p = 0; p < st->npodsets; p++) {
@@ -1073,11 +1083,11 @@ static int carve_start(struct carve_sim *s, uint32_t job, const struct carve_wl_
 		jb->partial = true;
 		s->partial++;
 	}
-	sim_job_running(s, jb, fresh ? sim_time_add(s->now, s->mig_delay) : s->now);
+	sim_job_running(s, jb, ready);
 	jb->gen++;
 	if (fresh && sim_push(s, jb->ready, EV_READY, job))
 		return CARVE_ENOMEM;
-	return sim_push(s, sim_time_add(jb->ready, scaled_run(jb->remaining, jb->npods, adm)),
+	return sim_push(s, sim_time_add(jb->ready, sim_scaled_run(jb->remaining, jb->npods, adm)),
 			EV_COMPLETE, job);
 }
 

@@ -14,8 +14,13 @@
 
 #include "carve/admission.h"
 #include "carve/inventory.h"
+#include "carve/manifest.h"
 #include "carve/place.h"
 #include "carve/sim.h"
+
+/* kueue: at most this many ResourceFlavors noted per podSet (one per
+ * resource group it uses). */
+#define SIM_KFLV 4
 
 enum sjob_state { SJ_FUTURE = 0, SJ_PENDING, SJ_RUNNING, SJ_DONE, SJ_SKIPPED };
 
@@ -65,6 +70,13 @@ struct sjob {
 	int kcycle;
 	int nrequeue;
 	char *kkey;
+	/* kueue, from the engine's status at admission: per podSet the pods
+	 * admitted (kcount[p], fewer than asked under partial admission) and
+	 * the ResourceFlavors assigned (kflv[p * SIM_KFLV .. ], NULL-ended
+	 * when fewer), whose nodeLabels Kueue injects into the pods'
+	 * nodeSelector.  Both owned, NULL before the first admission. */
+	int *kcount;
+	const struct carve_mf_flavor **kflv;
 	/* Window metrics (metrics.c, sim_job_running/sim_job_failed): */
 	int64_t all_pods;         /* first time every pod (or, partially admitted,
 				   * every admitted pod) ran at once; valid when
@@ -74,8 +86,9 @@ struct sjob {
 	bool has_attempt_t;
 	int64_t fail_t;           /* multi-pod: when failed_first first became true */
 	bool has_fail_t;
-	bool partial;             /* carve mode: admitted with fewer pods than asked */
-	int adm_pods;             /* carve mode: pods of the current admission */
+	bool partial;             /* carve, kueue: admitted with fewer pods than asked */
+	int adm_pods;             /* carve, kueue: pods of the current admission
+				   * (0: not admitted, or every pod) */
 	double asked_ge;          /* GE its pods ask for (sim_job_asked_ge) */
 	int64_t ready;            /* when useful work of the current run starts
 				   * (carve: admission + MIG reconfiguration delay) */
@@ -199,6 +212,9 @@ struct carve_sim {
 	size_t mig_reparts;
 	int64_t mig_delay;
 	int32_t *mig_hold;
+	/* per GPU: when its latest repartition's reconfiguration is over; a
+	 * job placed on an instance of it works from then on at the earliest */
+	int64_t *mig_ready;
 
 	/* snapshots: t then npools alloc, npools work, nqueues used */
 	size_t nsnap, capsnap, snapw;
@@ -212,6 +228,10 @@ int sim_push(struct carve_sim *s, int64_t t, int kind, uint32_t job);
 /* t + d for times (d >= 0), saturating at CARVE_SIM_TIME_MAX: the one way
  * the simulator adds times, so no option or trace overflows the clock. */
 int64_t sim_time_add(int64_t t, int64_t d);
+/* Run time of `work` seconds of full-size work on adm of a job's npods
+ * pods (partial admission): work x npods / adm, rounded up to the second
+ * (no work is lost), saturating; work itself when adm is 0 or >= npods. */
+int64_t sim_scaled_run(int64_t work, int npods, int adm);
 /* Pod request of podSet p of job jb as the engine's placer builds it,
  * from the job's bridged spec (borrows from it). */
 void sim_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r);

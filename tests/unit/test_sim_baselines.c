@@ -33,6 +33,9 @@ struct jdef {
 	double demand;      /* 0: 1 */
 };
 
+/* minCount of the podSets add() makes (partial admission); 0: none. */
+static int add_min_count;
+
 static void add(struct carve_jobs *js, const struct jdef *d)
 {
 	struct carve_req reqs[2] = {{"cpu", 1000}, {d->res, d->units * 1000}};
@@ -43,6 +46,7 @@ static void add(struct carve_jobs *js, const struct jdef *d)
 
 	memset(&ps, 0, sizeof(ps));
 	ps.count = d->count;
+	ps.min_count = add_min_count;
 	ps.nreqs = 2;
 	ps.reqs = reqs;
 	if (d->pool) {
@@ -554,6 +558,130 @@ static void test_kueue_preemption(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* Two flavors on two pools: a (one node x 4 H100s, flavor fa) and b (one
+ * node x 2 L40S time-sliced 4 ways, flavor fb).  ClusterQueues team and
+ * other (cohort org) have nvidia.com/gpu 3 each in fa; ts has 8 in fb. */
+static struct carve_manifests *flavor_cluster(void)
+{
+	static const char *y =
+		"apiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: a}\n"
+		"spec: {count: 1, namePrefix: a-, gpu: {model: H100-80GB, count: 4},"
+		" sharing: {mode: exclusive}, cpu: \"64\", memory: 512Gi, labels: {pool: a}}\n"
+		"---\napiVersion: carve.dev/v1alpha1\nkind: NodePool\nmetadata: {name: b}\n"
+		"spec: {count: 1, namePrefix: b-, gpu: {model: L40S, count: 2},"
+		" sharing: {mode: timeslice, timeSlicing: {replicas: 4}}, cpu: \"64\","
+		" memory: 512Gi, labels: {pool: b}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: fa}\nspec: {nodeLabels: {pool: a}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\n"
+		"metadata: {name: fb}\nspec: {nodeLabels: {pool: b}}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: team}\nspec:\n  namespaceSelector: {}\n  cohortName: org\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+		"    - name: fa\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"3\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: other}\nspec:\n  namespaceSelector: {}\n  cohortName: org\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+		"    - name: fa\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"3\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+		"metadata: {name: ts}\nspec:\n  namespaceSelector: {}\n"
+		"  resourceGroups:\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+		"    - name: fb\n      resources:\n      - {name: cpu, nominalQuota: \"100\"}\n"
+		"      - {name: nvidia.com/gpu, nominalQuota: \"8\"}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: team}\nspec: {clusterQueue: team}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: other}\nspec: {clusterQueue: other}\n"
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {namespace: ns, name: ts}\nspec: {clusterQueue: ts}\n";
+	struct carve_manifests *m = tu_load(y);
+
+	tu_assert_clean(m);
+	return m;
+}
+
+/* Kueue puts the assigned flavor's nodeLabels into the pods' nodeSelector:
+ * x (team, 4 pods x 1 GPU, 0..100) is admitted in fa, borrowing 1 GPU of
+ * other's, and its pods go to pool a's H100s, not to pool b's L40S
+ * replicas (1/4 GE each), although pool b is the least allocated: held
+ * 4 GE x 100 s in the window 0..100 = 400 GE-s.  team's quota: used 4,
+ * borrowed 4 - 3 = 1 GE on average over the window (the windowed
+ * borrowed area counts kueue as the whole run's does). */
+static void test_kueue_flavor_nodes(void **state)
+{
+	struct carve_manifests *m = flavor_cluster();
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	add(js, &(struct jdef){"x", 0, 100, 4, "nvidia.com/gpu", 1, 0, false, "team", NULL, 0});
+	r = run(m, js, CARVE_SIM_KUEUE);
+	NEAR(dget(r, "gpu_hours.held"), 400.0 / 3600);
+	NEAR(dget(r, "quota.team.used_avg"), 4);
+	NEAR(dget(r, "quota.team.borrowed_avg"), 1);
+	NEAR(dget(r, "quota.other.borrowed_avg"), 0);
+	assert_int_equal((int)dget(r, "horizon_s"), 100);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+/* waitForPodsReady.blockAdmission (on by default with waitForPodsReady):
+ * h (team, one pod x 3 GPUs, 0..1000) leaves one H100 free; gang (other,
+ * one pod x 2 GPUs, at 10) is admitted by quota (3 + 2 <= 6 in the
+ * cohort) but fits no node.  s (ts, 1 GPU, at 20, 100 s) is not admitted
+ * while gang waits for its pods: only when waitForPodsReady evicts gang
+ * at 310 is s admitted, placed on an L40S replica, and runs 310..410:
+ * its wait to first GPU is 290 s (0 without blockAdmission). */
+static void test_kueue_block_admission(void **state)
+{
+	struct carve_manifests *m = flavor_cluster();
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	add(js, &(struct jdef){"h", 0, 1000, 1, "nvidia.com/gpu", 3, 0, false, "team", NULL, 0});
+	add(js, &(struct jdef){"gang", 10, 100, 1, "nvidia.com/gpu", 2, 0, false, "other", NULL,
+			       0});
+	add(js, &(struct jdef){"s", 20, 100, 1, "nvidia.com/gpu", 1, 0, false, "ts", NULL, 0});
+	r = run(m, js, CARVE_SIM_KUEUE);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.ts.p99"), 290);
+	assert_int_equal((int)dget(r, "wait_first_gpu_s.team.p99"), 0);
+	assert_int_equal((int)dget(r, "jobs.completed"), 3);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
+/* Partial admission: quota 2 GPUs on one node of 4; p asks 4 pods x 1 GPU
+ * (minCount 2) for 100 s.  Kueue admits 2 pods; only those are created and
+ * placed, and p runs 100 x 4 / 2 = 200 s (work conserved, as carve does),
+ * counted in jobs.partial, not a first-time success.  Held in the window
+ * 0..100: 2 GE x 100 s.  No waitForPodsReady eviction. */
+static void test_kueue_partial(void **state)
+{
+	struct carve_manifests *m = whole(1, 4, 2);
+	struct carve_jobs *js = carve_jobs_create();
+	json_t *r;
+
+	(void)state;
+	add_min_count = 2;
+	add(js, &(struct jdef){"p", 0, 100, 4, "nvidia.com/gpu", 1, 0, false, "team", NULL, 0});
+	add_min_count = 0;
+	r = run(m, js, CARVE_SIM_KUEUE);
+	assert_int_equal((int)dget(r, "jobs.partial"), 1);
+	assert_int_equal((int)dget(r, "makespan_s"), 200);
+	assert_int_equal((int)dget(r, "gang_timeouts"), 0);
+	NEAR(dget(r, "first_time_success_pct"), 0);
+	NEAR(dget(r, "gpu_hours.held"), 200.0 / 3600);
+	NEAR(dget(r, "backlog.gpu_hours_left"), 200.0 / 3600);
+	json_decref(r);
+	carve_jobs_destroy(js);
+	carve_manifests_destroy(m);
+}
+
 /* ---- every model -------------------------------------------------------------------- */
 
 /* 300 jobs of mixed sizes and priorities on 3 nodes x 4 GPUs: each model
@@ -607,6 +735,9 @@ int main(void)
 		cmocka_unit_test(test_kueue_pods_ready_backoff),
 		cmocka_unit_test(test_kueue_blocked_for_ever),
 		cmocka_unit_test(test_kueue_preemption),
+		cmocka_unit_test(test_kueue_flavor_nodes),
+		cmocka_unit_test(test_kueue_block_admission),
+		cmocka_unit_test(test_kueue_partial),
 		cmocka_unit_test(test_determinism),
 	};
 

@@ -611,7 +611,11 @@ static void test_censored(void **state)
 	}
 	/* --until 60: the window is 0 .. 60, from "until"; b and c wait 40 and
 	 * 30 s, censored; a runs with 40 s x 2 GPUs left, b and c wait with
-	 * 100 and 20 GE-s; c arrived in the window, so all three are asked */
+	 * 100 and 20 GE-s.  Asked is the work asked inside the window, each
+	 * job's GE x the part of [arrival, arrival + duration] in 0 .. 60:
+	 * a 2 x 60 + b 2 x (60 - 20) + c 2 x 10 (30 .. 40) = 220 GE-s (not the
+	 * 320 of the whole trace, which held / useful, clipped to the window,
+	 * could never reach) */
 	o.sched = CARVE_SIM_CARVE;
 	r = run_opts(m, js, &o, 60);
 	assert_string_equal(json_string_value(get(r, "window.from")), "until");
@@ -624,7 +628,8 @@ static void test_censored(void **state)
 	EQ(r, "backlog.jobs_running", 1);
 	EQ(r, "backlog.gpu_hours_left", (2 * 40.0 + 100 + 20) / 3600);
 	EQ(r, "gpu_allocation_pct", 100);
-	EQ(r, "gpu_hours.asked", 320.0 / 3600);
+	EQ(r, "gpu_hours.asked", 220.0 / 3600);
+	EQ(r, "gpu_hours.held", 120.0 / 3600);
 	json_decref(r);
 	carve_jobs_destroy(js);
 	carve_manifests_destroy(m);
@@ -736,10 +741,12 @@ static void test_partial(void **state)
 
 /* One A100-80GB laid out as 7 x 1g.10gb; queue inf covers 3g.40gb.  With
  * --mig dynamic, a (one 3g.40gb pod, 100 s, arrives 0) needs the idle GPU
- * repartitioned: it holds its 3/7 from 0, works from the delay on, and
- * completes at delay + 100.  b (same, arrives 10) takes the second 3g
- * instance of the layout a's repartition made: no new repartition, no
- * delay, done at 110. */
+ * repartitioned: it holds its 3/7 from 0, works from the delay d on, and
+ * completes at d + 100.  b (same, arrives 10) takes the second 3g
+ * instance of the layout a's repartition made: no new repartition, but
+ * the GPU is being reconfigured until d, so b holds from 10 and works from
+ * max(10, d): done at max(10, d) + 100 (d = 60: 160, not 110 as when only
+ * the job that set the repartition off waited). */
 static void mig_case(bool has_delay, int64_t delay)
 {
 	static const char *y =
@@ -772,15 +779,19 @@ static void mig_case(bool has_delay, int64_t delay)
 	assert_string_equal(json_string_value(get(r, "mig.mode")), "dynamic");
 	EQ(r, "mig.repartitions", 1);
 	EQ(r, "mig.reconfig_delay_s", (double)d);
-	EQ(r, "makespan_s", (double)(d + 100 > 110 ? d + 100 : 110));
-	/* first GPU at admission (0), every pod working after the delay */
-	EQ(r, "wait_first_gpu_s.inf.p99", 0); /* a and b: 0 */
-	EQ(r, "wait_all_pods_s.inf.p99", (double)(d > 0 ? d : 0));
+	EQ(r, "makespan_s", (double)((d > 10 ? d : 10) + 100));
+	/* first GPU at admission (a 0, b 0), every pod working after the
+	 * delay: a waits d, b max(10, d) - 10 (nearest rank: p50 the smaller,
+	 * p99 the larger) */
+	EQ(r, "wait_first_gpu_s.inf.p99", 0);
+	EQ(r, "wait_all_pods_s.inf.p99", (double)d);
+	EQ(r, "wait_all_pods_s.inf.p50", (double)(d > 10 ? d - 10 : 0));
 	/* window 0 .. 110: a held 3/7 x min(d + 100, 110), b 3/7 x 100;
-	 * useful: a 3/7 x (min(d + 100, 110) - d), b 3/7 x 100 */
+	 * useful: a 3/7 x (min(d + 100, 110) - d), b 3/7 x (110 - max(10, d))
+	 * (d = 60: 3/7 x (50 + 50)) */
 	EQ(r, "gpu_hours.held", 3.0 / 7 * ((d + 100 < 110 ? d + 100 : 110) + 100) / 3600);
 	EQ(r, "gpu_hours.useful",
-	   3.0 / 7 * ((d + 100 < 110 ? d + 100 : 110) - d + 100) / 3600);
+	   3.0 / 7 * ((d + 100 < 110 ? d + 100 : 110) - d + 110 - (d > 10 ? d : 10)) / 3600);
 	json_decref(r);
 
 	carve_jobs_destroy(js);
@@ -790,7 +801,7 @@ static void mig_case(bool has_delay, int64_t delay)
 static void test_mig_delay(void **state)
 {
 	(void)state;
-	mig_case(false, 0);   /* default 60 s: a done at 160 */
+	mig_case(false, 0);   /* default 60 s: a and b done at 160 */
 	mig_case(true, 5);    /* a done at 105, b at 110 */
 	mig_case(true, 0);    /* no delay: a done at 100 */
 }
