@@ -1558,7 +1558,7 @@ static bool same_ns(const char *a, const char *c)
  * 8), counting its pods.  A Kueue group waits for
  * kueue.x-k8s.io/pod-group-total-count pods; a KAI group's gang is its
  * PodGroup's minMember when that PodGroup is in the input.  Called for
- * the first pod of each group only.
+ * the first queued pod of each group only (first_of_group).
  */
 static void add_pod(struct bld *b, size_t i)
 {
@@ -1586,7 +1586,9 @@ static void add_pod(struct bld *b, size_t i)
 		queue = q->value;
 		tmp.priority_class = p->spec.priority_class;
 	}
-	for (k = i; k < b->m->npods; k++) {
+	/* from the input's first pod: members before pod i (not queued
+	 * themselves) count as those after it do */
+	for (k = group ? 0 : i; k < b->m->npods; k++) {
 		const struct carve_mf_pod *o = &b->m->pods[k];
 
 		if (k != i && (!group || pod_is_kueue(o) == kai || !same_ns(o->meta.ns, p->meta.ns) ||
@@ -1671,7 +1673,12 @@ static void add_pod(struct bld *b, size_t i)
 	add_derived(b, w, queue, kai);
 }
 
-/* Whether pod i is the first of its group (or has none). */
+/*
+ * Whether pod i is the first queued pod of its group (or has none): only
+ * earlier pods that are queued themselves (a Kueue pod, or a KAI pod with
+ * the kai.scheduler/queue label) count, so a group whose first pod lacks
+ * the KAI queue label is still queued once, from its first labelled pod.
+ */
 static bool first_of_group(const struct bld *b, size_t i)
 {
 	const struct carve_mf_pod *p = &b->m->pods[i];
@@ -1682,8 +1689,10 @@ static bool first_of_group(const struct bld *b, size_t i)
 	for (k = 0; g && k < i; k++) {
 		const struct carve_mf_pod *o = &b->m->pods[k];
 		const char *og = pod_group(o, kai);
+		bool queued = kai ? !pod_is_kueue(o) && kv_find(&o->meta.labels, KAI_QUEUE)
+				  : pod_is_kueue(o);
 
-		if (pod_is_kueue(o) != kai && og && !strcmp(og, g) && same_ns(o->meta.ns, p->meta.ns))
+		if (queued && og && !strcmp(og, g) && same_ns(o->meta.ns, p->meta.ns))
 			return false;
 	}
 	return true;
@@ -1691,15 +1700,22 @@ static bool first_of_group(const struct bld *b, size_t i)
 
 /*
  * A Volcano Job (batch.volcano.sh) in its Volcano Queue: a podSet per
- * task of `replicas` pods.  The gang: with one task, the Job's
- * minAvailable (default: all pods); with several, each task's own
- * minAvailable when set (Volcano's job-level minAvailable across tasks
- * has no per-podSet equivalent: each task then needs all its pods).
+ * task of `replicas` pods.  The gang, as Volcano's admission webhook and
+ * gang plugin make it (volcano-sh/volcano, pkg/webhooks/admission/jobs/mutate:
+ * patchDefaultMinAvailable and mutateSpec; pkg/scheduler/api/job_info.go
+ * CheckTaskValid): a task's minAvailable defaults to its replicas; the
+ * Job's minAvailable, when unset or 0, to the sum of its tasks'; each
+ * task's own figure is enforced only when the Job's is at least their
+ * sum.  So: one task, the Job's figure (or the task's, or replicas);
+ * several tasks with the Job's figure unset, 0 or equal to the sum, each
+ * task's own (exact); several tasks with any other Job figure have no
+ * per-podSet form: each task's own, with a warning.
  */
 static void add_vcjob(struct bld *b, const struct carve_mf_vcjob *j)
 {
 	const char *key = br_obj_name(b, &j->meta);
 	struct carve_mf_workload *w;
+	int64_t sum = 0;
 	size_t t;
 
 	if (!fam_runs(b, &b->vc, j->queue, j->queue_pos, "Volcano Job", key))
@@ -1716,21 +1732,27 @@ static void add_vcjob(struct bld *b, const struct carve_mf_vcjob *j)
 	w->priority_class = j->priority_class;
 	for (t = 0; t < j->ntasks; t++) {
 		const struct carve_mf_vctask *k = &j->tasks[t];
+		int32_t min = k->has_min_available ? k->min_available : k->replicas;
 
+		sum += min;
+		if (j->ntasks == 1 && j->has_min_available && j->min_available > 0)
+			min = j->min_available;
 		w->podsets[t].name = k->name;
 		w->podsets[t].count = k->replicas;
 		w->podsets[t].spec = k->spec;
 		w->podsets[t].pos = k->pos;
 		w->podsets[t].count_pos = k->pos;
-		if (j->ntasks == 1 && j->has_min_available && j->min_available > 0 &&
-		    j->min_available < k->replicas) {
-			w->podsets[t].min_count = j->min_available;
-			w->podsets[t].has_min_count = true;
-		} else if (j->ntasks > 1 && k->has_min_available && k->min_available > 0) {
-			w->podsets[t].min_count = k->min_available;
+		if (min > 0 && min < k->replicas) {
+			w->podsets[t].min_count = min;
 			w->podsets[t].has_min_count = true;
 		}
 	}
+	if (j->ntasks > 1 && j->has_min_available && j->min_available > 0 &&
+	    j->min_available != sum)
+		carve_diag_warn(b->diags, j->meta.pos, "Volcano Job %s: minAvailable %d across "
+				"tasks differs from the sum of its tasks' minAvailable (%lld); carve "
+				"gangs each task on its own minAvailable", key, (int)j->min_available,
+				(long long)sum);
 	for (t = 0; t < w->npodsets; t++)
 		if (w->podsets[t].count > 0)
 			break;

@@ -251,16 +251,22 @@ static json_t *jnumber(double v)
  * for an even count), min or max over the seeds that have a number there
  * (null when none has); objects are aggregated key by key (keys in first-
  * seen order over the seeds); strings and booleans are the first seed's;
- * arrays (series, CDFs) are left out: they are per seed only.  tmp holds
- * n doubles.  NULL when the field has nothing to aggregate.
+ * arrays (series, CDFs) are left out: they are per seed only.  With
+ * null_inf (a key whose null means "never", not "no data": makespan_s,
+ * some job never completed), a seed's null ranks above every number:
+ * the min is the least number, the max null when any seed has null, the
+ * median null when it falls on (or, for an even count, averages) a null.
+ * tmp holds n doubles.  NULL when the field has nothing to aggregate.
  */
-static json_t *aggregate(json_t *const *vals, size_t n, enum agg how, double *tmp)
+static json_t *aggregate(json_t *const *vals, size_t n, enum agg how, double *tmp, bool null_inf)
 {
 	json_t *first = NULL, *o, **sub;
-	size_t i, k = 0;
+	size_t i, k = 0, ninf = 0;
 	bool any_obj = false;
 
 	for (i = 0; i < n; i++) {
+		if (vals[i] && json_is_null(vals[i]) && null_inf)
+			ninf++;
 		if (!vals[i] || json_is_null(vals[i]))
 			continue;
 		if (!first)
@@ -274,9 +280,16 @@ static json_t *aggregate(json_t *const *vals, size_t n, enum agg how, double *tm
 	if (json_is_array(first))
 		return NULL;
 	if (json_is_number(first)) {
+		size_t m = k + ninf; /* ranks k..m-1 are the nulls (+infinity) */
+
 		qsort(tmp, k, sizeof(*tmp), cmp_double);
-		return jnumber(how == AGG_MIN ? tmp[0] : how == AGG_MAX ? tmp[k - 1] :
-			       k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2);
+		if (how == AGG_MIN)
+			return jnumber(tmp[0]);
+		if (how == AGG_MAX)
+			return ninf ? json_null() : jnumber(tmp[k - 1]);
+		if (m % 2)
+			return m / 2 < k ? jnumber(tmp[m / 2]) : json_null();
+		return m / 2 < k ? jnumber((tmp[m / 2 - 1] + tmp[m / 2]) / 2) : json_null();
 	}
 	if (!any_obj)
 		return json_incref(first);
@@ -300,7 +313,7 @@ static json_t *aggregate(json_t *const *vals, size_t n, enum agg how, double *tm
 				continue;
 			for (j = 0; j < n; j++)
 				sub[j] = json_is_object(vals[j]) ? json_object_get(vals[j], key) : NULL;
-			a = aggregate(sub, n, how, tmp);
+			a = aggregate(sub, n, how, tmp, !strcmp(key, "makespan_s"));
 			if (a && json_object_set_new(o, key, a))
 				goto fail;
 		}
@@ -326,7 +339,7 @@ static json_t *seeded_run(json_t *const *per_seed, size_t n)
 	if (!tmp || !o || !arr)
 		goto fail;
 	for (i = 0; i < 3; i++) {
-		json_t *a = aggregate(per_seed, n, (enum agg)i, tmp);
+		json_t *a = aggregate(per_seed, n, (enum agg)i, tmp, false);
 
 		if (!a || json_object_set_new(o, names[i], a))
 			goto fail;

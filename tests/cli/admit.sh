@@ -663,6 +663,24 @@ rc=$?
 	! grep -q 'd/pg' "$tmp/out"
 check "a weight-only Volcano Queue is refused with a message naming the proportion plugin (rc $rc)" $?
 
+# Volcano Job gangs: a task's minAvailable (default replicas), the Job's
+# default the sum of its tasks'; partial admission shows the gang's size.
+"$carve" admit -o json tests/data/gangs/volcano-min.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && tr -d ' \n' <"$tmp/out" >"$tmp/flat" &&
+	grep -q '"workload":"default/one-task","clusterQueue":"small","podSets":\[{"name":"w","count":2,' "$tmp/flat" &&
+	grep -q '"workload":"default/two-tasks","clusterQueue":"three","podSets":\[{"name":"m","count":1,.*{"name":"w","count":2,' "$tmp/flat"
+check "a Volcano Job's gang: one task's own minAvailable, several tasks' sum (rc $rc)" $?
+grep -q "^tests/data/gangs/volcano-min.yaml:58:1: warning: Volcano Job other/odd: minAvailable 1 across tasks differs from the sum of its tasks' minAvailable (2)" "$tmp/err" &&
+	[ "$(wc -l <"$tmp/err")" -eq 1 ]
+check "a Job-wide minAvailable other than its tasks' sum is warned about" $?
+
+# A KAI group whose first pod has no queue label is queued from its first labelled pod.
+"$carve" admit -o json tests/data/gangs/kai-group.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && tr -d ' \n' <"$tmp/out" | grep -q '"workload":"default/grp","clusterQueue":"ml","podSets":\[{"name":"main","count":3,'
+check "a KAI group led by an unlabelled pod is still queued, with all its pods (rc $rc)" $?
+
 # More than 256 paths: no limit.
 mkdir "$tmp/many"
 for i in $(seq 300); do

@@ -304,6 +304,12 @@ pyj "$tmp/seeds.json" 'all(r["median"][k] == sorted(s[k] for s in r["per_seed"])
 check "--seeds: median, min and max of the seeds' figures" $?
 pyj "$tmp/seeds.json" 'd["runs"]["carve"]["median"]["jobs"]["total"] == sorted(s["jobs"]["total"] for s in d["runs"]["carve"]["per_seed"])[1] and "series" not in d["runs"]["carve"]["median"]'
 check "--seeds: nested figures aggregated, series per seed only" $?
+# makespan_s null (some job never completed) ranks above every number:
+# the median and max are null when they fall on such a seed.
+# shellcheck disable=SC2086
+"$carve" simulate $sm --seeds 1-3 --days 2 --baseline exclusive -o json >"$tmp/seeds-ms.json" 2>/dev/null
+pyj "$tmp/seeds-ms.json" 'all((lambda v, r: None in v and any(x is not None for x in v) and r["median"]["makespan_s"] == sorted(v, key=lambda x: (x is None, x or 0))[1] and r["max"]["makespan_s"] is None and r["min"]["makespan_s"] == min(x for x in v if x is not None))([s["makespan_s"] for s in r["per_seed"]], r) for r in d["runs"].values())'
+check "--seeds: a null makespan_s (not all done) is ranked as never: median and max null" $?
 # shellcheck disable=SC2086
 "$carve" simulate $sm --seeds 1-3 --days 1 --compare exclusive -o json >"$tmp/seeds2.json" 2>/dev/null
 cmp -s "$tmp/seeds.json" "$tmp/seeds2.json"
