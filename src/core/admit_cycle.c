@@ -141,7 +141,7 @@ CARVE__COLD static int pick_fairest(struct carve_adm *a, struct entry **e, size_
 				kk[k].sh = carve__qt_share(a, x);
 				kk[k].borrowing = carve__qt_borrowing_on(a, x, use, nuse);
 			} else { /* its usage cannot even be counted: last */
-				kk[k].sh = (struct carve_share){INT64_MAX, 1e300, true};
+				kk[k].sh = (struct carve_share){INT64_MAX, 1e300, true, 0.0};
 				kk[k].borrowing = true;
 			}
 		}

@@ -350,9 +350,10 @@ bool carve__qt_fits(const struct carve_adm *a, int node, const struct frq *use, 
  * the weighted dominant resource share in thousandths rounded up
  * (INT64_MAX: weight 0 and borrowing), ratio the unweighted one. */
 struct carve_share {
-	int64_t value;
+	int64_t value;    /* rounded up, thousandths; INT64_MAX: infinite */
 	double ratio;
 	bool borrowing;   /* uses more than its subtree quota of something */
+	double weighted;  /* ratio / weight, unrounded: what finite shares compare by */
 };
 struct carve_share carve__qt_share(const struct carve_adm *a, int node);
 int carve__share_cmp(const struct carve_share *x, const struct carve_share *y);

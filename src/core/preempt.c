@@ -481,7 +481,7 @@ static int fs_pop(struct fctx *f, int cq)
 static int fs_next(struct fctx *f, int c)
 {
 	struct carve_adm *a = f->a;
-	struct carve_share sq = {0, 0.0, false}, sc = {0, 0.0, false};
+	struct carve_share sq = {0, 0.0, false, 0.0}, sc = {0, 0.0, false, 0.0};
 	int best_q = -1, best_c = -1;
 	size_t i;
 

@@ -500,16 +500,18 @@ int carve__qt_finalize(struct carve_adm *a, struct carve_error *err)
  * resource, what the node uses beyond its subtree quota, summed over
  * flavors, relative to what its parent could at most hold of that resource
  * (carve__qt_potential, summed over flavors), in thousandths; the largest
- * ratio, divided by the weight and rounded up (Kueue's
- * roundedWeightedShare).  A root's share is 0.  Weight 0: INT64_MAX when
- * the node borrows anything, 0 when it does not; ratio is the unweighted
- * ratio, the tie-break between two infinite shares.
+ * ratio, divided by the weight: unrounded in weighted (what shares are
+ * compared by, as Kueue's CompareDRS compares PreciseWeightedShare) and
+ * rounded up in value (Kueue's roundedWeightedShare; 0 iff the share is 0).
+ * A root's share is 0.  Weight 0: value INT64_MAX when the node borrows
+ * anything, 0 when it does not; ratio is the unweighted ratio, the
+ * tie-break between two infinite shares.
  */
 struct carve_share carve__qt_share(const struct carve_adm *a, int node)
 {
 	const struct qnode *n = &a->qt.nodes[node];
 	int64_t borrowed[CARVE_RES_MAX] = {0}, lendable[CARVE_RES_MAX] = {0};
-	struct carve_share sh = {0, 0.0, false};
+	struct carve_share sh = {0, 0.0, false, 0.0};
 	int fr, r;
 
 	if (n->parent < 0)
@@ -540,6 +542,7 @@ struct carve_share carve__qt_share(const struct carve_adm *a, int node)
 	} else {
 		double w = sh.ratio * 1000.0 / (double)n->fair_weight_milli;
 
+		sh.weighted = w;
 		sh.value = w >= 9.2e18 ? INT64_MAX - 1 : (int64_t)w;
 		if (sh.value < INT64_MAX - 1 && (double)sh.value < w)
 			sh.value++; /* rounded up */
@@ -547,14 +550,16 @@ struct carve_share carve__qt_share(const struct carve_adm *a, int node)
 	return sh;
 }
 
-/* Kueue's CompareDRS: two infinite shares by their unweighted ratio. */
+/* Kueue's CompareDRS: an infinite share above every finite one, two
+ * infinite shares by their unweighted ratio, finite ones by the exact
+ * weighted ratio (not the rounded thousandths). */
 int carve__share_cmp(const struct carve_share *x, const struct carve_share *y)
 {
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	if (x->value == INT64_MAX && x->ratio != y->ratio)
-		return x->ratio < y->ratio ? -1 : 1;
-	return 0;
+	if ((x->value == INT64_MAX) != (y->value == INT64_MAX))
+		return x->value == INT64_MAX ? 1 : -1;
+	if (x->value == INT64_MAX)
+		return (x->ratio > y->ratio) - (x->ratio < y->ratio);
+	return (x->weighted > y->weighted) - (x->weighted < y->weighted);
 }
 
 /* Whether node uses more than its subtree quota of any fr of use with q > 0

@@ -472,6 +472,28 @@ static void fair_sharing_orders_by_share(void **state)
 	done(&r);
 }
 
+static void fair_sharing_compares_exact_shares(void **state)
+{
+	struct run r;
+
+	(void)state;
+	/* Shares compare exactly, as Kueue's CompareDRS (ratio / weight), not
+	 * as rounded thousandths: with a and b borrowing 1002 and 1001 of
+	 * the cohort's 10000, both round up to 101 thousandths, yet b's share
+	 * is lower, so b's newer head takes the room for one, not a's older. */
+	fair_sharing = true;
+	r = run(FLAVOR CQ("a", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+		CQ("b", "cohortName: c", "{name: gpu, nominalQuota: 0}", "")
+		CQ("l", "cohortName: c", "{name: gpu, nominalQuota: 10000}", "")
+		ADMITTED("l", "busy", "0", "1", "8500")
+		WL("a", "older", "0", "1", "1002", ", creationTimestamp: '2026-01-01T00:00:00Z'")
+		WL("b", "newer", "0", "1", "1001", ", creationTimestamp: '2026-01-02T00:00:00Z'"), 1);
+	fair_sharing = false;
+	assert_admitted(&r, "b/newer", 1);
+	assert_pending(&r, "a/older", CARVE_PEND_SKIPPED);
+	done(&r);
+}
+
 static void newer_equal_priority_preemption(void **state)
 {
 	/* LowerOrNewerEqualPriority also takes an equal-priority workload
@@ -1118,6 +1140,7 @@ int main(void)
 		cmocka_unit_test(skipped_in_cycle),
 		cmocka_unit_test(fair_sharing_preempts_toward_fair_share),
 		cmocka_unit_test(fair_sharing_orders_by_share),
+		cmocka_unit_test(fair_sharing_compares_exact_shares),
 		cmocka_unit_test(newer_equal_priority_preemption),
 		cmocka_unit_test(priority_class_orders_heads),
 		cmocka_unit_test(try_next_flavor_avoids_borrowing),
