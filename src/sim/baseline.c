@@ -20,11 +20,16 @@
  *                  second admission engine built without nodes:
  *                  cohorts, borrowing and preemption as the manifests
  *                  configure them), then kube-scheduler placing the
- *                  admitted pods on the device-plugin model's devices;
+ *                  admitted pods (the admitted count, under partial
+ *                  admission, run longer as in carve mode) on the
+ *                  device-plugin model's devices of the nodes of their
+ *                  assigned flavors (whose nodeLabels Kueue injects);
  *                  waitForPodsReady evicts a workload whose pods do not all
  *                  run within its timeout and requeues it after Kueue's
  *                  exponential backoff (not when nothing can free a
- *                  device any more: it would cycle for ever).
+ *                  device any more: it would cycle for ever), and, with
+ *                  blockAdmission (Kueue's default), nothing is admitted
+ *                  while an admitted workload's pods do not all run.
  *
  * exclusive and device-plugin share the rest: a ResourceQuota per
  * namespace and resource name (hard = the ClusterQueue's nominal quota of
@@ -109,7 +114,8 @@ const char *sim_base_model(const struct carve_sim *s)
 	case CARVE_SIM_KUEUE:
 		return "Kueue admitting on ClusterQueue quota alone (cohorts, borrowing, "
 		       "preemption), kube-scheduler placing admitted pods on the device plugin's "
-		       "MIG and time-slice devices, waitForPodsReady timeout and requeue with "
+		       "MIG and time-slice devices of the assigned flavors' nodes, partial "
+		       "admission, waitForPodsReady (blockAdmission) timeout and requeue with "
 		       "exponential backoff";
 	default:
 		return NULL;

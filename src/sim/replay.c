@@ -21,7 +21,9 @@
  * with --mig dynamic, a job whose placement stands on a GPU repartitioned
  * for it (the placer's repartition log, a GPU no running job held) holds
  * its devices from admission but works, and counts its run time, only
- * from the reconfiguration delay on (EV_READY).  The window
+ * from the reconfiguration delay on (EV_READY); a later job on another
+ * new instance of that GPU works from the GPU's ready time
+ * (s->mig_ready) when it comes after its admission.  The window
  * (metrics.c) is fixed when the run starts; the backlog is recorded once
  * no event is left before its end.
  */
