@@ -55,8 +55,8 @@ struct carve_admission {
 	/* The Workloads the build made from Jobs, JobSets, Kueue and KAI pods
 	 * and Volcano Jobs (in `jobs`), in input order, each with the queue
 	 * it names directly (KAI, Volcano: a queue of the engine; NULL: its
-	 * LocalQueue): those queued, and with admitted_only those that would
-	 * be (added to no engine then).  Owned array. */
+	 * LocalQueue): those queued, and with admitted_only or queues_only
+	 * those that would be (added to no engine then).  Owned array. */
 	struct carve_admission_derived {
 		const struct carve_mf_workload *w;
 		const char *cq;

@@ -287,8 +287,13 @@ static void build(struct bld *b)
 		return;
 	}
 	b->ad->finalized = true;
-	if (b->opts && b->opts->queues_only)
+	if (b->opts && b->opts->queues_only) {
+		/* what admit says of Jobs' and pods' queue labels, said here too
+		 * (listed in ad->derived, added to no engine) */
+		if (!b->nomem)
+			br_add_jobs(b);
 		return;
+	}
 	add_placer(b);
 	if (b->opts && b->opts->no_workloads)
 		return;

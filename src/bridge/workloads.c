@@ -1327,8 +1327,8 @@ static struct carve_mf_workload *derived(struct bld *b, const struct carve_meta 
 /*
  * A workload made from a Job, JobSet, pod or Volcano Job: listed in
  * ad->derived (what `simulate --workloads` turns into jobs) and, unless the
- * build adds admitted objects only (none of these is admitted), added to
- * the engine as a Workload would be.
+ * build adds admitted objects only (none of these is admitted) or queues
+ * only (carve validate), added to the engine as a Workload would be.
  */
 static void add_derived(struct bld *b, const struct carve_mf_workload *w, const char *direct,
 			bool pc_only)
@@ -1349,7 +1349,7 @@ static void add_derived(struct bld *b, const struct carve_mf_workload *w, const 
 	ad->derived[ad->nderived].cq = direct;
 	ad->derived[ad->nderived].pc_only = pc_only;
 	ad->nderived++;
-	if (!b->opts || !b->opts->admitted_only)
+	if (!b->opts || (!b->opts->admitted_only && !b->opts->queues_only))
 		add_wl(b, w, direct, pc_only);
 }
 

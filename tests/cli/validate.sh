@@ -150,9 +150,12 @@ rm -f "$tmp_amp"
 check "NVIDIA's default mig-parted config validates clean" $?
 "$carve" validate "$src/tests/data/jobs" >"$tmp/out" 2>&1
 rc=$?
-[ $rc -eq 0 ] && grep -q ", 0 errors, 5 warnings$" "$tmp/out" &&
+[ $rc -eq 0 ] && grep -q ", 0 errors, 9 warnings$" "$tmp/out" &&
 	[ "$(grep -c 'is not read by carve; document skipped$' "$tmp/out")" -eq 5 ]
 check "kinds carve does not read are warnings, each once (rc $rc)" $?
+grep -q "^$src/tests/data/jobs/badrefs.yaml:9:5: warning: Job default/lost: label kueue.x-k8s.io/queue-name names LocalQueue 'no-such-queue', which does not exist in namespace default; it is not queued$" "$tmp/out" &&
+	grep -q "badrefs.yaml:25:5: warning: Job default/unranked: label kueue.x-k8s.io/priority-class names 'no-such-class'" "$tmp/out"
+check "validate warns at a Job's queue label naming no LocalQueue, as admit does" $?
 
 echo "validate.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
