@@ -1407,6 +1407,16 @@ static bool kueue_labels(struct bld *b, const struct carve_meta *meta, const cha
 	return true;
 }
 
+/* The queue and priority kueue_labels() read, into the derived workload w. */
+static void queue_fields(struct carve_mf_workload *w, const struct carve_mf_workload *labels)
+{
+	w->queue_name = labels->queue_name;
+	w->queue_pos = labels->queue_pos;
+	w->priority = labels->priority;
+	w->has_priority = labels->has_priority;
+	w->priority_class = labels->priority_class;
+}
+
 /* Kueue's pod count of a Job spec: parallelism, or completions when fewer. */
 static int32_t job_pod_count(int32_t parallelism, int32_t completions)
 {
@@ -1426,11 +1436,7 @@ static void add_job(struct bld *b, const struct carve_mf_job *j)
 	w = derived(b, &j->meta, 1);
 	if (!w)
 		return;
-	w->queue_name = tmp.queue_name;
-	w->queue_pos = tmp.queue_pos;
-	w->priority = tmp.priority;
-	w->has_priority = tmp.has_priority;
-	w->priority_class = tmp.priority_class;
+	queue_fields(w, &tmp);
 	w->podsets[0].name = "main";
 	w->podsets[0].count = job_pod_count(j->parallelism, j->completions);
 	w->podsets[0].spec = j->spec;
@@ -1638,11 +1644,7 @@ static void add_pod(struct bld *b, size_t i)
 	w = derived(b, &meta, nroles);
 	if (!w)
 		return;
-	w->queue_name = tmp.queue_name;
-	w->queue_pos = tmp.queue_pos;
-	w->priority = tmp.priority;
-	w->has_priority = tmp.has_priority;
-	w->priority_class = tmp.priority_class;
+	queue_fields(w, &tmp);
 	for (r = 0; r < nroles; r++) {
 		w->podsets[r].name = nroles == 1 ? "main" : br_fmt(b, "role%zu", r);
 		if (w->podsets[r].name && nroles > 1)
