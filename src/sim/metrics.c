@@ -85,11 +85,16 @@ void sim_unhold(struct carve_sim *s, struct sjob *jb)
 }
 
 /* Whether the run's queues can borrow: only carve and Kueue do; the
- * ResourceQuotas of the other baselines never lend or borrow.  The whole
- * run's and the window's borrowed areas both go by it. */
+ * ResourceQuotas of the other baselines never lend or borrow. */
 static bool sim_borrows(const struct carve_sim *s)
 {
 	return s->o.sched == CARVE_SIM_CARVE || s->o.sched == CARVE_SIM_KUEUE;
+}
+
+/* GE q holds above its nominal now (0 when the run's queues cannot borrow). */
+static double borrowed_now(const struct carve_sim *s, const struct squeue *q)
+{
+	return sim_borrows(s) && q->used > q->nominal + 1e-9 ? q->used - q->nominal : 0;
 }
 
 /* Adds dt seconds of the current state to the window's integrals. */
@@ -104,8 +109,7 @@ static void window_add(struct carve_sim *s, double dt)
 		struct squeue *q = &s->queues[i];
 
 		q->w_used_area += q->used * dt;
-		if (sim_borrows(s) && q->used > q->nominal + 1e-9)
-			q->w_borrowed_area += (q->used - q->nominal) * dt;
+		q->w_borrowed_area += borrowed_now(s, q) * dt;
 	}
 }
 
@@ -119,16 +123,9 @@ void sim_advance(struct carve_sim *s, int64_t t)
 	if (hi > lo)
 		window_add(s, (double)(hi - lo));
 	if (dt > 0) {
-		s->alloc_area += s->alloc * dt;
-		s->work_area += s->work * dt;
-		s->frag_area += s->frag_now * dt;
-		for (i = 0; i < s->nqueues; i++) {
-			struct squeue *q = &s->queues[i];
-
-			q->used_area += q->used * dt;
-			if (sim_borrows(s) && q->used > q->nominal + 1e-9)
-				q->borrowed_area += (q->used - q->nominal) * dt;
-		}
+		/* the whole run's areas: GPU-hours per completed job */
+		for (i = 0; i < s->nqueues; i++)
+			s->queues[i].used_area += s->queues[i].used * dt;
 		for (i = 0; i < s->nclasses; i++)
 			s->classes[i].used_area += s->classes[i].used * dt;
 		s->last_t = t;
@@ -694,10 +691,8 @@ json_t *carve_sim_result_json(const struct carve_sim *s)
 		const struct squeue *q = &s->queues[i];
 		json_t *qo = json_object(), *qq = json_object();
 		double used = q->w_used_area + q->used * v.tail;
-		double borrowed = q->w_borrowed_area;
+		double borrowed = q->w_borrowed_area + borrowed_now(s, q) * v.tail;
 
-		if (sim_borrows(s) && q->used > q->nominal + 1e-9)
-			borrowed += (q->used - q->nominal) * v.tail;
 		bad |= !qo || !qq;
 		SET(qo, "nominal", num(q->nominal));
 		SET(qo, "used_avg", num(v.len > 0 ? used / v.len : 0));

@@ -109,8 +109,8 @@ struct squeue {
 	const char *name;
 	double nominal;           /* GPU-equivalents */
 	double used;              /* GPU-equivalents held now */
-	double used_area, borrowed_area; /* GE x seconds */
-	double w_used_area, w_borrowed_area; /* the same inside the window */
+	double used_area;         /* GE x seconds, the whole run (GPU-hours per job) */
+	double w_used_area, w_borrowed_area; /* GE x seconds inside the window */
 	size_t completed, preemptions, jobs;
 };
 
@@ -187,7 +187,7 @@ struct carve_sim {
 	bool started;
 	size_t nevents, skipped, left, rejected;
 	size_t preemptions, gang_timeouts, completed;
-	double alloc_area, work_area, frag_area, frag_now;
+	double frag_now;
 	uint32_t *active;             /* carve mode: jobs in the engine */
 	size_t nactive, capactive;
 	uint32_t *waiting;            /* baseline: jobs not fully placed */
