@@ -736,14 +736,8 @@ static int preempted(struct carve_sim *s, uint32_t job)
 	struct sjob *jb = &s->jobs[job];
 	bool was_running = jb->st == SJ_RUNNING;
 
-	if (was_running && jb->j->checkpoint) {
-		/* full-size work done: run time x admitted / asked pods */
-		int adm = jb->adm_pods ? jb->adm_pods : jb->npods;
-
-		jb->remaining -= (int64_t)((double)(s->now - jb->start) * adm / jb->npods);
-		if (jb->remaining < 1)
-			jb->remaining = 1;
-	}
+	if (was_running)
+		sim_keep_progress(s, jb);
 	release_all(s, jb);
 	jb->st = SJ_PENDING;
 	jb->gen++;
@@ -754,16 +748,24 @@ static int preempted(struct carve_sim *s, uint32_t job)
 	return was_running ? add_waiting(s, job) : 0;
 }
 
+/* kueue: jb's workload leaves the quota-only engine (finished or evicted):
+ * its quota is released. */
+static void kueue_release(struct carve_sim *s, struct sjob *jb)
+{
+	if (jb->kwl < 0)
+		return;
+	carve_adm_finish(s->kad->adm, (uint32_t)jb->kwl);
+	jb->kwl = -1;
+	jb->kadmitted = false;
+}
+
 int sim_base_complete(struct carve_sim *s, uint32_t job)
 {
 	struct sjob *jb = &s->jobs[job];
 
 	release_all(s, jb);
-	if (is_kueue(s) && jb->kwl >= 0) {
-		carve_adm_finish(s->kad->adm, (uint32_t)jb->kwl);
-		jb->kwl = -1;
-		jb->kadmitted = false;
-	}
+	if (is_kueue(s))
+		kueue_release(s, jb);
 	return 0;
 }
 
@@ -799,9 +801,7 @@ int sim_base_timeout(struct carve_sim *s, uint32_t job)
 		if (!jb->kadmitted || jb->kwl < 0)
 			return 0;
 		release_all(s, jb);
-		carve_adm_finish(s->kad->adm, (uint32_t)jb->kwl);
-		jb->kwl = -1;
-		jb->kadmitted = false;
+		kueue_release(s, jb);
 		jb->nrequeue++;
 		sim_job_failed(s, jb);
 		jb->enq = s->now;

@@ -954,6 +954,18 @@ int64_t sim_scaled_run(int64_t work, int npods, int adm)
 	return (work * npods + adm - 1) / adm;
 }
 
+void sim_keep_progress(const struct carve_sim *s, struct sjob *jb)
+{
+	int adm = jb->adm_pods > 0 && jb->adm_pods < jb->npods ? jb->adm_pods : jb->npods;
+
+	if (!jb->j->checkpoint)
+		return;
+	if (s->now > jb->ready)
+		jb->remaining -= (int64_t)((double)(s->now - jb->ready) * adm / jb->npods);
+	if (jb->remaining < 1)
+		jb->remaining = 1;
+}
+
 /* --mig dynamic: notes the repartitioned GPUs jb's placement stands on
  * (carve_placer_repartitions), holding them in s->mig_hold; a GPU no
  * running job held was repartitioned for it: counted, its reconfiguration
@@ -1112,17 +1124,7 @@ static void carve_preempted(struct carve_sim *s, uint32_t job)
 {
 	struct sjob *jb = &s->jobs[job];
 
-	if (jb->j->checkpoint) {
-		/* full-size work done: run time since ready x admitted / asked pods */
-		if (s->now > jb->ready) {
-			int adm = jb->adm_pods > 0 && jb->adm_pods < jb->npods ? jb->adm_pods
-									     : jb->npods;
-
-			jb->remaining -= (int64_t)((double)(s->now - jb->ready) * adm / jb->npods);
-		}
-		if (jb->remaining < 1)
-			jb->remaining = 1;
-	}
+	sim_keep_progress(s, jb);
 	sim_unhold(s, jb);
 	mig_release(s, jb);
 	jb->st = SJ_PENDING;

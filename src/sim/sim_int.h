@@ -232,6 +232,11 @@ int64_t sim_time_add(int64_t t, int64_t d);
  * pods (partial admission): work x npods / adm, rounded up to the second
  * (no work is lost), saturating; work itself when adm is 0 or >= npods. */
 int64_t sim_scaled_run(int64_t work, int npods, int adm);
+/* A checkpointing job losing its run at s->now keeps the full-size work it
+ * did since it started working (jb->ready): seconds x admitted / asked
+ * pods, rounded down; at least 1 s of work is left.  A job without
+ * checkpointing keeps nothing (its remaining is reset when it starts). */
+void sim_keep_progress(const struct carve_sim *s, struct sjob *jb);
 /* Pod request of podSet p of job jb as the engine's placer builds it,
  * from the job's bridged spec (borrows from it). */
 void sim_pod_req(const struct sjob *jb, size_t p, struct carve_pod_req *r);
