@@ -142,39 +142,35 @@ static bool is_case(const char *dir, const struct dirent *de)
 	return n > 5 && !strcmp(de->d_name + n - 5, ".yaml");
 }
 
-static void test_examples_agree(void **state)
+/* each() on the source tree's directory sub; returns its count. */
+static size_t each_in(const char *sub, bool (*want)(const char *dir, const struct dirent *de))
 {
 	const char *src = getenv("CARVE_SOURCE_DIR");
 	char dir[4096];
 
-	(void)state;
 	assert_non_null(src);
-	snprintf(dir, sizeof(dir), "%s/examples", src);
-	assert_true(each(dir, is_dir) >= 2);
+	snprintf(dir, sizeof(dir), "%s/%s", src, sub);
+	return each(dir, want);
+}
+
+static void test_examples_agree(void **state)
+{
+	(void)state;
+	assert_true(each_in("examples", is_dir) >= 2);
 }
 
 static void test_conformance_agrees(void **state)
 {
-	const char *src = getenv("CARVE_SOURCE_DIR");
-	char dir[4096];
-
 	(void)state;
-	assert_non_null(src);
-	snprintf(dir, sizeof(dir), "%s/tests/conformance/kueue", src);
-	assert_true(each(dir, is_case) >= 30);
+	assert_true(each_in("tests/conformance/kueue", is_case) >= 30);
 }
 
 /* The fair-sharing cases of this project decide alike too (a Kueue
  * Configuration among the inputs reaches both paths). */
 static void test_fair_sharing_cases_agree(void **state)
 {
-	const char *src = getenv("CARVE_SOURCE_DIR");
-	char dir[4096];
-
 	(void)state;
-	assert_non_null(src);
-	snprintf(dir, sizeof(dir), "%s/tests/conformance/carve-fair-sharing", src);
-	assert_true(each(dir, is_case) >= 10);
+	assert_true(each_in("tests/conformance/carve-fair-sharing", is_case) >= 10);
 }
 
 /* Jobs, JobSets, Kueue and KAI pods and Volcano Jobs become workloads in
