@@ -71,6 +71,12 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/result.c
 )
 
+# The Kubernetes drivers (docs/kubernetes.md): the API client (config,
+# requests, reflectors, store, leader election), the scheduler, servers.
+set(CARVE_KUBE_SOURCES
+  src/kube/kutil.c
+)
+
 set(CARVE_SIM_SOURCES
   src/sim/fill.c
   src/sim/format.c

@@ -3,10 +3,12 @@
 # package already present is left as it is. Run as root (or through sudo).
 set -eu
 
+# libcurl and libmicrohttpd: the Kubernetes client and servers (src/kube);
+# python3-kubernetes and openssl: the fake API server tests (tests/kube).
 # chromium and a font: tests/cli/report.sh renders the HTML report headless.
 # clang and its runtime libraries (libFuzzer, sanitizers; a Recommends that
 # --no-install-recommends would skip): the fuzz targets (docs/fuzzing.md).
-PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev valgrind python3 chromium fonts-dejavu-core clang libclang-rt-14-dev"
+PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev libmicrohttpd-dev valgrind python3 python3-kubernetes openssl chromium fonts-dejavu-core clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

@@ -184,7 +184,21 @@ struct carve_wl_spec {
 	bool has_admitted_at;
 	size_t nadmission;
 	const struct carve_ps_admission *admission;
+	/* Admitted only, with a placer: the placements its pods already hold
+	 * (a scheduler restarted from the pods bound on a cluster), podSet by
+	 * podSet in pod order, one per admitted pod (nplaces == the sum of the
+	 * admitted counts); an entry whose node is CARVE_PLACE_NONE is a pod
+	 * not placed yet.  The placed ones are taken exactly
+	 * (carve_placer_retake: all or nothing), then the rest are placed as a
+	 * gang around them; when either fails the workload stays admitted
+	 * without a placement and its message says why.  nplaces 0: the
+	 * engine places the whole workload (as before).  Copied. */
+	size_t nplaces;
+	const struct carve_pod_place *places;
 };
+
+/* carve_pod_place.node of a pod not placed yet (carve_wl_spec.places). */
+#define CARVE_PLACE_NONE UINT32_MAX
 
 /* ---- results ---- */
 

@@ -16,6 +16,8 @@
 #ifndef CARVE_MANIFEST_H
 #define CARVE_MANIFEST_H
 
+#include <jansson.h>
+
 #include "carve/admit.h"
 #include "carve/cluster.h"
 #include "carve/diag.h"
@@ -320,6 +322,15 @@ struct carve_mf_kaiqueue {
 struct carve_mf_pod {
 	struct carve_meta meta;
 	struct carve_podspec spec;
+	/* What a pod read from the API server carries beyond its spec (all
+	 * NULL / 0 for a pod written in a file without them): */
+	const char *uid;              /* metadata.uid */
+	const char *node_name;        /* spec.nodeName: bound (by anyone) */
+	const char *phase;            /* status.phase ("Pending", "Running" ...) */
+	const char *nominated_node;   /* status.nominatedNodeName */
+	size_t ngates;                /* spec.schedulingGates entries */
+	bool deleting;                /* metadata.deletionTimestamp is set */
+	int64_t grace_seconds;        /* spec.terminationGracePeriodSeconds (30) */
 };
 
 struct carve_mf_job {
@@ -508,6 +519,18 @@ int carve_manifests_load_path(struct carve_manifests *m, const char *path);
  */
 int carve_manifests_load_yaml(struct carve_manifests *m, const char *name,
 			      const char *buf, size_t len);
+
+/*
+ * Adds one object as the API server returns it (an item of a list, a
+ * watch event's object: a JSON object with apiVersion and kind) through
+ * the same kind table and loaders as a YAML document, so what the
+ * scheduler reads from a cluster is read exactly as `carve admit` reads
+ * files.  source names the object in diagnostics ("Pod team-a/train-0");
+ * their positions have line 0 and name the field in the message.
+ * Returns 0 (added, or refused or skipped with a diagnostic) or
+ * CARVE_ENOMEM.
+ */
+int carve_manifests_add_json(struct carve_manifests *m, const char *source, const json_t *obj);
 
 /* Loads an openb node CSV (sn,cpu_milli,memory_mib,gpu,model) from memory. */
 int carve_manifests_load_csv(struct carve_manifests *m, const char *name,
