@@ -125,8 +125,8 @@ suite() {
 	k apply -f "$tmp/pod3.yaml" --validate=false >"$tmp/out" 2>&1
 	[ $? -ne 0 ] && grep -q 'Forbidden: pod updates may not change fields' "$tmp/out"
 	check "$n: changing a pod's env is refused as kube-apiserver does" $?
-	jget "$tmp/web.json" 'o["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]' |
-		grep -q web2
+	jget "$tmp/web.json" 'o["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]' >"$tmp/la" &&
+		grep -q web2 "$tmp/la"
 	check "$n: last-applied annotation updated" $?
 	[ "$(jget "$tmp/web.json" 'o["status"]["phase"], o["spec"]["schedulerName"]')" = "('Pending', 'carve')" ]
 	check "$n: pod defaults (phase Pending, schedulerName kept)" $?
