@@ -1199,6 +1199,7 @@ def parse_path(path):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "carve-fakeapi/1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls on keep-alive
     api = None  # set at start
 
     def setup(self):
@@ -1241,9 +1242,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
-        self.end_headers()
+        self._headers_buffer.append(b"\r\n")  # headers and body in one write
         if self.command != "HEAD":
-            self.wfile.write(data)
+            self._headers_buffer.append(data)
+        self.flush_headers()
 
     def send_error_status(self, e):
         self.send_json(e.code, e.status(), e.headers)
