@@ -152,6 +152,27 @@ suite() {
 	k get pods --field-selector spec.nodeName= -o name >"$tmp/out" 2>&1 && grep -q pod/other "$tmp/out"
 	check "$n: get --field-selector" $?
 
+	# an events.k8s.io/v1 Event (as carve writes them) shows in describe
+	local uid
+	uid=$(jget "$tmp/web.json" 'o["metadata"]["uid"]')
+	cat >"$tmp/ev.yaml" <<EOF
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: web.1, namespace: default}
+eventTime: "2026-12-03T17:00:00.000000Z"
+reportingController: carve.dev/scheduler
+reportingInstance: carve-0
+action: Scheduling
+reason: FailedScheduling
+type: Warning
+note: "quota team-a exhausted"
+regarding: {apiVersion: v1, kind: Pod, name: web, namespace: default, uid: $uid}
+EOF
+	k create -f "$tmp/ev.yaml" --validate=false >/dev/null 2>&1 &&
+		k describe pod web >"$tmp/out" 2>&1 &&
+		grep -q 'Warning  *FailedScheduling .*carve.dev/scheduler  *quota team-a exhausted' "$tmp/out"
+	check "$n: events.k8s.io Event seen by describe (core v1 events)" $?
+
 	k delete pod web >"$tmp/out" 2>&1 && grep -q 'pod "web" deleted' "$tmp/out"
 	check "$n: delete" $?
 	k get pod web >"$tmp/out" 2>&1

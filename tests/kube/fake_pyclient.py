@@ -344,6 +344,24 @@ def run_plain(fake):
     check("main patch: status ignored", p.status.phase == "Pending")
     check("main patch: labels applied", (p.metadata.labels or {}).get("l") == "1")
 
+    # ---- events.k8s.io/v1 and core v1 Events are one store
+    evapi = client.EventsV1Api(api)
+    p = core.read_namespaced_pod("b2", ns)
+    evapi.create_namespaced_event(ns, {
+        "metadata": {"name": "b2.1"}, "eventTime": "2026-12-03T17:00:00.000000Z",
+        "reportingController": "carve.dev/scheduler", "reportingInstance": "carve-0",
+        "action": "Scheduling", "reason": "FailedScheduling", "type": "Warning",
+        "note": "no room", "regarding": {"apiVersion": "v1", "kind": "Pod", "name": "b2",
+                                         "namespace": ns, "uid": p.metadata.uid}})
+    evs = core.list_namespaced_event(ns, field_selector="involvedObject.uid=" + p.metadata.uid)
+    check("events: events.k8s.io Event listed as core v1 with message",
+          [(e.reason, e.message, e.reporting_component) for e in evs.items] ==
+          [("FailedScheduling", "no room", "carve.dev/scheduler")],
+          [(e.reason, e.message) for e in evs.items])
+    evs = evapi.list_namespaced_event(ns, field_selector="regarding.name=b2")
+    check("events: events.k8s.io list by regarding.name",
+          [e.note for e in evs.items] == ["no room"])
+
     # ---- leases: PUT with a stale resourceVersion is 409
     lease = client.V1Lease(metadata=client.V1ObjectMeta(name="carve"),
                            spec=client.V1LeaseSpec(holder_identity="a",

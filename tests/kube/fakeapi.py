@@ -167,7 +167,42 @@ def builtin_resources():
         Res("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
         Res("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
     ]
+    for x in r:
+        if x.group == "events.k8s.io":
+            x.gr = "/events"  # one store, two representations (as kube-apiserver)
     return r
+
+
+# events.k8s.io/v1 field <-> core v1 Event field (kubernetes
+# pkg/apis/events/v1/conversion.go)
+EV_FIELDS = (("regarding", "involvedObject"), ("related", "related"), ("note", "message"),
+             ("reportingController", "reportingComponent"),
+             ("reportingInstance", "reportingInstance"), ("deprecatedSource", "source"),
+             ("deprecatedFirstTimestamp", "firstTimestamp"),
+             ("deprecatedLastTimestamp", "lastTimestamp"), ("deprecatedCount", "count"),
+             ("eventTime", "eventTime"), ("action", "action"), ("reason", "reason"),
+             ("type", "type"), ("series", "series"))
+
+
+def event_to_v1(core):
+    """A stored (core v1) Event as events.k8s.io/v1."""
+    out = {"apiVersion": "events.k8s.io/v1", "kind": "Event",
+           "metadata": core.get("metadata") or {}}
+    for new, old in EV_FIELDS:
+        if old in core:
+            out[new] = core[old]
+    return out
+
+
+def event_to_core(ev):
+    """An events.k8s.io/v1 Event as stored (core v1); unknown fields kept."""
+    names = {new for new, _ in EV_FIELDS}
+    out = {k: v for k, v in ev.items() if k not in names}
+    out["apiVersion"], out["kind"] = "v1", "Event"
+    for new, old in EV_FIELDS:
+        if new in ev:
+            out[old] = ev[new]
+    return out
 
 
 # ---------------------------------------------------------------- selectors
@@ -693,6 +728,8 @@ class Api:
 
     def out(self, res, obj):
         """An object as served under res's version."""
+        if res.group == "events.k8s.io":
+            return event_to_v1(obj)
         if obj.get("apiVersion") == res.api_version:
             return obj
         o = dict(obj)
@@ -823,6 +860,8 @@ class Api:
             md["namespace"] = ns or md.get("namespace") or "default"
         else:
             md.pop("namespace", None)
+        if res.group == "events.k8s.io":
+            body = event_to_core(body)
         return body
 
     # ------------------------------------------------------------ verbs
@@ -1581,7 +1620,7 @@ class Handler(BaseHTTPRequestHandler):
                     continue
                 if not labels_match(lsel, o["metadata"].get("labels") or {}):
                     continue
-                if not fields_match(fsel, o):
+                if fsel and not fields_match(fsel, api.out(res, o)):
                     continue
                 out.append(o)
             meta = {"resourceVersion": str(rv)}
@@ -1596,10 +1635,9 @@ class Handler(BaseHTTPRequestHandler):
                 meta["continue"] = base64.urlsafe_b64encode(
                     json.dumps({"id": sid, "start": i}).encode()).decode()
                 meta["remainingItemCount"] = len(items) - i
+        out = [api.out(res, o) for o in out]
         if res.builtin:
             out = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in out]
-        else:
-            out = [api.out(res, o) for o in out]
         return {"kind": res.kind + "List", "apiVersion": res.api_version,
                 "metadata": meta, "items": out}
 
@@ -1628,7 +1666,8 @@ class Handler(BaseHTTPRequestHandler):
                 return False
             if ns and o["metadata"].get("namespace") != ns:
                 return False
-            return labels_match(lsel, o["metadata"].get("labels") or {}) and fields_match(fsel, o)
+            return labels_match(lsel, o["metadata"].get("labels") or {}) and \
+                (not fsel or fields_match(fsel, api.out(res, o)))
 
         w = Watch()
         initial = []
