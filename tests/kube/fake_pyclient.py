@@ -73,9 +73,9 @@ class Fake:
         ctx = ssl.create_default_context(cafile=ca) if ca else None
         try:
             with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
-                return r.status, json.loads(r.read() or b"null"), dict(r.headers)
+                return r.status, json.loads(r.read() or b"null"), _hdrs(r.headers)
         except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"null"), dict(e.headers)
+            return e.code, json.loads(e.read() or b"null"), _hdrs(e.headers)
 
     def api(self, token=None):
         cfg = client.Configuration()
@@ -85,6 +85,11 @@ class Fake:
         if token:
             cfg.api_key = {"authorization": "Bearer " + token}
         return client.ApiClient(cfg)
+
+
+def _hdrs(h):
+    """Headers as a dict, repeated ones joined with ", "."""
+    return {k: ", ".join(h.get_all(k)) for k in set(h.keys())}
 
 
 def pod(name, labels=None, sched="carve"):
@@ -284,6 +289,17 @@ def run_plain(fake):
     p = core.read_namespaced_pod("b1", ns)
     check("pod defaults: phase Pending, priority 0",
           p.status.phase == "Pending" and p.spec.priority == 0)
+    st, body, _ = fake.raw("POST", "/api/v1/namespaces/%s/pods" % ns, {
+        "metadata": {"name": "st"}, "spec": {"containers": [{"name": "c", "image": "i"}],
+                                             "priorityClassName": "system-node-critical"},
+        "status": {"phase": "Running"}})
+    check("pod create: status is the server's, priority from the class",
+          st == 201 and body["status"] == {"phase": "Pending"} and
+          body["spec"]["priority"] == 2000001000, body)
+    st, body, _ = fake.raw("POST", "/api/v1/namespaces/%s/pods" % ns, {
+        "metadata": {"name": "st2"}, "spec": {"containers": [{"name": "c", "image": "i"}],
+                                              "priorityClassName": "nope"}})
+    check("pod naming a missing PriorityClass -> 403", st == 403, body)
     body = client.V1Binding(
         metadata=client.V1ObjectMeta(name="b1", uid=p.metadata.uid,
                                      annotations={"carve.dev/devices": "gpu=0"}),
@@ -431,6 +447,56 @@ def run_plain(fake):
     st, body, _ = fake.raw("DELETE", "/api/v1/namespaces/%s/pods/b2" % ns,
                            {"preconditions": {"uid": "other"}})
     check("delete with a stale uid precondition -> 409", st == 409, body)
+
+    # ---- a CRD: its kind served, unknown fields pruned as kube-apiserver does
+    ext = client.ApiextensionsV1Api(api)
+    ext.create_custom_resource_definition({
+        "metadata": {"name": "gadgets.example.carve.dev"},
+        "spec": {"group": "example.carve.dev", "scope": "Namespaced",
+                 "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                 "versions": [{"name": "v1", "served": True, "storage": True,
+                               "subresources": {"status": {}},
+                               "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                   "spec": {"type": "object", "properties": {
+                                       "size": {"type": "integer"},
+                                       "parts": {"type": "array", "items": {
+                                           "type": "object",
+                                           "properties": {"name": {"type": "string"}}}},
+                                       "free": {"type": "object",
+                                                "x-kubernetes-preserve-unknown-fields": True}}},
+                                   "status": {"type": "object", "properties": {
+                                       "ready": {"type": "boolean"}}}}}}}]}})
+    crd = ext.read_custom_resource_definition("gadgets.example.carve.dev")
+    check("crd: Established", any(c.type == "Established" and c.status == "True"
+                                  for c in crd.status.conditions or []))
+    co = client.CustomObjectsApi(api)
+    path = "/apis/example.carve.dev/v1/namespaces/%s/gadgets" % ns
+    st, body, hdr = fake.raw("POST", path, {
+        "apiVersion": "example.carve.dev/v1", "kind": "Gadget", "metadata": {"name": "g1"},
+        "spec": {"size": 3, "sise": 4, "parts": [{"name": "a", "nmae": "b"}],
+                 "free": {"any": [1]}}, "status": {"ready": True}})
+    check("crd: create 201", st == 201, body)
+    check("crd: unknown fields pruned, declared and preserved kept",
+          body.get("spec") == {"size": 3, "parts": [{"name": "a"}], "free": {"any": [1]}}, body)
+    check("crd: warnings name the pruned fields",
+          'spec.sise' in str(hdr.get("Warning")) and "spec.parts[0].nmae" in str(hdr.get("Warning")),
+          hdr)
+    check("crd: status ignored on create of a kind with /status", "status" not in body, body)
+    st, body, _ = fake.raw("POST", path + "?fieldValidation=Strict", {
+        "apiVersion": "example.carve.dev/v1", "kind": "Gadget", "metadata": {"name": "g2"},
+        "spec": {"sise": 4}})
+    check("crd: fieldValidation=Strict -> 400 naming the field",
+          st == 400 and 'unknown field "spec.sise"' in body.get("message", ""), body)
+    co.patch_namespaced_custom_object_status("example.carve.dev", "v1", ns, "gadgets", "g1",
+                                             {"status": {"ready": True, "bogus": 1}})
+    g = co.get_namespaced_custom_object("example.carve.dev", "v1", ns, "gadgets", "g1")
+    check("crd: status subresource pruned too", g.get("status") == {"ready": True}, g)
+    lst = co.list_namespaced_custom_object("example.carve.dev", "v1", ns, "gadgets")
+    check("crd: list items carry apiVersion and kind",
+          lst["items"][0].get("kind") == "Gadget" and lst["kind"] == "GadgetList", lst)
+    ext.delete_custom_resource_definition("gadgets.example.carve.dev")
+    st, body, _ = fake.raw("GET", path)
+    check("crd deleted: its kind is gone (404)", st == 404, body)
 
     st, stats, _ = fake.raw("GET", "/fake/stats")
     check("stats: binds counted", stats["requests"].get("bind", {}).get("pods/binding", 0) >= 4,

@@ -481,6 +481,45 @@ def _remove(doc, parts):
     return doc
 
 
+# ---------------------------------------------------------------- CRD pruning
+
+# Per request: the fieldValidation directive and the warnings to send back.
+REQ = threading.local()
+
+
+def prune(v, sch, path, dropped, root=False):
+    """Drop what a structural schema does not declare, as kube-apiserver
+    prunes custom resources (apiextensions "structural schema" pruning):
+    properties, additionalProperties, items and
+    x-kubernetes-preserve-unknown-fields; apiVersion, kind and metadata are
+    kept at the root and in x-kubernetes-embedded-resource objects.  The paths
+    dropped are appended to dropped."""
+    if not isinstance(sch, dict):
+        return v
+    preserve = sch.get("x-kubernetes-preserve-unknown-fields") is True
+    if isinstance(v, dict):
+        props = sch.get("properties") or {}
+        addl = sch.get("additionalProperties")
+        embedded = root or sch.get("x-kubernetes-embedded-resource") is True
+        out = {}
+        for k, x in v.items():
+            sub = path + "." + k if path else k
+            if embedded and k in ("apiVersion", "kind", "metadata"):
+                out[k] = x
+            elif k in props:
+                out[k] = prune(x, props[k], sub, dropped)
+            elif isinstance(addl, dict):
+                out[k] = prune(x, addl, sub, dropped)
+            elif addl is True or preserve:
+                out[k] = x
+            else:
+                dropped.append(sub)
+        return out
+    if isinstance(v, list) and isinstance(sch.get("items"), dict):
+        return [prune(x, sch["items"], "%s[%d]" % (path, i), dropped) for i, x in enumerate(v)]
+    return v
+
+
 # ---------------------------------------------------------------- protobuf bodies
 
 # kubectl's imperative generators (create namespace, create configmap, ...)
@@ -862,6 +901,16 @@ class Api:
             md.pop("namespace", None)
         if res.group == "events.k8s.io":
             body = event_to_core(body)
+        if getattr(res, "schema", None) and not getattr(self.args, "no_prune", False):
+            dropped = []
+            body = prune(body, res.schema, "", dropped, root=True)
+            if dropped:
+                fv = getattr(REQ, "field_validation", "Warn")
+                if fv == "Strict":
+                    raise bad_request("strict decoding error: " + ", ".join(
+                        'unknown field "%s"' % d for d in dropped))
+                if fv != "Ignore":
+                    REQ.warnings.extend('unknown field "%s"' % d for d in dropped)
         return body
 
     # ------------------------------------------------------------ verbs
@@ -890,6 +939,10 @@ class Api:
                 raise ApiError(409, "AlreadyExists", '%s "%s" already exists'
                                % (res.gr_name, md["name"]),
                                {"name": md["name"], "group": res.group, "kind": res.plural})
+            # PrepareForCreate: status is the server's on create, except for
+            # nodes (kube-apiserver lets a node be created with its status)
+            if res.status and res.gr != "/nodes":
+                obj.pop("status", None)
             if res.gr == "/pods":
                 self.default_pod(res, obj)
             if res.gr == "/namespaces":
@@ -950,6 +1003,7 @@ class Api:
                     else:
                         nm.pop(f, None)
                 nm["name"] = name
+                nm["resourceVersion"] = old["metadata"]["resourceVersion"]
                 if res.gr == "/pods":
                     self.check_pod_update(res, old, new)
                 if self._spec_changed(old, new):
@@ -1154,6 +1208,7 @@ class Api:
                     spec.get("scope") == "Namespaced", names.get("shortNames") or [],
                     names.get("singular"), status="status" in sub, builtin=False)
             r.categories = names.get("categories") or []
+            r.schema = (v.get("schema") or {}).get("openAPIV3Schema")
             self.res[(r.group, r.version, r.plural)] = r
 
     # ------------------------------------------------------------ the Job controller
@@ -1281,6 +1336,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
+        for w in getattr(REQ, "warnings", None) or []:
+            self.send_header("Warning", '299 - %s' % json.dumps(w))
         self._headers_buffer.append(b"\r\n")  # headers and body in one write
         if self.command != "HEAD":
             self._headers_buffer.append(data)
@@ -1313,6 +1370,8 @@ class Handler(BaseHTTPRequestHandler):
         u = urlsplit(self.path)
         q = {k: v[-1] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
         api = self.api
+        REQ.field_validation = q.get("fieldValidation") or "Warn"
+        REQ.warnings = []
         try:
             ct = self.headers.get("Content-Type", "")
             if body and "protobuf" in ct:
@@ -1509,6 +1568,8 @@ class Handler(BaseHTTPRequestHandler):
         if len(rest) > 3 or (res.namespaced and name is not None and ns is None):
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
         what = res.plural + ("/" + sub if sub else "")
+        if q.get("dryRun") and m in ("POST", "PUT", "PATCH", "DELETE"):
+            raise bad_request("dryRun is not supported by the fake API server (it would write)")
         if sub and not (sub == "status" and res.status) and not (sub == "binding" and res.gr == "/pods"):
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
         if m in ("PUT", "PATCH") or (m == "POST" and sub == "binding"):
@@ -1849,6 +1910,8 @@ def main():
     ap.add_argument("--controllers", default="", help="comma-separated: job")
     ap.add_argument("--run-bound", action="store_true",
                     help="a bound pod's phase becomes Running at once")
+    ap.add_argument("--no-prune", action="store_true",
+                    help="keep fields a CRD's schema does not declare")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     args.controllers = [c for c in args.controllers.split(",") if c]
