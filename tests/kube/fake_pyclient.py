@@ -144,6 +144,7 @@ def main():
     finally:
         tfake.stop()
         subprocess.run(["rm", "-rf", tdir])
+    run_lifetime()
     print("fake_pyclient: %d passed, %d failed (python3-kubernetes %s)"
           % (PASSES[0], len(FAILS), kubernetes.__version__))
     return 1 if FAILS else 0
@@ -498,6 +499,24 @@ def run_plain(fake):
     st, body, _ = fake.raw("GET", path)
     check("crd deleted: its kind is gone (404)", st == 404, body)
 
+    # ---- concurrent binds of one pod: exactly one wins
+    core.create_namespaced_pod(ns, pod("race"))
+    uid = core.read_namespaced_pod("race", ns).metadata.uid
+    codes = []
+
+    def bind_race(node):
+        st, _, _ = fake.raw("POST", "/api/v1/namespaces/%s/pods/race/binding" % ns, {
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": "race", "uid": uid},
+            "target": {"kind": "Node", "name": node}})
+        codes.append(st)
+    ts = [threading.Thread(target=bind_race, args=("n%d" % i,)) for i in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    check("8 concurrent binds: one 201, seven 409",
+          sorted(codes) == [201] + [409] * 7, codes)
+
     st, stats, _ = fake.raw("GET", "/fake/stats")
     check("stats: binds counted", stats["requests"].get("bind", {}).get("pods/binding", 0) >= 4,
           stats)
@@ -531,6 +550,40 @@ def run_tls(fake, tdir):
     check("tls: client certificate accepted instead of the token", "default" in names)
     st, body, _ = fake.raw("GET", "/api/v1/namespaces", ca=os.path.join(tdir, "ca.crt"))
     check("tls: no credentials -> 401 Status", st == 401 and body.get("reason") == "Unauthorized")
+
+
+def gone_within(pid, secs):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < secs:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def run_lifetime():
+    """The fake stops by itself: its parent dying, --max-seconds, SIGTERM."""
+    d = tempfile.mkdtemp(prefix="carve-fakepy-life.")
+    fake = os.path.join(HERE, "fakeapi.py")
+    # a parent shell that starts the fake, prints its pid and dies
+    sh = subprocess.run(["/bin/sh", "-c", '/usr/bin/python3 "$0" --port-file "$1" & echo $!; '
+                         'while [ ! -s "$1" ]; do sleep 0.05; done', fake,
+                         os.path.join(d, "p1")], capture_output=True, text=True, timeout=20)
+    pid = int(sh.stdout.split()[0])
+    check("lifetime: exits when its parent dies", gone_within(pid, 3))
+    p = subprocess.Popen(["/usr/bin/python3", fake, "--port-file", os.path.join(d, "p2"),
+                          "--max-seconds", "0.5"], stderr=subprocess.DEVNULL)
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    check("lifetime: exits after --max-seconds", p.returncode == 0)
+    p = subprocess.Popen(["/usr/bin/python3", fake, "--port-file", os.path.join(d, "p3"),
+                          "--history", "0"], stderr=subprocess.DEVNULL)
+    check("usage: --history 0 refused", p.wait(5) == 2)
+    subprocess.run(["rm", "-rf", d])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ Python 3 standard library only (Debian's /usr/bin/python3).
 
   fakeapi.py --port-file F [--port P] [--tls-dir D] [--token T] [--history N]
              [--bookmark-seconds S] [--max-seconds S] [--controllers job]
-             [--run-bound] [--verbose]
+             [--run-bound] [--no-prune] [--verbose]
 
 Invariants:
 - one global integer resourceVersion; every write is one event with the next
