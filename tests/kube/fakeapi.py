@@ -481,6 +481,191 @@ def _remove(doc, parts):
     return doc
 
 
+# ---------------------------------------------------------------- Tables
+
+# kubectl get asks for meta.k8s.io/v1 Tables (Accept: ...;as=Table;...).  The
+# columns below are kube-apiserver's printers (pkg/printers/internalversion)
+# for the kinds carve's walk-throughs show, reduced to the fields the fake
+# has; custom resources get Name plus the version's additionalPrinterColumns
+# (JSONPath: .a.b, [N], [*], [?(@.k=="v")]), or Name and Age without them.
+
+def human_age(ts):
+    """Kubernetes' duration.HumanDuration of now - ts (RFC 3339)."""
+    import calendar
+    if not ts:
+        return "<unknown>"
+    try:
+        t = calendar.timegm(time.strptime(str(ts)[:19], "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return "<invalid>"
+    sec = int(time.time() - t)
+    if sec < -1:
+        return "<invalid>"
+    sec = max(sec, 0)
+    if sec < 120:
+        return "%ds" % sec
+    m = sec // 60
+    if m < 10:
+        return "%dm%ds" % (m, sec % 60) if sec % 60 else "%dm" % m
+    if m < 180:
+        return "%dm" % m
+    h = sec // 3600
+    if h < 8:
+        return "%dh%dm" % (h, m % 60) if m % 60 else "%dh" % h
+    if h < 48:
+        return "%dh" % h
+    if h < 192:
+        return "%dd%dh" % (h // 24, h % 24) if h % 24 else "%dd" % (h // 24)
+    if h < 24 * 365 * 2:
+        return "%dd" % (h // 24)
+    return "%dy" % (h // 24 // 365)
+
+
+_JP_TOKEN = re.compile(r"\.([A-Za-z0-9_\-]+)|\[(\d+)\]|\[\*\]|"
+                       r"\[\?\(@\.([A-Za-z0-9_.\-]+)\s*==\s*[\"']([^\"']*)[\"']\)\]")
+
+
+def jsonpath_first(obj, path):
+    """The first value a simple JSONPath selects, or None."""
+    cur, pos, path = [obj], 0, path.strip()
+    if path.startswith("{") and path.endswith("}"):
+        path = path[1:-1]
+    while pos < len(path):
+        m = _JP_TOKEN.match(path, pos)
+        if not m:
+            return None
+        pos = m.end()
+        nxt = []
+        for c in cur:
+            if m.group(1) is not None and isinstance(c, dict) and m.group(1) in c:
+                nxt.append(c[m.group(1)])
+            elif m.group(2) is not None and isinstance(c, list) and int(m.group(2)) < len(c):
+                nxt.append(c[int(m.group(2))])
+            elif m.group(0) == "[*]" and isinstance(c, list):
+                nxt.extend(c)
+            elif m.group(3) is not None and isinstance(c, list):
+                nxt.extend(x for x in c if isinstance(x, dict) and
+                           str(field_value(x, m.group(3))) == m.group(4))
+        cur = nxt
+    return cur[0] if cur else None
+
+
+def _col(name, typ="string", prio=0, fmt=""):
+    return {"name": name, "type": typ, "format": fmt, "description": name, "priority": prio}
+
+
+def _pod_row(o):
+    spec, st = o.get("spec") or {}, o.get("status") or {}
+    css = st.get("containerStatuses") or []
+    ready = sum(1 for c in css if c.get("ready"))
+    status = st.get("reason") or st.get("phase") or "Pending"
+    if o["metadata"].get("deletionTimestamp"):
+        status = "Terminating"
+    return ["%d/%d" % (ready, len(spec.get("containers") or [])), status,
+            sum(int(c.get("restartCount") or 0) for c in css),
+            human_age(o["metadata"].get("creationTimestamp")), st.get("podIP") or "<none>",
+            spec.get("nodeName") or "<none>", st.get("nominatedNodeName") or "<none>"]
+
+
+def _node_row(o):
+    conds = {c.get("type"): c.get("status") for c in (o.get("status") or {}).get("conditions") or []}
+    status = {"True": "Ready", "False": "NotReady"}.get(conds.get("Ready"), "Unknown")
+    if (o.get("spec") or {}).get("unschedulable"):
+        status += ",SchedulingDisabled"
+    roles = sorted(k.split("/", 1)[1] for k in (o["metadata"].get("labels") or {})
+                   if k.startswith("node-role.kubernetes.io/"))
+    return [status, ",".join(roles) or "<none>", human_age(o["metadata"].get("creationTimestamp")),
+            ((o.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion", "")]
+
+
+def _event_row(o):
+    inv = o.get("involvedObject") or {}
+    return [human_age(o.get("lastTimestamp") or o.get("eventTime") or
+                      o["metadata"].get("creationTimestamp")),
+            o.get("type", ""), o.get("reason", ""),
+            "%s/%s" % (str(inv.get("kind", "")).lower(), inv.get("name", "")),
+            o.get("message", "")]
+
+
+_AGE = lambda o: human_age(o["metadata"].get("creationTimestamp"))
+TABLES = {
+    "/pods": ([_col("Ready"), _col("Status"), _col("Restarts", "integer"), _col("Age"),
+               _col("IP", prio=1), _col("Node", prio=1), _col("Nominated Node", prio=1)],
+              _pod_row),
+    "/nodes": ([_col("Status"), _col("Roles"), _col("Age"), _col("Version")], _node_row),
+    "/events": ([_col("Last Seen"), _col("Type"), _col("Reason"), _col("Object"),
+                 _col("Message")], _event_row),
+    "/namespaces": ([_col("Status"), _col("Age")],
+                    lambda o: [(o.get("status") or {}).get("phase", ""), _AGE(o)]),
+    "/configmaps": ([_col("Data", "integer"), _col("Age")],
+                    lambda o: [len(o.get("data") or {}) + len(o.get("binaryData") or {}),
+                               _AGE(o)]),
+    "coordination.k8s.io/leases": ([_col("Holder"), _col("Age")],
+                                   lambda o: [(o.get("spec") or {}).get("holderIdentity", ""),
+                                              _AGE(o)]),
+    "scheduling.k8s.io/priorityclasses": (
+        [_col("Value", "integer"), _col("Global-Default", "boolean"), _col("Age"),
+         _col("PreemptionPolicy")],
+        lambda o: [o.get("value", 0), bool(o.get("globalDefault")), _AGE(o),
+                   o.get("preemptionPolicy", "PreemptLowerPriority")]),
+    "batch/jobs": ([_col("Completions"), _col("Age")],
+                   lambda o: ["%d/%d" % ((o.get("status") or {}).get("succeeded", 0),
+                                         (o.get("spec") or {}).get("completions", 1)), _AGE(o)]),
+    "apiextensions.k8s.io/customresourcedefinitions": (
+        [_col("Created At", fmt="date")],
+        lambda o: [o["metadata"].get("creationTimestamp", "")]),
+}
+
+
+def _cell(v, typ):
+    if v is None:
+        return None
+    if typ == "date":
+        return human_age(v)
+    if typ == "integer" and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, separators=(",", ":"))
+    if typ == "string":
+        return v if isinstance(v, str) else json.dumps(v)
+    return v
+
+
+def to_table(res, objs, meta, include="Metadata"):
+    """A meta.k8s.io/v1 Table of objs (served forms)."""
+    cols = [_col("Name", fmt="name")]
+    if getattr(res, "printer_columns", None):
+        pcs = res.printer_columns
+        cols += [_col(c.get("name", ""), c.get("type", "string"), c.get("priority", 0),
+                      c.get("format", "")) for c in pcs]
+        rowf = lambda o: [_cell(jsonpath_first(o, c.get("jsonPath", "")), c.get("type", "string"))
+                          for c in pcs]
+    elif res.gr in TABLES and res.group != "events.k8s.io":
+        cols += TABLES[res.gr][0]
+        rowf = TABLES[res.gr][1]
+    elif res.gr == "/events":  # events.k8s.io: the core form's columns
+        cols += TABLES["/events"][0]
+        rowf = lambda o: _event_row(event_to_core(o))
+    else:
+        cols.append(_col("Age"))
+        rowf = lambda o: [_AGE(o)]
+    name_last = res.gr == "/events"  # events print Name last, wide only
+    if name_last:
+        cols = cols[1:] + [_col("Name", prio=1, fmt="name")]
+    rows = []
+    for o in objs:
+        name = [o["metadata"].get("name", "")]
+        row = {"cells": rowf(o) + name if name_last else name + rowf(o)}
+        if include == "Object":
+            row["object"] = o
+        elif include != "None":
+            row["object"] = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                             "metadata": o["metadata"]}
+        rows.append(row)
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
+            "columnDefinitions": cols, "rows": rows}
+
+
 # ---------------------------------------------------------------- CRD pruning
 
 # Per request: the fieldValidation directive and the warnings to send back.
@@ -718,6 +903,8 @@ class Faults:
 class Watch:
     def __init__(self):
         self.drop_after = None
+        self.table = None  # the Res whose Table rows the events carry
+        self.include = "Metadata"
 
 
 class Api:
@@ -1209,6 +1396,7 @@ class Api:
                     names.get("singular"), status="status" in sub, builtin=False)
             r.categories = names.get("categories") or []
             r.schema = (v.get("schema") or {}).get("openAPIV3Schema")
+            r.printer_columns = v.get("additionalPrinterColumns") or []
             self.res[(r.group, r.version, r.plural)] = r
 
     # ------------------------------------------------------------ the Job controller
@@ -1582,11 +1770,21 @@ class Handler(BaseHTTPRequestHandler):
                 api.count("watch", what, 200)
                 return self.watch(res, ns, q)
             api.count("list", what, 200)
-            return self.send_json(200, self.list(res, ns, q))
+            lst = self.list(res, ns, q)
+            if self.wants_table():
+                objs = [api.out(res, o) if res.builtin else o for o in lst["items"]]
+                if res.builtin:
+                    objs = [dict(o, apiVersion=res.api_version, kind=res.kind) for o in objs]
+                lst = to_table(res, objs, lst["metadata"], q.get("includeObject", "Metadata"))
+            return self.send_json(200, lst)
         if m == "GET":
             api.count("get", what, 200)
             with api.store.lock:
-                return self.send_json(200, api.out(res, api.get_obj(res, ns, name)))
+                o = api.out(res, api.get_obj(res, ns, name))
+                if self.wants_table():
+                    o = to_table(res, [o], {"resourceVersion": o["metadata"]["resourceVersion"]},
+                                 q.get("includeObject", "Metadata"))
+                return self.send_json(200, o)
         if m == "POST" and name is None:
             api.count("create", what, 201)
             obj = api.create(res, ns, self.json_body(body))
@@ -1731,6 +1929,8 @@ class Handler(BaseHTTPRequestHandler):
                 (not fsel or fields_match(fsel, api.out(res, o)))
 
         w = Watch()
+        if self.wants_table():
+            w.table, w.include = res, q.get("includeObject", "Metadata")
         initial = []
         with st.lock:
             if rv_s in ("", "0"):
@@ -1822,8 +2022,14 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 api.watches.discard(w)
 
+    def wants_table(self):
+        return "as=Table" in self.headers.get("Accept", "")
+
     def emit(self, w, typ, obj):
         """One event; False when the stream was dropped by the fault."""
+        if w.table is not None:
+            obj = to_table(w.table, [obj], {"resourceVersion": obj["metadata"]["resourceVersion"]},
+                           w.include)
         if w.drop_after is not None:
             if w.drop_after <= 0:
                 self.drop()
