@@ -144,6 +144,11 @@ def main():
     finally:
         tfake.stop()
         subprocess.run(["rm", "-rf", tdir])
+    gfake = Fake("--pod-grace", "0.5")
+    try:
+        run_grace(gfake)
+    finally:
+        gfake.stop()
     run_lifetime()
     print("fake_pyclient: %d passed, %d failed (python3-kubernetes %s)"
           % (PASSES[0], len(FAILS), kubernetes.__version__))
@@ -266,6 +271,20 @@ def run_plain(fake):
     expect_status("history bound: 60 events later -> 410",
                   lambda: core.list_namespaced_pod(ns, watch=True, resource_version=rv,
                                                    _preload_content=False), 410)
+
+    # ---- watch events cut across chunks still arrive whole and in order
+    rv = core.list_namespaced_pod(ns).metadata.resource_version
+    fake.raw("POST", "/fake/faults", {"split_chunks": True})
+    for i in range(5):
+        core.create_namespaced_pod(ns, pod("split-%d" % i))
+    got = []
+    for ev in w.stream(core.list_namespaced_pod, ns, resource_version=rv, timeout_seconds=3):
+        got.append(ev["object"].metadata.name)
+        if len(got) == 5:
+            w.stop()
+    fake.raw("POST", "/fake/faults", {"reset": True})
+    check("split_chunks: every event whole, in order", got == ["split-%d" % i for i in range(5)],
+          got)
 
     # ---- drop a watch after N events
     rv = core.list_namespaced_pod(ns).metadata.resource_version
@@ -550,6 +569,39 @@ def run_tls(fake, tdir):
     check("tls: client certificate accepted instead of the token", "default" in names)
     st, body, _ = fake.raw("GET", "/api/v1/namespaces", ca=os.path.join(tdir, "ca.crt"))
     check("tls: no credentials -> 401 Status", st == 401 and body.get("reason") == "Unauthorized")
+
+
+def run_grace(fake):
+    """--pod-grace: a bound pod deleted with a grace period stays marked."""
+    core = client.CoreV1Api(fake.api())
+    ns = "default"
+    for n in ("g1", "g2"):
+        core.create_namespaced_pod(ns, pod(n))
+    uid = core.read_namespaced_pod("g1", ns).metadata.uid
+    b = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "g1", "uid": uid},
+         "target": {"kind": "Node", "name": "n1"}}
+    st, _, _ = fake.raw("POST", "/api/v1/namespaces/default/pods/g1/binding", b)
+    rv = core.list_namespaced_pod(ns).metadata.resource_version
+    t0 = time.monotonic()
+    d = core.delete_namespaced_pod("g1", ns, grace_period_seconds=30)
+    check("grace: the delete answers the pod marked for deletion",
+          d.metadata.deletion_timestamp is not None and d.metadata.deletion_grace_period_seconds == 30)
+    check("grace: still there while terminating",
+          core.read_namespaced_pod("g1", ns).metadata.deletion_timestamp is not None)
+    st, body, _ = fake.raw("POST", "/api/v1/namespaces/default/pods/g1/binding", b)
+    check("grace: binding a terminating pod -> 409", st == 409, body)
+    core.delete_namespaced_pod("g2", ns, grace_period_seconds=30)
+    expect_status("grace: an unbound pod goes at once",
+                  lambda: core.read_namespaced_pod("g2", ns), 404)
+    got = []
+    w = watch.Watch()
+    for ev in w.stream(core.list_namespaced_pod, ns, resource_version=rv, timeout_seconds=3):
+        got.append((ev["type"], ev["object"].metadata.name))
+        if ev["type"] == "DELETED" and ev["object"].metadata.name == "g1":
+            w.stop()
+    check("grace: MODIFIED (marked), then DELETED after --pod-grace",
+          got == [("MODIFIED", "g1"), ("DELETED", "g2"), ("DELETED", "g1")] and
+          time.monotonic() - t0 >= 0.45, (got, time.monotonic() - t0))
 
 
 def gone_within(pid, secs):

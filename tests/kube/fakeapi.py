@@ -7,7 +7,7 @@ Python 3 standard library only (Debian's /usr/bin/python3).
 
   fakeapi.py --port-file F [--port P] [--tls-dir D] [--token T] [--history N]
              [--bookmark-seconds S] [--max-seconds S] [--controllers job]
-             [--run-bound] [--no-prune] [--verbose]
+             [--run-bound] [--pod-grace S] [--no-prune] [--verbose]
 
 Invariants:
 - one global integer resourceVersion; every write is one event with the next
@@ -890,6 +890,7 @@ class Faults:
         self.fail_500 = 0
         self.latency_ms = 0
         self.match = ""          # path substring the counted faults apply to
+        self.split_chunks = False  # watch events cut across chunks
         self.drop_pending = None  # arms the next watch to open
 
     def take(self, name, path):
@@ -1254,6 +1255,10 @@ class Api:
                                "%s, ResourceVersion in object meta: %s"
                                % (pre["resourceVersion"], old["metadata"]["resourceVersion"]))
             key = (ns or "", name)
+            if res.gr == "/pods" and self.args.pod_grace is not None:
+                done = self.graceful_pod_delete(res, key, old, opts)
+                if done is not None:
+                    return done, False
             if old["metadata"].get("finalizers"):
                 if old["metadata"].get("deletionTimestamp"):
                     return old, False
@@ -1271,6 +1276,41 @@ class Api:
                             o = self.table(r)[k]
                             self.store.commit(r, "DELETED", k, o, o)
             return gone, True
+
+    def graceful_pod_delete(self, res, key, old, opts):
+        """--pod-grace S: a bound pod deleted with a grace period is marked
+        (deletionTimestamp = now + grace, deletionGracePeriodSeconds) and
+        removed min(grace, S) seconds later, as its kubelet would confirm;
+        None when it goes at once (unbound, grace 0)."""
+        g = (opts or {}).get("gracePeriodSeconds")
+        if g is None:
+            g = (old.get("spec") or {}).get("terminationGracePeriodSeconds", 30)
+        try:
+            g = int(g)
+        except (TypeError, ValueError):
+            raise bad_request("gracePeriodSeconds: not an integer: %r" % g)
+        if not (old.get("spec") or {}).get("nodeName") or g <= 0:
+            return None
+        if old["metadata"].get("deletionTimestamp"):
+            return old
+        new = dict(old)
+        new["metadata"] = dict(old["metadata"])
+        new["metadata"]["deletionTimestamp"] = time.strftime(
+            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + g))
+        new["metadata"]["deletionGracePeriodSeconds"] = g
+        out = self.store.commit(res, "MODIFIED", key, new, old)
+        uid = old["metadata"].get("uid")
+
+        def finish():
+            with self.store.lock:
+                cur = self.table(res).get(key)
+                if cur is not None and cur["metadata"].get("uid") == uid and \
+                        not cur["metadata"].get("finalizers"):
+                    self.store.commit(res, "DELETED", key, cur, cur)
+        t = threading.Timer(min(g, self.args.pod_grace), finish)
+        t.daemon = True
+        t.start()
+        return out
 
     def storage_version(self, r):
         """The one Res per storage key that cascades act through."""
@@ -1612,7 +1652,7 @@ class Handler(BaseHTTPRequestHandler):
             if not isinstance(f, dict):
                 raise bad_request("faults: a JSON object expected")
             known = {"drop_watch_after", "conflict_next_writes", "throttle", "retry_after",
-                     "fail_500", "latency_ms", "compact", "match", "reset"}
+                     "fail_500", "latency_ms", "compact", "match", "reset", "split_chunks"}
             bad = set(f) - known
             if bad:
                 raise bad_request("faults: unknown field(s) %s" % ", ".join(sorted(bad)))
@@ -1620,7 +1660,7 @@ class Handler(BaseHTTPRequestHandler):
             with fl.lock:
                 if f.get("reset"):
                     fl.conflict = fl.throttle = fl.fail_500 = fl.latency_ms = 0
-                    fl.match, fl.drop_pending = "", None
+                    fl.match, fl.drop_pending, fl.split_chunks = "", None, False
                 if "conflict_next_writes" in f:
                     fl.conflict = int(f["conflict_next_writes"])
                 if "throttle" in f:
@@ -1633,6 +1673,8 @@ class Handler(BaseHTTPRequestHandler):
                     fl.latency_ms = int(f["latency_ms"])
                 if "match" in f:
                     fl.match = str(f["match"])
+                if "split_chunks" in f:
+                    fl.split_chunks = bool(f["split_chunks"])
             if "drop_watch_after" in f:
                 n = int(f["drop_watch_after"])
                 with api.store.lock:
@@ -1903,8 +1945,14 @@ class Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ watch
 
     def chunk(self, data):
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
+        parts = [data]
+        if self.api.faults.split_chunks and len(data) > 2:
+            a = random.randint(1, len(data) - 1)
+            b = random.randint(a, len(data))
+            parts = [p for p in (data[:a], data[a:b], data[b:]) if p]
+        for p in parts:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(p), p))
+            self.wfile.flush()
 
     def watch(self, res, ns, q):
         api = self.api
@@ -2116,6 +2164,9 @@ def main():
     ap.add_argument("--controllers", default="", help="comma-separated: job")
     ap.add_argument("--run-bound", action="store_true",
                     help="a bound pod's phase becomes Running at once")
+    ap.add_argument("--pod-grace", type=float, metavar="S",
+                    help="bound pods deleted with a grace period stay, marked, for "
+                    "min(grace, S) seconds (default: every pod goes at once)")
     ap.add_argument("--no-prune", action="store_true",
                     help="keep fields a CRD's schema does not declare")
     ap.add_argument("--verbose", action="store_true")
