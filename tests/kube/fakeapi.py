@@ -1201,7 +1201,8 @@ class Api:
                 return old
             new = dict(new)
             md = new["metadata"]
-            if md.get("deletionTimestamp") and not md.get("finalizers"):
+            if md.get("deletionTimestamp") and not md.get("finalizers") and \
+                    old["metadata"].get("finalizers"):  # the last finalizer removed
                 return self.store.commit(res, "DELETED", (ns or "", name), new, old)
             return self.store.commit(res, "MODIFIED", (ns or "", name), new, old)
 
@@ -1629,6 +1630,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_error_status(e)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             self.close_connection = True
+        except Exception as e:  # a bug in the fake: say so, keep serving
+            import traceback
+            traceback.print_exc()
+            self.send_error_status(ApiError(500, "InternalError",
+                                            "fakeapi: internal error: %r" % e))
 
     def authenticate(self):
         args = self.api.args
