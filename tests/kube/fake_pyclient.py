@@ -536,6 +536,39 @@ def run_plain(fake):
     check("8 concurrent binds: one 201, seven 409",
           sorted(codes) == [201] + [409] * 7, codes)
 
+    # ---- odd requests: 4xx Status answers, never a 5xx, the server lives on
+    base = "/api/v1/namespaces/%s" % ns
+    odd = [("GET", base + "/pods?limit=x", None, "application/json"),
+           ("GET", base + "/pods?continue=garbage", None, "application/json"),
+           ("GET", base + "/pods?watch=1&resourceVersion=abc", None, "application/json"),
+           ("GET", base + "/pods?labelSelector=a%20in%20b", None, "application/json"),
+           ("PATCH", base + "/pods/b1", b"[1,2]", "application/merge-patch+json"),
+           ("PATCH", base + "/pods/b1", b'[{"op":"remove","path":"/nope/x"}]',
+            "application/json-patch+json"),
+           ("PATCH", base + "/pods/b1", b'[{"op":"move","path":"/a"}]',
+            "application/json-patch+json"),
+           ("PATCH", base + "/pods/b1", b"{}", "text/plain"),
+           ("PUT", base + "/pods/b1", b'{"metadata":{"name":"other"}}', "application/json"),
+           ("PUT", base + "/pods/b1", b'"str"', "application/json"),
+           ("POST", base + "/pods", b'{"metadata":"x"}', "application/json"),
+           ("POST", base + "/pods", b'{"kind":"Node","metadata":{"name":"k"}}',
+            "application/json"),
+           ("POST", base + "/pods/b1/binding", b'{"target":{}}', "application/json"),
+           ("POST", base + "/pods/b1/binding", b'{"metadata":{"name":"zz"},"target":{"name":"n"}}',
+            "application/json"),
+           ("POST", base + "/pods/nope/binding", b'{"target":{"name":"n"}}', "application/json"),
+           ("DELETE", base + "/pods/nope", None, "application/json"),
+           ("POST", "/api/v1/nodes/x/status", b"{}", "application/json"),
+           ("GET", "/api/v2/pods", None, "application/json"),
+           ("POST", base + "/pods", b"k8s\x00\x0a\x02", "application/vnd.kubernetes.protobuf")]
+    bad = []
+    for m, path, body, ct in odd:
+        st, b, _ = fake.raw(m, path, body, ctype=ct)
+        if not (400 <= st < 500 and isinstance(b, dict) and b.get("kind") == "Status"):
+            bad.append((m, path, st, b))
+    check("odd requests: all 4xx Status objects", not bad, bad)
+    check("odd requests: the server still answers", core.read_namespace(ns).metadata.name == ns)
+
     st, stats, _ = fake.raw("GET", "/fake/stats")
     check("stats: binds counted", stats["requests"].get("bind", {}).get("pods/binding", 0) >= 4,
           stats)

@@ -425,12 +425,15 @@ def json_patch(doc, ops):
     for op in ops:
         if not isinstance(op, dict) or "op" not in op or "path" not in op:
             raise bad_request("json patch: each operation needs op and path")
+        if not isinstance(op["path"], str):
+            raise bad_request("json patch: path must be a string")
         kind, parts = op["op"], _ptr(op["path"])
         if kind in ("move", "copy"):
-            val = dcopy(_walk(doc, _ptr(op.get("from", ""))))
+            if not isinstance(op.get("from"), str):
+                raise bad_request("json patch: %s needs from" % kind)
+            val = dcopy(_walk(doc, _ptr(op["from"])))
             if kind == "move":
-                fparts = _ptr(op["from"])
-                _remove(doc, fparts)
+                _remove(doc, _ptr(op["from"]))
             doc = _add(doc, parts, val)
         elif kind == "add":
             doc = _add(doc, parts, dcopy(op.get("value")))
@@ -2072,6 +2075,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
             self.close_connection = True
+        except Exception:  # a bug in the fake mid-stream: end the connection
+            import traceback
+            traceback.print_exc()
+            self.drop()
         finally:
             with st.lock:
                 api.watches.discard(w)
