@@ -1080,6 +1080,20 @@ class Api:
             md = {}
         if not isinstance(md, dict):
             raise bad_request("metadata must be an object")
+        for f in ("name", "generateName", "namespace", "resourceVersion", "uid"):
+            if f in md and md[f] is not None and not isinstance(md[f], str):
+                raise ApiError(422, "Invalid", "%s: metadata.%s: Invalid value: must be a string"
+                               % (res.kind, f), {"kind": res.kind, "causes": [
+                                   {"reason": "FieldValueInvalid", "field": "metadata." + f,
+                                    "message": "must be a string"}]})
+        for f in ("labels", "annotations"):
+            if f in md and md[f] is not None and not isinstance(md[f], dict):
+                raise ApiError(422, "Invalid", "%s: metadata.%s: Invalid value: must be a map"
+                               % (res.kind, f))
+        for f in ("finalizers", "ownerReferences"):
+            if f in md and md[f] is not None and not isinstance(md[f], list):
+                raise ApiError(422, "Invalid", "%s: metadata.%s: Invalid value: must be a list"
+                               % (res.kind, f))
         body = dict(body)
         body["metadata"] = md = dict(md)
         body["apiVersion"], body["kind"] = res.api_version, res.kind
@@ -1199,6 +1213,14 @@ class Api:
                     self.check_pod_update(res, old, new)
                 if self._spec_changed(old, new):
                     nm["generation"] = old["metadata"].get("generation", 1) + 1
+                if res.gr == "apiextensions.k8s.io/customresourcedefinitions":
+                    self.check_crd(res, new)
+                    ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
+                    for f in ("group", "names", "scope"):
+                        if (f != "names" and ospec.get(f) != nspec.get(f)) or \
+                                (f == "names" and (ospec.get(f) or {}).get("plural") !=
+                                 (nspec.get(f) or {}).get("plural")):
+                            raise invalid(res, name, "spec." + f, "field is immutable")
                 self.validate(res, new)
             if new == old:  # a no-op write keeps the resourceVersion (as etcd3's store)
                 return old
@@ -1329,10 +1351,16 @@ class Api:
         if not isinstance(body, dict):
             raise bad_request("the body of the request must be a JSON object")
         md = body.get("metadata") or {}
+        target = body.get("target") or {}
+        ann = md.get("annotations") if isinstance(md, dict) else None
+        if not isinstance(md, dict) or not isinstance(target, dict) or \
+                (ann is not None and (not isinstance(ann, dict) or
+                                      not all(isinstance(v, str) for v in ann.values()))):
+            raise bad_request("Binding: metadata and target must be objects, "
+                              "metadata.annotations a map of strings")
         if md.get("name") and md["name"] != name:
             raise bad_request("name in URL does not match name in Binding object")
-        target = body.get("target") or {}
-        if not target.get("name"):
+        if not isinstance(target.get("name"), str) or not target.get("name"):
             raise ApiError(422, "Invalid", 'Binding "%s" is invalid: target.name: '
                            'Required value' % name)
         with self.store.lock:
