@@ -141,7 +141,8 @@ EVENT_FIELDS = ("involvedObject.kind", "involvedObject.namespace",
 def builtin_resources():
     r = [
         Res("", "v1", "namespaces", "Namespace", False, ["ns"], status=True,
-            fields=["status.phase"]),
+            fields=["status.phase"],
+            verbs=["create", "delete", "get", "list", "patch", "update", "watch"]),
         Res("", "v1", "nodes", "Node", False, ["no"], status=True,
             fields=["spec.unschedulable"]),
         Res("", "v1", "pods", "Pod", True, ["po"], status=True, fields=POD_FIELDS),
@@ -1892,7 +1893,7 @@ class Handler(BaseHTTPRequestHandler):
                                         "details": {"name": name, "group": res.group,
                                                     "kind": res.plural,
                                                     "uid": obj["metadata"].get("uid")}})
-        if m == "DELETE" and name is None:
+        if m == "DELETE" and name is None and "deletecollection" in res.verbs:
             api.count("deletecollection", what, 200)
             items = self.list(res, ns, {k: v for k, v in q.items()
                                         if k in ("labelSelector", "fieldSelector")})["items"]
