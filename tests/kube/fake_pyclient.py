@@ -569,6 +569,20 @@ def run_plain(fake):
     check("odd requests: all 4xx Status objects", not bad, bad)
     check("odd requests: the server still answers", core.read_namespace(ns).metadata.name == ns)
 
+    # ---- bulk load for benchmarks
+    st, body, _ = fake.raw("POST", "/fake/load", [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bulk-%d" % i},
+         "status": {"allocatable": {"nvidia.com/gpu": "8"}}} for i in range(3)] +
+        [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bulk", "namespace": ns}}])
+    check("load: 4 created", st == 200 and body.get("created") == 4, body)
+    check("load: nodes keep their status",
+          core.read_node("bulk-1").status.allocatable == {"nvidia.com/gpu": "8"})
+    st, body, _ = fake.raw("POST", "/fake/load", [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bulk-9"}},
+        {"apiVersion": "v1", "kind": "Nope", "metadata": {"name": "x"}}])
+    check("load: an unknown kind -> 400 naming the item",
+          st == 400 and "item 1" in body.get("message", ""), body)
+
     st, stats, _ = fake.raw("GET", "/fake/stats")
     check("stats: binds counted", stats["requests"].get("bind", {}).get("pods/binding", 0) >= 4,
           stats)

@@ -1722,6 +1722,35 @@ class Handler(BaseHTTPRequestHandler):
             if f.get("compact"):
                 api.store.compact()
             return self.send_json(200, {"ok": True, "watches": len(api.watches)})
+        if path == "/fake/load" and self.command == "POST":
+            # bulk creation for benchmarks: a JSON array or List of objects
+            try:
+                items = json.loads(body or b"[]")
+            except ValueError as e:
+                raise bad_request("load: %s" % e)
+            if isinstance(items, dict):
+                items = items.get("items")
+            if not isinstance(items, list):
+                raise bad_request("load: a JSON array or an object with items expected")
+            by_kind = {(r.api_version, r.kind): r for r in api.res.values()}
+            n = 0
+            with api.store.lock:
+                for i, o in enumerate(items):
+                    r = by_kind.get((o.get("apiVersion"), o.get("kind"))) \
+                        if isinstance(o, dict) else None
+                    if r is None:
+                        raise bad_request("load: item %d: no served kind %s %s" % (
+                            i, o.get("apiVersion") if isinstance(o, dict) else None,
+                            o.get("kind") if isinstance(o, dict) else None))
+                    ns = ((o.get("metadata") or {}).get("namespace") or "default") \
+                        if r.namespaced else None
+                    try:
+                        api.create(r, ns, o)
+                    except ApiError as e:
+                        e.message = "load: item %d (%d created before it): %s" % (i, n, e.message)
+                        raise
+                    n += 1
+            return self.send_json(200, {"created": n, "resourceVersion": str(api.store.rv)})
         if path == "/fake/state" and self.command == "GET":
             with api.store.lock:
                 out = {"resourceVersion": str(api.store.rv), "objects": {}}
