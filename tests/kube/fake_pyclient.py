@@ -244,6 +244,21 @@ def run_plain(fake):
     check("watch rv=0: current state as ADDED",
           [(e["type"], e["object"]["metadata"]["name"]) for e in out] == [("ADDED", "s1")], out)
 
+    # ---- watch-list: the state as ADDED, then the initial-events-end bookmark
+    # (python3-kubernetes 22 has no send_initial_events: plain urllib here)
+    with urllib.request.urlopen(fake.url + "/api/v1/namespaces/%s/pods?watch=1&"
+                                "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&"
+                                "allowWatchBookmarks=true&timeoutSeconds=1" % ns, timeout=10) as r:
+        out = [json.loads(line) for line in r.read().splitlines() if line.strip()]
+    kinds = [e["type"] for e in out]
+    check("watch-list: ADDED then the initial-events-end BOOKMARK",
+          kinds[:2] == ["ADDED", "BOOKMARK"] and
+          out[1]["object"]["metadata"].get("annotations") == {"k8s.io/initial-events-end": "true"},
+          out[:3])
+    st, body, _ = fake.raw("GET", "/api/v1/namespaces/%s/pods?watch=1&sendInitialEvents=true"
+                           "&allowWatchBookmarks=true" % ns)
+    check("watch-list without resourceVersionMatch -> 422", st == 422, body)
+
     # ---- 410 Expired: in the stream for a running watch, then as HTTP status
     old_rv = core.list_namespaced_pod(ns).metadata.resource_version
     out = []

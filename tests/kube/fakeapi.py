@@ -2043,11 +2043,29 @@ class Handler(BaseHTTPRequestHandler):
             return labels_match(lsel, o["metadata"].get("labels") or {}) and \
                 (not fsel or fields_match(fsel, api.out(res, o)))
 
+        # watch-list (KEP-3157): the state as ADDED events, then a BOOKMARK
+        # annotated k8s.io/initial-events-end, then changes
+        initial_end = q.get("sendInitialEvents") in ("true", "1", "True")
+        if initial_end and (q.get("resourceVersionMatch") != "NotOlderThan" or not bookmarks):
+            raise ApiError(422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: "
+                           "sendInitialEvents: Forbidden: sendInitialEvents is allowed only with "
+                           "resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true")
+        if "sendInitialEvents" in q and not initial_end and rv_s in ("", "0"):
+            rv_s = str(api.store.rv)  # sendInitialEvents=false: changes only
         w = Watch()
         if self.wants_table():
             w.table, w.include = res, q.get("includeObject", "Metadata")
         initial = []
         with st.lock:
+            if initial_end:
+                try:
+                    floor = int(rv_s or 0)
+                except ValueError:
+                    raise bad_request("resourceVersion: invalid value %r" % rv_s)
+                if floor > st.rv:
+                    raise ApiError(504, "Timeout", "Too large resource version: %d, current: %d"
+                                   % (floor, st.rv))
+                rv_s = ""
             if rv_s in ("", "0"):
                 pos = st.rv
                 tab = api.table(res)
@@ -2073,6 +2091,11 @@ class Handler(BaseHTTPRequestHandler):
             for o in initial:
                 if not self.emit(w, "ADDED", api.out(res, o)):
                     return
+            if initial_end:
+                self.chunk(json.dumps({"type": "BOOKMARK", "object": {
+                    "kind": res.kind, "apiVersion": res.api_version,
+                    "metadata": {"resourceVersion": str(pos), "annotations": {
+                        "k8s.io/initial-events-end": "true"}}}}).encode() + b"\n")
             last_bm = time.monotonic()
             while True:
                 evs, err, bm = [], None, False
