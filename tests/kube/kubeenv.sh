@@ -27,6 +27,10 @@ fake_start() {
 		--tls-dir) tls=$a ;;
 		--token) token=$a ;;
 		esac
+		case $a in
+		--tls-dir=*) tls=${a#--tls-dir=} ;;
+		--token=*) token=${a#--token=} ;;
+		esac
 		prev=$a
 	done
 	FAKE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/carve-fake.XXXXXX") || return 1
