@@ -269,6 +269,18 @@ static void test_retries(void **state)
 	carve_kube_destroy(dead);
 }
 
+static void *three_gets(void *arg)
+{
+	struct carve_error err = { 0 };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (carve_kube_request(arg, "GET", "/api/v1/namespaces/default", NULL, NULL, NULL,
+				       &err) != 200)
+			return arg;
+	return NULL;
+}
+
 static void test_rate_limit(void **state)
 {
 	struct carve_kube_config c = { 0 };
@@ -293,6 +305,24 @@ static void test_rate_limit(void **state)
 	assert_true(ms_since(t0) >= 290);
 	carve_kube_stats(k, &st);
 	assert_true(st.throttled_ns >= 50000000);
+	carve_kube_destroy(k);
+
+	/* One bucket for every thread: 3 threads x 3 requests at 10/s, burst 1. */
+	c.burst = 1;
+	k = carve_kube_create(&c, &err);
+	assert_non_null(k);
+	{
+		pthread_t th[3];
+
+		t0 = kube_mono_ns();
+		for (i = 0; i < 3; i++)
+			assert_int_equal(pthread_create(&th[i], NULL, three_gets, k), 0);
+		for (i = 0; i < 3; i++)
+			pthread_join(th[i], NULL);
+		assert_true(ms_since(t0) >= 790);
+		carve_kube_stats(k, &st);
+		assert_int_equal(st.by_class[2], 9);
+	}
 	carve_kube_destroy(k);
 	c.burst = 0;
 	assert_null(carve_kube_create(&c, &err));
@@ -381,6 +411,38 @@ static void test_tls_token(void **state)
 	k = carve_kube_create(&c, &err);
 	assert_int_equal(req(k, "GET", "/api/v1/namespaces/default", NULL, NULL, NULL), 200);
 	carve_kube_destroy(k);
+	/* A client certificate signed by the test CA, no token: files, then
+	 * PEM bytes. */
+	{
+		char crt[160], key[160], *crt_pem, *key_pem;
+
+		snprintf(crt, sizeof(crt), "%s/client.crt", tls);
+		snprintf(key, sizeof(key), "%s/client.key", tls);
+		memset(&c, 0, sizeof(c));
+		c.server = url;
+		c.ca_data = pem;
+		k = carve_kube_create(&c, &err);
+		assert_int_equal(req(k, "GET", "/api/v1/namespaces/default", NULL, NULL, NULL), 401);
+		carve_kube_destroy(k);
+		c.cert_file = crt;
+		c.key_file = key;
+		k = carve_kube_create(&c, &err);
+		assert_int_equal(req(k, "GET", "/api/v1/namespaces/default", NULL, NULL, NULL), 200);
+		carve_kube_destroy(k);
+		crt_pem = read_text(crt);
+		key_pem = read_text(key);
+		c.cert_file = c.key_file = NULL;
+		c.cert_data = crt_pem;
+		c.key_data = key_pem;
+		k = carve_kube_create(&c, &err);
+		assert_int_equal(req(k, "GET", "/api/v1/namespaces/default", NULL, NULL, NULL), 200);
+		carve_kube_destroy(k);
+		c.key_data = NULL;
+		assert_null(carve_kube_create(&c, &err));
+		assert_non_null(strstr(err.text, "a client certificate needs its key"));
+		free(crt_pem);
+		free(key_pem);
+	}
 	free(pem);
 	fake_stop(&f);
 }
