@@ -56,6 +56,7 @@ set(CARVE_IO_SOURCES
   src/io/jobs_csv.c
   src/io/jobs_yaml.c
   src/io/jobs_write.c
+  src/io/devices.c
 )
 
 # The bridge: the only code that turns parsed objects into engine specs
@@ -70,6 +71,7 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/queues.c
   src/bridge/cycles.c
   src/bridge/workloads.c
+  src/bridge/plan.c
   src/bridge/result.c
 )
 
