@@ -75,6 +75,8 @@ set(CARVE_BRIDGE_SOURCES
 # requests, reflectors, store, leader election), the scheduler, servers.
 set(CARVE_KUBE_SOURCES
   src/kube/kutil.c
+  src/kube/sched.c
+  src/kube/act.c
 )
 
 set(CARVE_SIM_SOURCES
@@ -97,6 +99,7 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_simulate_fill.c
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
+  src/cli/cmd_scheduler.c
   src/cli/input.c
   src/cli/output.c
 )
