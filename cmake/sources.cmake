@@ -75,6 +75,11 @@ set(CARVE_BRIDGE_SOURCES
 # requests, reflectors, store, leader election), the scheduler, servers.
 set(CARVE_KUBE_SOURCES
   src/kube/kutil.c
+  src/kube/kconfig.c
+  src/kube/http.c
+  src/kube/watch.c
+  src/kube/store.c
+  src/kube/lease.c
   src/kube/sched.c
   src/kube/act.c
 )
