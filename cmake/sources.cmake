@@ -75,6 +75,8 @@ set(CARVE_BRIDGE_SOURCES
 # requests, reflectors, store, leader election), the scheduler, servers.
 set(CARVE_KUBE_SOURCES
   src/kube/kutil.c
+  src/kube/metrics.c
+  src/kube/serve.c
 )
 
 set(CARVE_SIM_SOURCES
