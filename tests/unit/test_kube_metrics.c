@@ -382,7 +382,7 @@ static void values_read_back_exactly(void **state)
 	(void)state;
 	assert_int_equal(kube_registry_add(r, &d, NULL), 0);
 	for (int i = 0; i < 7; i++) {
-		char k[8];
+		char k[16];
 		snprintf(k, sizeof(k), "%d", i);
 		assert_int_equal(kube_metric_set(r, 0, (const char *[]){ k }, vs[i]), 0);
 	}
