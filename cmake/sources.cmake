@@ -82,6 +82,8 @@ set(CARVE_KUBE_SOURCES
   src/kube/lease.c
   src/kube/sched.c
   src/kube/act.c
+  src/kube/metrics.c
+  src/kube/serve.c
 )
 
 set(CARVE_SIM_SOURCES
