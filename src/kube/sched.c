@@ -22,8 +22,8 @@
  *    version arriving in between never replaces it, so no plan sees a pod
  *    it bound as still waiting, and no device is assigned twice;
  *  - objects the loaders refuse are logged once per resourceVersion and
- *    message (and a Warning event is posted on namespaced ones); they
- *    never stop the loop;
+ *    message, with a Warning event on the object; they never stop the
+ *    loop;
  *  - leadership lost after it was held ends the process with exit 1
  *    (crash-only: the Deployment restarts it, and the restart rebuilds
  *    everything from the API); SIGTERM/SIGINT release the lease, exit 0.
@@ -51,8 +51,8 @@
 #define TICK_MS 2000            /* the longest wait: the health heartbeat */
 #define RESYNC_PENDING_S 30.0   /* a cycle again when pods stay pending */
 #define RETRY_ERRORS_S 1.0      /* a cycle again after failed requests */
-#define OPTIONAL_WAIT_S 5.0     /* optional kinds (CRDs that may be missing):
-				 * wait this long for their first list */
+#define OPTIONAL_WAIT_S 30.0    /* optional kinds served at start: wait at most
+				 * this long for their first list */
 #define REPORTED_MAX 20000      /* object problems remembered (then forgotten) */
 
 /* ---- logging ---- */
@@ -123,6 +123,7 @@ struct sched {
 	const char *apiv[K__COUNT];      /* apiVersion per kind (queue kinds per --queues) */
 	char path[K__COUNT][160];
 	struct carve_kube_watch_stats last_stats[K__COUNT];
+	bool served[K__COUNT];           /* optional kinds: served at start (wait for them) */
 	struct carve_kube_elector *el;
 	struct kube_registry *reg;
 	struct kube_server *srv;
@@ -334,8 +335,9 @@ static json_t *object_of_source(struct sched *S, const char *src)
 	return NULL;
 }
 
-/* Logs each problem once per object version and message; a Warning event
- * on the namespaced objects with errors. */
+/* Logs each problem once per object version and message, and posts a
+ * Warning event on the object for each error (as Kubernetes does, events
+ * about cluster-scoped objects go to namespace "default"). */
 static void report_diags(struct sched *S, const struct carve_diags *d, int64_t now_ns)
 {
 	size_t i;
@@ -359,7 +361,7 @@ static void report_diags(struct sched *S, const struct carve_diags *d, int64_t n
 		json_object_set_new(S->reported, key, json_true());
 		sched_logf("%s: %s: %s", g->pos.file ? g->pos.file : "(cluster)",
 			   g->sev == CARVE_SEV_ERROR ? "error" : "warning", g->msg);
-		if (obj && g->sev == CARVE_SEV_ERROR && carve_kube_ns(obj))
+		if (obj && g->sev == CARVE_SEV_ERROR) /* cluster-scoped: in "default" */
 			act_event(S->act, obj, "Warning", "InvalidObject", g->msg, now_ns);
 	}
 }
@@ -507,6 +509,30 @@ static int cycle(struct sched *S, int *retry)
 
 /* ---- start and stop ---- */
 
+/* Whether the API server serves plural in group/version gv now (its
+ * discovery document lists it): an optional kind served at start is
+ * waited for before the first cycle (a Volcano PodGroup not yet read
+ * would leave its pods looking like single pods); one missing is not,
+ * and its reflector picks it up if its CRD comes later. */
+static bool served(struct sched *S, const char *gv, const char *plural)
+{
+	char path[200];
+	json_t *doc = NULL, *r;
+	size_t i;
+	bool found = false;
+	int st;
+
+	snprintf(path, sizeof(path), "/apis/%s", gv);
+	st = carve_kube_request(S->k, "GET", path, NULL, NULL, &doc, NULL);
+	if (st == 200)
+		json_array_foreach(json_object_get(doc, "resources"), i, r)
+			if (json_is_string(json_object_get(r, "name")) &&
+			    !strcmp(json_string_value(json_object_get(r, "name")), plural))
+				found = true;
+	json_decref(doc);
+	return found;
+}
+
 static int start_watches(struct sched *S)
 {
 	const char *qgv = S->o->queues == CARVE_QUEUES_KUEUE ? "kueue.x-k8s.io/v1beta2"
@@ -534,6 +560,11 @@ static int start_watches(struct sched *S)
 		ws.path = S->path[id];
 		ws.field_selector = id == K_POD ? POD_FIELD_SELECTOR : NULL;
 		ws.optional = kd->optional;
+		S->served[id] = !kd->optional || served(S, gv, kd->plural);
+		if (kd->queue && !kd->optional && !served(S, gv, kd->plural))
+			sched_logf("%s/%s is not served (yet): nothing is scheduled until it is; "
+				   "install the CRDs (deploy/) or run with --queues none", gv,
+				   kd->plural);
 		S->refl[id] = carve_kube_watch_start(S->k, &ws, id, S->q, &err);
 		if (!S->refl[id]) {
 			sched_logf("cannot watch %s: %s", S->path[id], err.text);
@@ -543,8 +574,8 @@ static int start_watches(struct sched *S)
 	return 0;
 }
 
-/* Every required reflector has listed once; optional ones too, or they
- * had OPTIONAL_WAIT_S to do it (a missing CRD never lists). */
+/* Every required reflector has listed once; optional ones served at start
+ * too, unless OPTIONAL_WAIT_S passed (a CRD deleted meanwhile never lists). */
 static bool all_synced(struct sched *S)
 {
 	bool waited = mono_s() - S->started >= OPTIONAL_WAIT_S;
@@ -563,7 +594,7 @@ static bool all_synced(struct sched *S)
 		if (S->reg && ws.watches > S->last_stats[id].watches + 1)
 			kube_metrics_watch_restart(S->reg, kinds[id].kind, "closed");
 		S->last_stats[id] = ws;
-		if (!ws.synced && (!kinds[id].optional || !waited))
+		if (!ws.synced && S->served[id] && (!kinds[id].optional || !waited))
 			return false;
 	}
 	return true;
