@@ -69,6 +69,7 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/queues.c
   src/bridge/cycles.c
   src/bridge/workloads.c
+  src/bridge/plan.c
   src/bridge/result.c
 )
 
