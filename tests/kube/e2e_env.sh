@@ -4,7 +4,8 @@
 #   lib ARGS...             tests/kube/e2e_lib.py against the fake
 #   pod NS NAME QUEUE RESOURCE COUNT [GROUP TOTAL]
 #                           a carve pod's YAML on stdout (schedulerName carve,
-#                           the queue label, a kueue pod group when GROUP given)
+#                           the queue label unless QUEUE is "", a kueue pod
+#                           group when GROUP is given)
 #   sched_start LOG ARGS... starts `carve scheduler` in the background on the
 #                           fake (SCHED_PID), stderr to LOG
 #   sched_stop              SIGTERM and wait; its exit code in SCHED_RC
@@ -36,9 +37,10 @@ metadata:
   name: $name
   namespace: $ns
   labels:
-    kueue.x-k8s.io/queue-name: $queue
+    carve.dev/test: e2e
 POD
-	[ -n "$group" ] && printf '    kueue.x-k8s.io/pod-group-name: %s\n  annotations:\n    kueue.x-k8s.io/pod-group-total-count: "%s"\n' "$group" "$total"
+	[ -n "$queue" ] && printf '    kueue.x-k8s.io/queue-name: "%s"\n' "$queue"
+	[ -n "$group" ] && printf '    kueue.x-k8s.io/pod-group-name: "%s"\n  annotations:\n    kueue.x-k8s.io/pod-group-total-count: "%s"\n' "$group" "$total"
 	cat <<POD
 spec:
   schedulerName: carve
