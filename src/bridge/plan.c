@@ -94,6 +94,7 @@ struct gang {
 	const char *release_msg;
 	struct carve_pod_place *pl;   /* bound gangs: places, podSet by podSet */
 	size_t off[MAX_PS];           /* first place of each podSet */
+	bool reserved;                /* its bound pods' devices held by reserve() */
 };
 
 struct box {
@@ -780,17 +781,14 @@ static bool parse_flavors(struct ctx *c, const char *v, struct carve_label *map,
  * them by the engine).  A bound pod whose annotations cannot be taken is
  * held as another scheduler's pod would be, and the gang is released.
  */
-static void add_bound(struct ctx *c, struct gang *g)
+static void prep_bound(struct ctx *c, struct gang *g)
 {
-	struct carve_wl_spec s = g->spec;
+	struct carve_wl_spec *sp = &g->spec, s = g->spec;
 	struct carve_ps_admission *adm = scratch(c, s.npodsets, sizeof(*adm));
 	struct carve_pod_place *pl;
 	struct carve_label map[CARVE_RES_MAX];
 	size_t nmap = 0, total = 0, off[MAX_PS], i, k;
-	struct carve_error err = {0};
-	const struct carve_wl_status *st;
 	bool bad = false;
-	int id;
 
 	for (k = 0; k < s.npodsets; k++) {
 		off[k] = total;
@@ -856,12 +854,23 @@ static void add_bound(struct ctx *c, struct gang *g)
 				      "written; it is released and queued again", g->key);
 		return;
 	}
-	s.admitted = true;
-	s.nadmission = s.npodsets;
-	s.admission = adm;
-	s.nplaces = total;
-	s.places = pl;
-	id = carve_adm_add_workload(c->ad->adm, &s, &err);
+	sp->admitted = true;
+	sp->nadmission = s.npodsets;
+	sp->admission = adm;
+	sp->nplaces = total;
+	sp->places = pl;
+}
+
+/* Adds gang g, prepared by prep_bound(), to the engine. */
+static void add_bound(struct ctx *c, struct gang *g)
+{
+	struct carve_error err = {0};
+	const struct carve_wl_status *st;
+	int id;
+
+	if (g->release || !g->spec.admitted)
+		return;
+	id = carve_adm_add_workload(c->ad->adm, &g->spec, &err);
 	if (id == CARVE_ENOMEM) {
 		c->nomem = true;
 		return;
@@ -1418,20 +1427,59 @@ static void classify(struct ctx *c)
 	}
 }
 
+/* The placements of g's bound pods that prep_bound() read, taken
+ * (take) or given back; false when taking fails (nothing taken then). */
+static bool reserve(struct ctx *c, struct gang *g, bool take)
+{
+	size_t i;
+
+	for (i = g->first; i < g->first + g->n; i++) {
+		const struct ppod *q = &c->pods[i];
+		const struct carve_pod_place *pl = &g->pl[g->off[q->ps] + q->idx];
+
+		if (!q->bound)
+			continue;
+		if (!take) {
+			carve_placer_release(c->ad->placer, pl, 1);
+		} else if (carve_placer_retake(c->ad->placer, pl, 1)) {
+			size_t k;
+
+			for (k = g->first; k < i; k++)
+				if (c->pods[k].bound)
+					carve_placer_release(c->ad->placer,
+							     &g->pl[g->off[c->pods[k].ps] +
+								    c->pods[k].idx], 1);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void decide(struct ctx *c)
 {
 	size_t i;
 
-	/* 1. gangs holding exact devices, 2. others' pods, 3. half-bound
-	 * gangs completed around theirs, 4. waiting gangs. */
+	/* 1. gangs holding exact devices (the bound pods of half-bound ones
+	 * reserved), 2. others' pods, 3. half-bound gangs completed around
+	 * their bound pods, 4. waiting gangs. */
 	for (i = 0; i < c->ng && !c->nomem; i++) {
 		struct gang *g = &c->g[i];
 
-		if (g->nbound && !g->nwait && !g->why) {
+		if (!g->nbound || g->why)
+			continue;
+		prep_bound(c, g);
+		if (g->release || c->nomem)
+			continue;
+		if (!g->nwait)
 			add_bound(c, g);
-			if (g->release && g->wl < 0)
-				hold_released(c, g);
-		}
+		else if (!reserve(c, g, true))
+			g->release_msg = sfmt(c, "the devices the bound pods of gang %s name are "
+					      "taken by other pods; it is released and queued "
+					      "again", g->key), g->release = true;
+		else
+			g->reserved = true;
+		if (g->release)
+			hold_released(c, g);
 	}
 	for (i = 0; i < c->nforeign && !c->nomem; i++)
 		hold_foreign(c, c->foreign[i]);
@@ -1440,11 +1488,12 @@ static void decide(struct ctx *c)
 
 		if (g->nbound && g->why) /* cannot be queued: still holds its devices */
 			hold_released(c, g);
-		if (g->nbound && g->nwait && !g->why) {
-			add_bound(c, g);
-			if (g->release)
-				hold_released(c, g);
-		}
+		if (!g->reserved)
+			continue;
+		reserve(c, g, false);
+		add_bound(c, g);
+		if (g->release)
+			hold_released(c, g);
 	}
 	for (i = 0; i < c->ng && !c->nomem; i++) {
 		struct gang *g = &c->g[i];
