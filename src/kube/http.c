@@ -402,14 +402,15 @@ static size_t buf_write(char *data, size_t size, size_t nmemb, void *ctx)
 	return n;
 }
 
-static void count_answer(struct carve_kube *k, long status, int64_t t0)
+/* One answer (status 0: a transport error) that took wait_ns of waiting. */
+static void count_answer(struct carve_kube *k, long status, int64_t wait_ns)
 {
 	int cls = status >= 100 && status < 600 ? (int)(status / 100) : 0;
 
 	pthread_mutex_lock(&k->mu);
 	k->st.requests++;
 	k->st.by_class[cls]++;
-	k->st.server_ns += (uint64_t)(kube_mono_ns() - t0);
+	k->st.server_ns += (uint64_t)(wait_ns > 0 ? wait_ns : 0);
 	pthread_mutex_unlock(&k->mu);
 }
 
@@ -515,7 +516,7 @@ int kube_request_r(struct carve_kube *k, const struct carve_kube_retry *r, const
 			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 			curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
 		}
-		count_answer(k, status, t0);
+		count_answer(k, status, kube_mono_ns() - t0);
 		if (cc != CURLE_OK) {
 			carve_errorf(err, CARVE_EIO, "%s %s: %s", method, url,
 				     curl_err[0] ? curl_err : curl_easy_strerror(cc));
@@ -675,7 +676,16 @@ int kube_stream(struct carve_kube *k, const char *path, int timeout_s,
 	cc = curl_easy_perform(h);
 	curl_slist_free_all(hdr);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-	count_answer(k, cc == CURLE_OK ? status : 0, t0);
+	{
+		/* A watch waits on the server only until its answer begins; the
+		 * open stream after that is not waiting. */
+		curl_off_t first_us = 0;
+
+		if (curl_easy_getinfo(h, CURLINFO_STARTTRANSFER_TIME_T, &first_us) != CURLE_OK ||
+		    first_us <= 0)
+			first_us = (kube_mono_ns() - t0) / 1000;
+		count_answer(k, status > 0 ? status : 0, (int64_t)first_us * 1000);
+	}
 	if (s.line.oom) {
 		rc = carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	} else if (cc == CURLE_OK || s.ended || (cc == CURLE_ABORTED_BY_CALLBACK && atomic_load(stop))) {

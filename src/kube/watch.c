@@ -224,6 +224,7 @@ static int list_all(struct carve_kube_reflector *r)
 	char *cont = NULL, *path = NULL, *rv = NULL;
 	struct carve_error err = { 0 };
 	int rc = LIST_OK, status;
+	bool paging;
 
 	if (!all)
 		return LIST_FAILED;
@@ -239,13 +240,14 @@ static int list_all(struct carve_kube_reflector *r)
 		}
 		snprintf(path, n, "%s?limit=%d%s%s%s", r->path, r->page_size, r->sel,
 			 cont ? "&continue=" : "", cont ? cont : "");
+		paging = cont != NULL;
 		status = kube_request_r(r->k, &once, "GET", path, NULL, NULL, &resp, &err);
 		carve_free(path);
 		carve_free(cont);
 		cont = NULL;
 		if (status == 404 && r->optional) {
 			rc = LIST_MISSING;
-		} else if (status == 410 && json_array_size(all)) {
+		} else if (status == 410 && paging) {
 			rc = LIST_RESTART; /* the continue token expired */
 		} else if (status != 200 || !json_is_object(resp)) {
 			fprintf(stderr, "carve: list %s: %s\n", r->kind,

@@ -446,6 +446,113 @@ def _remove(doc, parts):
     return doc
 
 
+# ---------------------------------------------------------------- protobuf bodies
+
+# kubectl's imperative generators (create namespace, create configmap, ...)
+# send Kubernetes' protobuf encoding: "k8s\0" then runtime.Unknown
+# {typeMeta=1 {apiVersion=1, kind=2}, raw=2}; raw is the object with the field
+# numbers of k8s.io/api's generated.proto.  The kinds below are decoded; others
+# get 415.
+_PB_OWNER = {1: ("kind", "str"), 3: ("name", "str"), 4: ("uid", "str"),
+             5: ("apiVersion", "str"), 6: ("controller", "bool"),
+             7: ("blockOwnerDeletion", "bool")}
+_PB_META = {1: ("name", "str"), 2: ("generateName", "str"), 3: ("namespace", "str"),
+            5: ("uid", "str"), 6: ("resourceVersion", "str"), 7: ("generation", "int"),
+            11: ("labels", ("map", "str")), 12: ("annotations", ("map", "str")),
+            13: ("ownerReferences", ("rep", _PB_OWNER)), 14: ("finalizers", ("rep", "str"))}
+_PB_KINDS = {
+    "Namespace": {1: ("metadata", _PB_META),
+                  2: ("spec", {1: ("finalizers", ("rep", "str"))})},
+    "ConfigMap": {1: ("metadata", _PB_META), 2: ("data", ("map", "str")),
+                  3: ("binaryData", ("map", "bytes")), 4: ("immutable", "bool")},
+    "Secret": {1: ("metadata", _PB_META), 2: ("data", ("map", "bytes")), 3: ("type", "str"),
+               4: ("stringData", ("map", "str")), 5: ("immutable", "bool")},
+    "ServiceAccount": {1: ("metadata", _PB_META),
+                       3: ("imagePullSecrets", ("rep", {1: ("name", "str")})),
+                       4: ("automountServiceAccountToken", "bool")},
+    "PriorityClass": {1: ("metadata", _PB_META), 2: ("value", "int"),
+                      3: ("globalDefault", "bool"), 4: ("description", "str"),
+                      5: ("preemptionPolicy", "str")},
+}
+
+
+def _pb_fields(b):
+    """(field number, wire type, value) of one protobuf message."""
+    i = 0
+    def varint():
+        nonlocal i
+        v = shift = 0
+        while True:
+            if i >= len(b):
+                raise bad_request("protobuf body: truncated varint")
+            c = b[i]
+            i += 1
+            v |= (c & 0x7f) << shift
+            shift += 7
+            if not c & 0x80:
+                return v
+    while i < len(b):
+        key = varint()
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            yield num, wt, varint()
+        elif wt == 2:
+            n = varint()
+            if i + n > len(b):
+                raise bad_request("protobuf body: truncated field %d" % num)
+            yield num, wt, b[i:i + n]
+            i += n
+        elif wt == 1:
+            i += 8
+        elif wt == 5:
+            i += 4
+        else:
+            raise bad_request("protobuf body: wire type %d not supported" % wt)
+
+
+def _pb_value(t, v):
+    if t == "str":
+        return v.decode()
+    if t == "bytes":
+        return base64.b64encode(v).decode()
+    if t == "bool":
+        return bool(v)
+    if t == "int":
+        return v - (1 << 64) if v >= 1 << 63 else v
+    return _pb_msg(t, v)
+
+
+def _pb_msg(schema, b):
+    out = {}
+    for num, wt, v in _pb_fields(b):
+        if num not in schema:
+            continue
+        name, t = schema[num]
+        if isinstance(t, tuple) and t[0] == "map":
+            kv = {k: val for k, _, val in _pb_fields(v)}
+            out.setdefault(name, {})[kv.get(1, b"").decode()] = _pb_value(t[1], kv.get(2, b""))
+        elif isinstance(t, tuple) and t[0] == "rep":
+            out.setdefault(name, []).append(_pb_value(t[1], v))
+        elif v != b"" and not (t == "int" and v == 0):  # proto2 writes empty fields
+            out[name] = _pb_value(t, v)
+    return out
+
+
+def decode_protobuf(body):
+    if not body.startswith(b"k8s\x00"):
+        raise bad_request("protobuf body: no k8s magic prefix")
+    unk = {n: v for n, _, v in _pb_fields(body[4:])}
+    tm = {n: v.decode() for n, _, v in _pb_fields(unk.get(1, b""))}
+    kind = tm.get(2, "")
+    if kind not in _PB_KINDS:
+        raise ApiError(415, "UnsupportedMediaType",
+                       "the fake API server decodes protobuf bodies of %s only; send "
+                       "application/json" % ", ".join(sorted(_PB_KINDS)))
+    obj = _pb_msg(_PB_KINDS[kind], unk.get(2, b""))
+    obj["apiVersion"], obj["kind"] = tm.get(1, ""), kind
+    return json.dumps(obj).encode()
+
+
 # ---------------------------------------------------------------- the store
 
 _NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -524,7 +631,7 @@ class Faults:
         self.fail_500 = 0
         self.latency_ms = 0
         self.match = ""          # path substring the counted faults apply to
-        self.drop_pending = None  # arms the next watch when none is open
+        self.drop_pending = None  # arms the next watch to open
 
     def take(self, name, path):
         with self.lock:
@@ -1166,6 +1273,13 @@ class Handler(BaseHTTPRequestHandler):
         q = {k: v[-1] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
         api = self.api
         try:
+            ct = self.headers.get("Content-Type", "")
+            if body and "protobuf" in ct:
+                body = decode_protobuf(body)
+            elif body and "cbor" in ct:
+                raise ApiError(415, "UnsupportedMediaType",
+                               "the body of the request was in an unknown format - accepted "
+                               "media types include: application/json, application/yaml")
             if u.path.startswith("/fake/"):
                 return self.fake_endpoint(u.path, body)
             self.authenticate()
@@ -1234,11 +1348,9 @@ class Handler(BaseHTTPRequestHandler):
             if "drop_watch_after" in f:
                 n = int(f["drop_watch_after"])
                 with api.store.lock:
-                    if api.watches:
-                        for w in api.watches:
-                            w.drop_after = n
-                    else:
-                        fl.drop_pending = n
+                    for w in api.watches:
+                        w.drop_after = n
+                    fl.drop_pending = n
             if f.get("compact"):
                 api.store.compact()
             return self.send_json(200, {"ok": True, "watches": len(api.watches)})
