@@ -59,6 +59,10 @@ spec:
     served: true
     storage: true
     subresources: {status: {}}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
     schema:
       openAPIV3Schema:
         type: object
@@ -116,6 +120,9 @@ suite() {
 	check "$n: second apply patches" $?
 	k get pod web -o json >"$tmp/web.json" 2>&1
 	check "$n: get -o json" $?
+	k get pods -o wide >"$tmp/out" 2>&1 && head -1 "$tmp/out" | grep -q '^NAME  *READY  *STATUS  *RESTARTS  *AGE  *IP  *NODE  *NOMINATED NODE$' &&
+		grep -q '^web  *0/1  *Pending  *0 ' "$tmp/out"
+	check "$n: get pods prints kube-apiserver's columns (Table)" $?
 	[ "$(jget "$tmp/web.json" 'o["metadata"]["labels"]["app"]')" = web2 ]
 	check "$n: the patch changed the label" $?
 	[ "$(jget "$tmp/web.json" '[e["value"] for e in o["spec"]["containers"][0]["env"]]')" = "['1', '2']" ] &&
@@ -152,6 +159,27 @@ suite() {
 	k get pods --field-selector spec.nodeName= -o name >"$tmp/out" 2>&1 && grep -q pod/other "$tmp/out"
 	check "$n: get --field-selector" $?
 
+	# an events.k8s.io/v1 Event (as carve writes them) shows in describe
+	local uid
+	uid=$(jget "$tmp/web.json" 'o["metadata"]["uid"]')
+	cat >"$tmp/ev.yaml" <<EOF
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: web.1, namespace: default}
+eventTime: "2026-12-03T17:00:00.000000Z"
+reportingController: carve.dev/scheduler
+reportingInstance: carve-0
+action: Scheduling
+reason: FailedScheduling
+type: Warning
+note: "quota team-a exhausted"
+regarding: {apiVersion: v1, kind: Pod, name: web, namespace: default, uid: $uid}
+EOF
+	k create -f "$tmp/ev.yaml" --validate=false >/dev/null 2>&1 &&
+		k describe pod web >"$tmp/out" 2>&1 &&
+		grep -q 'Warning  *FailedScheduling .*carve.dev/scheduler  *quota team-a exhausted' "$tmp/out"
+	check "$n: events.k8s.io Event seen by describe (core v1 events)" $?
+
 	k delete pod web >"$tmp/out" 2>&1 && grep -q 'pod "web" deleted' "$tmp/out"
 	check "$n: delete" $?
 	k get pod web >"$tmp/out" 2>&1
@@ -167,9 +195,14 @@ suite() {
 	check "$n: second apply of a custom object (merge patch)" $?
 	k get wdg w1 -o json >"$tmp/w1.json" 2>&1 && [ "$(jget "$tmp/w1.json" 'o["spec"]["size"], o["metadata"]["generation"]')" = "(4, 2)" ]
 	check "$n: short name, spec patched, generation bumped" $?
-	k patch widget w1 --subresource=status --type=merge -p '{"status":{"ready":true}}' >"$tmp/out" 2>&1 &&
-		k get widget w1 -o json >"$tmp/w1.json" 2>&1 && [ "$(jget "$tmp/w1.json" 'o["status"]["ready"], o["metadata"]["generation"]')" = "(True, 2)" ]
+	k patch widget w1 --subresource=status --type=merge \
+		-p '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}' >"$tmp/out" 2>&1 &&
+		k get widget w1 -o json >"$tmp/w1.json" 2>&1 &&
+		[ "$(jget "$tmp/w1.json" 'o["status"]["conditions"][0]["status"], o["metadata"]["generation"]')" = "('True', 2)" ]
 	check "$n: custom status subresource" $?
+	k get widgets >"$tmp/out" 2>&1 && head -1 "$tmp/out" | grep -q '^NAME  *SIZE  *READY  *AGE$' &&
+		grep -q '^w1  *4  *True  *[0-9]*s$' "$tmp/out"
+	check "$n: get shows the CRD's additionalPrinterColumns (Table)" $?
 	k delete -f "$tmp/crd.yaml" >/dev/null 2>&1
 	k get widgets >"$tmp/out" 2>&1
 	[ $? -ne 0 ]

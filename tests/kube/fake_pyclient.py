@@ -73,9 +73,9 @@ class Fake:
         ctx = ssl.create_default_context(cafile=ca) if ca else None
         try:
             with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
-                return r.status, json.loads(r.read() or b"null"), dict(r.headers)
+                return r.status, json.loads(r.read() or b"null"), _hdrs(r.headers)
         except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"null"), dict(e.headers)
+            return e.code, json.loads(e.read() or b"null"), _hdrs(e.headers)
 
     def api(self, token=None):
         cfg = client.Configuration()
@@ -85,6 +85,11 @@ class Fake:
         if token:
             cfg.api_key = {"authorization": "Bearer " + token}
         return client.ApiClient(cfg)
+
+
+def _hdrs(h):
+    """Headers as a dict, repeated ones joined with ", "."""
+    return {k: ", ".join(h.get_all(k)) for k in set(h.keys())}
 
 
 def pod(name, labels=None, sched="carve"):
@@ -139,6 +144,12 @@ def main():
     finally:
         tfake.stop()
         subprocess.run(["rm", "-rf", tdir])
+    gfake = Fake("--pod-grace", "0.5")
+    try:
+        run_grace(gfake)
+    finally:
+        gfake.stop()
+    run_lifetime()
     print("fake_pyclient: %d passed, %d failed (python3-kubernetes %s)"
           % (PASSES[0], len(FAILS), kubernetes.__version__))
     return 1 if FAILS else 0
@@ -261,6 +272,20 @@ def run_plain(fake):
                   lambda: core.list_namespaced_pod(ns, watch=True, resource_version=rv,
                                                    _preload_content=False), 410)
 
+    # ---- watch events cut across chunks still arrive whole and in order
+    rv = core.list_namespaced_pod(ns).metadata.resource_version
+    fake.raw("POST", "/fake/faults", {"split_chunks": True})
+    for i in range(5):
+        core.create_namespaced_pod(ns, pod("split-%d" % i))
+    got = []
+    for ev in w.stream(core.list_namespaced_pod, ns, resource_version=rv, timeout_seconds=3):
+        got.append(ev["object"].metadata.name)
+        if len(got) == 5:
+            w.stop()
+    fake.raw("POST", "/fake/faults", {"reset": True})
+    check("split_chunks: every event whole, in order", got == ["split-%d" % i for i in range(5)],
+          got)
+
     # ---- drop a watch after N events
     rv = core.list_namespaced_pod(ns).metadata.resource_version
     fake.raw("POST", "/fake/faults", {"drop_watch_after": 2})
@@ -284,6 +309,17 @@ def run_plain(fake):
     p = core.read_namespaced_pod("b1", ns)
     check("pod defaults: phase Pending, priority 0",
           p.status.phase == "Pending" and p.spec.priority == 0)
+    st, body, _ = fake.raw("POST", "/api/v1/namespaces/%s/pods" % ns, {
+        "metadata": {"name": "st"}, "spec": {"containers": [{"name": "c", "image": "i"}],
+                                             "priorityClassName": "system-node-critical"},
+        "status": {"phase": "Running"}})
+    check("pod create: status is the server's, priority from the class",
+          st == 201 and body["status"] == {"phase": "Pending"} and
+          body["spec"]["priority"] == 2000001000, body)
+    st, body, _ = fake.raw("POST", "/api/v1/namespaces/%s/pods" % ns, {
+        "metadata": {"name": "st2"}, "spec": {"containers": [{"name": "c", "image": "i"}],
+                                              "priorityClassName": "nope"}})
+    check("pod naming a missing PriorityClass -> 403", st == 403, body)
     body = client.V1Binding(
         metadata=client.V1ObjectMeta(name="b1", uid=p.metadata.uid,
                                      annotations={"carve.dev/devices": "gpu=0"}),
@@ -343,6 +379,24 @@ def run_plain(fake):
     p = core.read_namespaced_pod("b2", ns)
     check("main patch: status ignored", p.status.phase == "Pending")
     check("main patch: labels applied", (p.metadata.labels or {}).get("l") == "1")
+
+    # ---- events.k8s.io/v1 and core v1 Events are one store
+    evapi = client.EventsV1Api(api)
+    p = core.read_namespaced_pod("b2", ns)
+    evapi.create_namespaced_event(ns, {
+        "metadata": {"name": "b2.1"}, "eventTime": "2026-12-03T17:00:00.000000Z",
+        "reportingController": "carve.dev/scheduler", "reportingInstance": "carve-0",
+        "action": "Scheduling", "reason": "FailedScheduling", "type": "Warning",
+        "note": "no room", "regarding": {"apiVersion": "v1", "kind": "Pod", "name": "b2",
+                                         "namespace": ns, "uid": p.metadata.uid}})
+    evs = core.list_namespaced_event(ns, field_selector="involvedObject.uid=" + p.metadata.uid)
+    check("events: events.k8s.io Event listed as core v1 with message",
+          [(e.reason, e.message, e.reporting_component) for e in evs.items] ==
+          [("FailedScheduling", "no room", "carve.dev/scheduler")],
+          [(e.reason, e.message) for e in evs.items])
+    evs = evapi.list_namespaced_event(ns, field_selector="regarding.name=b2")
+    check("events: events.k8s.io list by regarding.name",
+          [e.note for e in evs.items] == ["no room"])
 
     # ---- leases: PUT with a stale resourceVersion is 409
     lease = client.V1Lease(metadata=client.V1ObjectMeta(name="carve"),
@@ -414,6 +468,107 @@ def run_plain(fake):
                            {"preconditions": {"uid": "other"}})
     check("delete with a stale uid precondition -> 409", st == 409, body)
 
+    # ---- a CRD: its kind served, unknown fields pruned as kube-apiserver does
+    ext = client.ApiextensionsV1Api(api)
+    ext.create_custom_resource_definition({
+        "metadata": {"name": "gadgets.example.carve.dev"},
+        "spec": {"group": "example.carve.dev", "scope": "Namespaced",
+                 "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                 "versions": [{"name": "v1", "served": True, "storage": True,
+                               "subresources": {"status": {}},
+                               "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                   "spec": {"type": "object", "properties": {
+                                       "size": {"type": "integer"},
+                                       "parts": {"type": "array", "items": {
+                                           "type": "object",
+                                           "properties": {"name": {"type": "string"}}}},
+                                       "free": {"type": "object",
+                                                "x-kubernetes-preserve-unknown-fields": True}}},
+                                   "status": {"type": "object", "properties": {
+                                       "ready": {"type": "boolean"}}}}}}}]}})
+    crd = ext.read_custom_resource_definition("gadgets.example.carve.dev")
+    check("crd: Established", any(c.type == "Established" and c.status == "True"
+                                  for c in crd.status.conditions or []))
+    co = client.CustomObjectsApi(api)
+    path = "/apis/example.carve.dev/v1/namespaces/%s/gadgets" % ns
+    st, body, hdr = fake.raw("POST", path, {
+        "apiVersion": "example.carve.dev/v1", "kind": "Gadget", "metadata": {"name": "g1"},
+        "spec": {"size": 3, "sise": 4, "parts": [{"name": "a", "nmae": "b"}],
+                 "free": {"any": [1]}}, "status": {"ready": True}})
+    check("crd: create 201", st == 201, body)
+    check("crd: unknown fields pruned, declared and preserved kept",
+          body.get("spec") == {"size": 3, "parts": [{"name": "a"}], "free": {"any": [1]}}, body)
+    check("crd: warnings name the pruned fields",
+          'spec.sise' in str(hdr.get("Warning")) and "spec.parts[0].nmae" in str(hdr.get("Warning")),
+          hdr)
+    check("crd: status ignored on create of a kind with /status", "status" not in body, body)
+    st, body, _ = fake.raw("POST", path + "?fieldValidation=Strict", {
+        "apiVersion": "example.carve.dev/v1", "kind": "Gadget", "metadata": {"name": "g2"},
+        "spec": {"sise": 4}})
+    check("crd: fieldValidation=Strict -> 400 naming the field",
+          st == 400 and 'unknown field "spec.sise"' in body.get("message", ""), body)
+    co.patch_namespaced_custom_object_status("example.carve.dev", "v1", ns, "gadgets", "g1",
+                                             {"status": {"ready": True, "bogus": 1}})
+    g = co.get_namespaced_custom_object("example.carve.dev", "v1", ns, "gadgets", "g1")
+    check("crd: status subresource pruned too", g.get("status") == {"ready": True}, g)
+    lst = co.list_namespaced_custom_object("example.carve.dev", "v1", ns, "gadgets")
+    check("crd: list items carry apiVersion and kind",
+          lst["items"][0].get("kind") == "Gadget" and lst["kind"] == "GadgetList", lst)
+    ext.delete_custom_resource_definition("gadgets.example.carve.dev")
+    st, body, _ = fake.raw("GET", path)
+    check("crd deleted: its kind is gone (404)", st == 404, body)
+
+    # ---- concurrent binds of one pod: exactly one wins
+    core.create_namespaced_pod(ns, pod("race"))
+    uid = core.read_namespaced_pod("race", ns).metadata.uid
+    codes = []
+
+    def bind_race(node):
+        st, _, _ = fake.raw("POST", "/api/v1/namespaces/%s/pods/race/binding" % ns, {
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": "race", "uid": uid},
+            "target": {"kind": "Node", "name": node}})
+        codes.append(st)
+    ts = [threading.Thread(target=bind_race, args=("n%d" % i,)) for i in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    check("8 concurrent binds: one 201, seven 409",
+          sorted(codes) == [201] + [409] * 7, codes)
+
+    # ---- odd requests: 4xx Status answers, never a 5xx, the server lives on
+    base = "/api/v1/namespaces/%s" % ns
+    odd = [("GET", base + "/pods?limit=x", None, "application/json"),
+           ("GET", base + "/pods?continue=garbage", None, "application/json"),
+           ("GET", base + "/pods?watch=1&resourceVersion=abc", None, "application/json"),
+           ("GET", base + "/pods?labelSelector=a%20in%20b", None, "application/json"),
+           ("PATCH", base + "/pods/b1", b"[1,2]", "application/merge-patch+json"),
+           ("PATCH", base + "/pods/b1", b'[{"op":"remove","path":"/nope/x"}]',
+            "application/json-patch+json"),
+           ("PATCH", base + "/pods/b1", b'[{"op":"move","path":"/a"}]',
+            "application/json-patch+json"),
+           ("PATCH", base + "/pods/b1", b"{}", "text/plain"),
+           ("PUT", base + "/pods/b1", b'{"metadata":{"name":"other"}}', "application/json"),
+           ("PUT", base + "/pods/b1", b'"str"', "application/json"),
+           ("POST", base + "/pods", b'{"metadata":"x"}', "application/json"),
+           ("POST", base + "/pods", b'{"kind":"Node","metadata":{"name":"k"}}',
+            "application/json"),
+           ("POST", base + "/pods/b1/binding", b'{"target":{}}', "application/json"),
+           ("POST", base + "/pods/b1/binding", b'{"metadata":{"name":"zz"},"target":{"name":"n"}}',
+            "application/json"),
+           ("POST", base + "/pods/nope/binding", b'{"target":{"name":"n"}}', "application/json"),
+           ("DELETE", base + "/pods/nope", None, "application/json"),
+           ("POST", "/api/v1/nodes/x/status", b"{}", "application/json"),
+           ("GET", "/api/v2/pods", None, "application/json"),
+           ("POST", base + "/pods", b"k8s\x00\x0a\x02", "application/vnd.kubernetes.protobuf")]
+    bad = []
+    for m, path, body, ct in odd:
+        st, b, _ = fake.raw(m, path, body, ctype=ct)
+        if not (400 <= st < 500 and isinstance(b, dict) and b.get("kind") == "Status"):
+            bad.append((m, path, st, b))
+    check("odd requests: all 4xx Status objects", not bad, bad)
+    check("odd requests: the server still answers", core.read_namespace(ns).metadata.name == ns)
+
     st, stats, _ = fake.raw("GET", "/fake/stats")
     check("stats: binds counted", stats["requests"].get("bind", {}).get("pods/binding", 0) >= 4,
           stats)
@@ -447,6 +602,73 @@ def run_tls(fake, tdir):
     check("tls: client certificate accepted instead of the token", "default" in names)
     st, body, _ = fake.raw("GET", "/api/v1/namespaces", ca=os.path.join(tdir, "ca.crt"))
     check("tls: no credentials -> 401 Status", st == 401 and body.get("reason") == "Unauthorized")
+
+
+def run_grace(fake):
+    """--pod-grace: a bound pod deleted with a grace period stays marked."""
+    core = client.CoreV1Api(fake.api())
+    ns = "default"
+    for n in ("g1", "g2"):
+        core.create_namespaced_pod(ns, pod(n))
+    uid = core.read_namespaced_pod("g1", ns).metadata.uid
+    b = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "g1", "uid": uid},
+         "target": {"kind": "Node", "name": "n1"}}
+    st, _, _ = fake.raw("POST", "/api/v1/namespaces/default/pods/g1/binding", b)
+    rv = core.list_namespaced_pod(ns).metadata.resource_version
+    t0 = time.monotonic()
+    d = core.delete_namespaced_pod("g1", ns, grace_period_seconds=30)
+    check("grace: the delete answers the pod marked for deletion",
+          d.metadata.deletion_timestamp is not None and d.metadata.deletion_grace_period_seconds == 30)
+    check("grace: still there while terminating",
+          core.read_namespaced_pod("g1", ns).metadata.deletion_timestamp is not None)
+    st, body, _ = fake.raw("POST", "/api/v1/namespaces/default/pods/g1/binding", b)
+    check("grace: binding a terminating pod -> 409", st == 409, body)
+    core.delete_namespaced_pod("g2", ns, grace_period_seconds=30)
+    expect_status("grace: an unbound pod goes at once",
+                  lambda: core.read_namespaced_pod("g2", ns), 404)
+    got = []
+    w = watch.Watch()
+    for ev in w.stream(core.list_namespaced_pod, ns, resource_version=rv, timeout_seconds=3):
+        got.append((ev["type"], ev["object"].metadata.name))
+        if ev["type"] == "DELETED" and ev["object"].metadata.name == "g1":
+            w.stop()
+    check("grace: MODIFIED (marked), then DELETED after --pod-grace",
+          got == [("MODIFIED", "g1"), ("DELETED", "g2"), ("DELETED", "g1")] and
+          time.monotonic() - t0 >= 0.45, (got, time.monotonic() - t0))
+
+
+def gone_within(pid, secs):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < secs:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def run_lifetime():
+    """The fake stops by itself: its parent dying, --max-seconds, SIGTERM."""
+    d = tempfile.mkdtemp(prefix="carve-fakepy-life.")
+    fake = os.path.join(HERE, "fakeapi.py")
+    # a parent shell that starts the fake, prints its pid and dies
+    sh = subprocess.run(["/bin/sh", "-c", '/usr/bin/python3 "$0" --port-file "$1" & echo $!; '
+                         'while [ ! -s "$1" ]; do sleep 0.05; done', fake,
+                         os.path.join(d, "p1")], capture_output=True, text=True, timeout=20)
+    pid = int(sh.stdout.split()[0])
+    check("lifetime: exits when its parent dies", gone_within(pid, 3))
+    p = subprocess.Popen(["/usr/bin/python3", fake, "--port-file", os.path.join(d, "p2"),
+                          "--max-seconds", "0.5"], stderr=subprocess.DEVNULL)
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    check("lifetime: exits after --max-seconds", p.returncode == 0)
+    p = subprocess.Popen(["/usr/bin/python3", fake, "--port-file", os.path.join(d, "p3"),
+                          "--history", "0"], stderr=subprocess.DEVNULL)
+    check("usage: --history 0 refused", p.wait(5) == 2)
+    subprocess.run(["rm", "-rf", d])
 
 
 if __name__ == "__main__":

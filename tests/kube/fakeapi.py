@@ -7,7 +7,7 @@ Python 3 standard library only (Debian's /usr/bin/python3).
 
   fakeapi.py --port-file F [--port P] [--tls-dir D] [--token T] [--history N]
              [--bookmark-seconds S] [--max-seconds S] [--controllers job]
-             [--run-bound] [--verbose]
+             [--run-bound] [--pod-grace S] [--no-prune] [--verbose]
 
 Invariants:
 - one global integer resourceVersion; every write is one event with the next
@@ -141,7 +141,8 @@ EVENT_FIELDS = ("involvedObject.kind", "involvedObject.namespace",
 def builtin_resources():
     r = [
         Res("", "v1", "namespaces", "Namespace", False, ["ns"], status=True,
-            fields=["status.phase"]),
+            fields=["status.phase"],
+            verbs=["create", "delete", "get", "list", "patch", "update", "watch"]),
         Res("", "v1", "nodes", "Node", False, ["no"], status=True,
             fields=["spec.unschedulable"]),
         Res("", "v1", "pods", "Pod", True, ["po"], status=True, fields=POD_FIELDS),
@@ -167,7 +168,42 @@ def builtin_resources():
         Res("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
         Res("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
     ]
+    for x in r:
+        if x.group == "events.k8s.io":
+            x.gr = "/events"  # one store, two representations (as kube-apiserver)
     return r
+
+
+# events.k8s.io/v1 field <-> core v1 Event field (kubernetes
+# pkg/apis/events/v1/conversion.go)
+EV_FIELDS = (("regarding", "involvedObject"), ("related", "related"), ("note", "message"),
+             ("reportingController", "reportingComponent"),
+             ("reportingInstance", "reportingInstance"), ("deprecatedSource", "source"),
+             ("deprecatedFirstTimestamp", "firstTimestamp"),
+             ("deprecatedLastTimestamp", "lastTimestamp"), ("deprecatedCount", "count"),
+             ("eventTime", "eventTime"), ("action", "action"), ("reason", "reason"),
+             ("type", "type"), ("series", "series"))
+
+
+def event_to_v1(core):
+    """A stored (core v1) Event as events.k8s.io/v1."""
+    out = {"apiVersion": "events.k8s.io/v1", "kind": "Event",
+           "metadata": core.get("metadata") or {}}
+    for new, old in EV_FIELDS:
+        if old in core:
+            out[new] = core[old]
+    return out
+
+
+def event_to_core(ev):
+    """An events.k8s.io/v1 Event as stored (core v1); unknown fields kept."""
+    names = {new for new, _ in EV_FIELDS}
+    out = {k: v for k, v in ev.items() if k not in names}
+    out["apiVersion"], out["kind"] = "v1", "Event"
+    for new, old in EV_FIELDS:
+        if new in ev:
+            out[old] = ev[new]
+    return out
 
 
 # ---------------------------------------------------------------- selectors
@@ -390,12 +426,15 @@ def json_patch(doc, ops):
     for op in ops:
         if not isinstance(op, dict) or "op" not in op or "path" not in op:
             raise bad_request("json patch: each operation needs op and path")
+        if not isinstance(op["path"], str):
+            raise bad_request("json patch: path must be a string")
         kind, parts = op["op"], _ptr(op["path"])
         if kind in ("move", "copy"):
-            val = dcopy(_walk(doc, _ptr(op.get("from", ""))))
+            if not isinstance(op.get("from"), str):
+                raise bad_request("json patch: %s needs from" % kind)
+            val = dcopy(_walk(doc, _ptr(op["from"])))
             if kind == "move":
-                fparts = _ptr(op["from"])
-                _remove(doc, fparts)
+                _remove(doc, _ptr(op["from"]))
             doc = _add(doc, parts, val)
         elif kind == "add":
             doc = _add(doc, parts, dcopy(op.get("value")))
@@ -444,6 +483,230 @@ def _remove(doc, parts):
     else:
         raise ApiError(422, "Invalid", "json patch: nothing to remove at %r" % last)
     return doc
+
+
+# ---------------------------------------------------------------- Tables
+
+# kubectl get asks for meta.k8s.io/v1 Tables (Accept: ...;as=Table;...).  The
+# columns below are kube-apiserver's printers (pkg/printers/internalversion)
+# for the kinds carve's walk-throughs show, reduced to the fields the fake
+# has; custom resources get Name plus the version's additionalPrinterColumns
+# (JSONPath: .a.b, [N], [*], [?(@.k=="v")]), or Name and Age without them.
+
+def human_age(ts):
+    """Kubernetes' duration.HumanDuration of now - ts (RFC 3339)."""
+    import calendar
+    if not ts:
+        return "<unknown>"
+    try:
+        t = calendar.timegm(time.strptime(str(ts)[:19], "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return "<invalid>"
+    sec = int(time.time() - t)
+    if sec < -1:
+        return "<invalid>"
+    sec = max(sec, 0)
+    if sec < 120:
+        return "%ds" % sec
+    m = sec // 60
+    if m < 10:
+        return "%dm%ds" % (m, sec % 60) if sec % 60 else "%dm" % m
+    if m < 180:
+        return "%dm" % m
+    h = sec // 3600
+    if h < 8:
+        return "%dh%dm" % (h, m % 60) if m % 60 else "%dh" % h
+    if h < 48:
+        return "%dh" % h
+    if h < 192:
+        return "%dd%dh" % (h // 24, h % 24) if h % 24 else "%dd" % (h // 24)
+    if h < 24 * 365 * 2:
+        return "%dd" % (h // 24)
+    return "%dy" % (h // 24 // 365)
+
+
+_JP_TOKEN = re.compile(r"\.([A-Za-z0-9_\-]+)|\[(\d+)\]|\[\*\]|"
+                       r"\[\?\(@\.([A-Za-z0-9_.\-]+)\s*==\s*[\"']([^\"']*)[\"']\)\]")
+
+
+def jsonpath_first(obj, path):
+    """The first value a simple JSONPath selects, or None."""
+    cur, pos, path = [obj], 0, path.strip()
+    if path.startswith("{") and path.endswith("}"):
+        path = path[1:-1]
+    while pos < len(path):
+        m = _JP_TOKEN.match(path, pos)
+        if not m:
+            return None
+        pos = m.end()
+        nxt = []
+        for c in cur:
+            if m.group(1) is not None and isinstance(c, dict) and m.group(1) in c:
+                nxt.append(c[m.group(1)])
+            elif m.group(2) is not None and isinstance(c, list) and int(m.group(2)) < len(c):
+                nxt.append(c[int(m.group(2))])
+            elif m.group(0) == "[*]" and isinstance(c, list):
+                nxt.extend(c)
+            elif m.group(3) is not None and isinstance(c, list):
+                nxt.extend(x for x in c if isinstance(x, dict) and
+                           str(field_value(x, m.group(3))) == m.group(4))
+        cur = nxt
+    return cur[0] if cur else None
+
+
+def _col(name, typ="string", prio=0, fmt=""):
+    return {"name": name, "type": typ, "format": fmt, "description": name, "priority": prio}
+
+
+def _pod_row(o):
+    spec, st = o.get("spec") or {}, o.get("status") or {}
+    css = st.get("containerStatuses") or []
+    ready = sum(1 for c in css if c.get("ready"))
+    status = st.get("reason") or st.get("phase") or "Pending"
+    if o["metadata"].get("deletionTimestamp"):
+        status = "Terminating"
+    return ["%d/%d" % (ready, len(spec.get("containers") or [])), status,
+            sum(int(c.get("restartCount") or 0) for c in css),
+            human_age(o["metadata"].get("creationTimestamp")), st.get("podIP") or "<none>",
+            spec.get("nodeName") or "<none>", st.get("nominatedNodeName") or "<none>"]
+
+
+def _node_row(o):
+    conds = {c.get("type"): c.get("status") for c in (o.get("status") or {}).get("conditions") or []}
+    status = {"True": "Ready", "False": "NotReady"}.get(conds.get("Ready"), "Unknown")
+    if (o.get("spec") or {}).get("unschedulable"):
+        status += ",SchedulingDisabled"
+    roles = sorted(k.split("/", 1)[1] for k in (o["metadata"].get("labels") or {})
+                   if k.startswith("node-role.kubernetes.io/"))
+    return [status, ",".join(roles) or "<none>", human_age(o["metadata"].get("creationTimestamp")),
+            ((o.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion", "")]
+
+
+def _event_row(o):
+    inv = o.get("involvedObject") or {}
+    return [human_age(o.get("lastTimestamp") or o.get("eventTime") or
+                      o["metadata"].get("creationTimestamp")),
+            o.get("type", ""), o.get("reason", ""),
+            "%s/%s" % (str(inv.get("kind", "")).lower(), inv.get("name", "")),
+            o.get("message", "")]
+
+
+_AGE = lambda o: human_age(o["metadata"].get("creationTimestamp"))
+TABLES = {
+    "/pods": ([_col("Ready"), _col("Status"), _col("Restarts", "integer"), _col("Age"),
+               _col("IP", prio=1), _col("Node", prio=1), _col("Nominated Node", prio=1)],
+              _pod_row),
+    "/nodes": ([_col("Status"), _col("Roles"), _col("Age"), _col("Version")], _node_row),
+    "/events": ([_col("Last Seen"), _col("Type"), _col("Reason"), _col("Object"),
+                 _col("Message")], _event_row),
+    "/namespaces": ([_col("Status"), _col("Age")],
+                    lambda o: [(o.get("status") or {}).get("phase", ""), _AGE(o)]),
+    "/configmaps": ([_col("Data", "integer"), _col("Age")],
+                    lambda o: [len(o.get("data") or {}) + len(o.get("binaryData") or {}),
+                               _AGE(o)]),
+    "coordination.k8s.io/leases": ([_col("Holder"), _col("Age")],
+                                   lambda o: [(o.get("spec") or {}).get("holderIdentity", ""),
+                                              _AGE(o)]),
+    "scheduling.k8s.io/priorityclasses": (
+        [_col("Value", "integer"), _col("Global-Default", "boolean"), _col("Age"),
+         _col("PreemptionPolicy")],
+        lambda o: [o.get("value", 0), bool(o.get("globalDefault")), _AGE(o),
+                   o.get("preemptionPolicy", "PreemptLowerPriority")]),
+    "batch/jobs": ([_col("Completions"), _col("Age")],
+                   lambda o: ["%d/%d" % ((o.get("status") or {}).get("succeeded", 0),
+                                         (o.get("spec") or {}).get("completions", 1)), _AGE(o)]),
+    "apiextensions.k8s.io/customresourcedefinitions": (
+        [_col("Created At", fmt="date")],
+        lambda o: [o["metadata"].get("creationTimestamp", "")]),
+}
+
+
+def _cell(v, typ):
+    if v is None:
+        return None
+    if typ == "date":
+        return human_age(v)
+    if typ == "integer" and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, separators=(",", ":"))
+    if typ == "string":
+        return v if isinstance(v, str) else json.dumps(v)
+    return v
+
+
+def to_table(res, objs, meta, include="Metadata"):
+    """A meta.k8s.io/v1 Table of objs (served forms)."""
+    cols = [_col("Name", fmt="name")]
+    if getattr(res, "printer_columns", None):
+        pcs = res.printer_columns
+        cols += [_col(c.get("name", ""), c.get("type", "string"), c.get("priority", 0),
+                      c.get("format", "")) for c in pcs]
+        rowf = lambda o: [_cell(jsonpath_first(o, c.get("jsonPath", "")), c.get("type", "string"))
+                          for c in pcs]
+    elif res.gr in TABLES and res.group != "events.k8s.io":
+        cols += TABLES[res.gr][0]
+        rowf = TABLES[res.gr][1]
+    elif res.gr == "/events":  # events.k8s.io: the core form's columns
+        cols += TABLES["/events"][0]
+        rowf = lambda o: _event_row(event_to_core(o))
+    else:
+        cols.append(_col("Age"))
+        rowf = lambda o: [_AGE(o)]
+    name_last = res.gr == "/events"  # events print Name last, wide only
+    if name_last:
+        cols = cols[1:] + [_col("Name", prio=1, fmt="name")]
+    rows = []
+    for o in objs:
+        name = [o["metadata"].get("name", "")]
+        row = {"cells": rowf(o) + name if name_last else name + rowf(o)}
+        if include == "Object":
+            row["object"] = o
+        elif include != "None":
+            row["object"] = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                             "metadata": o["metadata"]}
+        rows.append(row)
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
+            "columnDefinitions": cols, "rows": rows}
+
+
+# ---------------------------------------------------------------- CRD pruning
+
+# Per request: the fieldValidation directive and the warnings to send back.
+REQ = threading.local()
+
+
+def prune(v, sch, path, dropped, root=False):
+    """Drop what a structural schema does not declare, as kube-apiserver
+    prunes custom resources (apiextensions "structural schema" pruning):
+    properties, additionalProperties, items and
+    x-kubernetes-preserve-unknown-fields; apiVersion, kind and metadata are
+    kept at the root and in x-kubernetes-embedded-resource objects.  The paths
+    dropped are appended to dropped."""
+    if not isinstance(sch, dict):
+        return v
+    preserve = sch.get("x-kubernetes-preserve-unknown-fields") is True
+    if isinstance(v, dict):
+        props = sch.get("properties") or {}
+        addl = sch.get("additionalProperties")
+        embedded = root or sch.get("x-kubernetes-embedded-resource") is True
+        out = {}
+        for k, x in v.items():
+            sub = path + "." + k if path else k
+            if embedded and k in ("apiVersion", "kind", "metadata"):
+                out[k] = x
+            elif k in props:
+                out[k] = prune(x, props[k], sub, dropped)
+            elif isinstance(addl, dict):
+                out[k] = prune(x, addl, sub, dropped)
+            elif addl is True or preserve:
+                out[k] = x
+            else:
+                dropped.append(sub)
+        return out
+    if isinstance(v, list) and isinstance(sch.get("items"), dict):
+        return [prune(x, sch["items"], "%s[%d]" % (path, i), dropped) for i, x in enumerate(v)]
+    return v
 
 
 # ---------------------------------------------------------------- protobuf bodies
@@ -631,6 +894,7 @@ class Faults:
         self.fail_500 = 0
         self.latency_ms = 0
         self.match = ""          # path substring the counted faults apply to
+        self.split_chunks = False  # watch events cut across chunks
         self.drop_pending = None  # arms the next watch to open
 
     def take(self, name, path):
@@ -644,6 +908,8 @@ class Faults:
 class Watch:
     def __init__(self):
         self.drop_after = None
+        self.table = None  # the Res whose Table rows the events carry
+        self.include = "Metadata"
 
 
 class Api:
@@ -693,6 +959,8 @@ class Api:
 
     def out(self, res, obj):
         """An object as served under res's version."""
+        if res.group == "events.k8s.io":
+            return event_to_v1(obj)
         if obj.get("apiVersion") == res.api_version:
             return obj
         o = dict(obj)
@@ -813,6 +1081,20 @@ class Api:
             md = {}
         if not isinstance(md, dict):
             raise bad_request("metadata must be an object")
+        for f in ("name", "generateName", "namespace", "resourceVersion", "uid"):
+            if f in md and md[f] is not None and not isinstance(md[f], str):
+                raise ApiError(422, "Invalid", "%s: metadata.%s: Invalid value: must be a string"
+                               % (res.kind, f), {"kind": res.kind, "causes": [
+                                   {"reason": "FieldValueInvalid", "field": "metadata." + f,
+                                    "message": "must be a string"}]})
+        for f in ("labels", "annotations"):
+            if f in md and md[f] is not None and not isinstance(md[f], dict):
+                raise ApiError(422, "Invalid", "%s: metadata.%s: Invalid value: must be a map"
+                               % (res.kind, f))
+        for f in ("finalizers", "ownerReferences"):
+            if f in md and md[f] is not None and not isinstance(md[f], list):
+                raise ApiError(422, "Invalid", "%s: metadata.%s: Invalid value: must be a list"
+                               % (res.kind, f))
         body = dict(body)
         body["metadata"] = md = dict(md)
         body["apiVersion"], body["kind"] = res.api_version, res.kind
@@ -823,6 +1105,18 @@ class Api:
             md["namespace"] = ns or md.get("namespace") or "default"
         else:
             md.pop("namespace", None)
+        if res.group == "events.k8s.io":
+            body = event_to_core(body)
+        if getattr(res, "schema", None) and not getattr(self.args, "no_prune", False):
+            dropped = []
+            body = prune(body, res.schema, "", dropped, root=True)
+            if dropped:
+                fv = getattr(REQ, "field_validation", "Warn")
+                if fv == "Strict":
+                    raise bad_request("strict decoding error: " + ", ".join(
+                        'unknown field "%s"' % d for d in dropped))
+                if fv != "Ignore":
+                    REQ.warnings.extend('unknown field "%s"' % d for d in dropped)
         return body
 
     # ------------------------------------------------------------ verbs
@@ -851,6 +1145,10 @@ class Api:
                 raise ApiError(409, "AlreadyExists", '%s "%s" already exists'
                                % (res.gr_name, md["name"]),
                                {"name": md["name"], "group": res.group, "kind": res.plural})
+            # PrepareForCreate: status is the server's on create, except for
+            # nodes (kube-apiserver lets a node be created with its status)
+            if res.status and res.gr != "/nodes":
+                obj.pop("status", None)
             if res.gr == "/pods":
                 self.default_pod(res, obj)
             if res.gr == "/namespaces":
@@ -911,16 +1209,26 @@ class Api:
                     else:
                         nm.pop(f, None)
                 nm["name"] = name
+                nm["resourceVersion"] = old["metadata"]["resourceVersion"]
                 if res.gr == "/pods":
                     self.check_pod_update(res, old, new)
                 if self._spec_changed(old, new):
                     nm["generation"] = old["metadata"].get("generation", 1) + 1
+                if res.gr == "apiextensions.k8s.io/customresourcedefinitions":
+                    self.check_crd(res, new)
+                    ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
+                    for f in ("group", "names", "scope"):
+                        if (f != "names" and ospec.get(f) != nspec.get(f)) or \
+                                (f == "names" and (ospec.get(f) or {}).get("plural") !=
+                                 (nspec.get(f) or {}).get("plural")):
+                            raise invalid(res, name, "spec." + f, "field is immutable")
                 self.validate(res, new)
             if new == old:  # a no-op write keeps the resourceVersion (as etcd3's store)
                 return old
             new = dict(new)
             md = new["metadata"]
-            if md.get("deletionTimestamp") and not md.get("finalizers"):
+            if md.get("deletionTimestamp") and not md.get("finalizers") and \
+                    old["metadata"].get("finalizers"):  # the last finalizer removed
                 return self.store.commit(res, "DELETED", (ns or "", name), new, old)
             return self.store.commit(res, "MODIFIED", (ns or "", name), new, old)
 
@@ -974,6 +1282,10 @@ class Api:
                                "%s, ResourceVersion in object meta: %s"
                                % (pre["resourceVersion"], old["metadata"]["resourceVersion"]))
             key = (ns or "", name)
+            if res.gr == "/pods" and self.args.pod_grace is not None:
+                done = self.graceful_pod_delete(res, key, old, opts)
+                if done is not None:
+                    return done, False
             if old["metadata"].get("finalizers"):
                 if old["metadata"].get("deletionTimestamp"):
                     return old, False
@@ -992,6 +1304,41 @@ class Api:
                             self.store.commit(r, "DELETED", k, o, o)
             return gone, True
 
+    def graceful_pod_delete(self, res, key, old, opts):
+        """--pod-grace S: a bound pod deleted with a grace period is marked
+        (deletionTimestamp = now + grace, deletionGracePeriodSeconds) and
+        removed min(grace, S) seconds later, as its kubelet would confirm;
+        None when it goes at once (unbound, grace 0)."""
+        g = (opts or {}).get("gracePeriodSeconds")
+        if g is None:
+            g = (old.get("spec") or {}).get("terminationGracePeriodSeconds", 30)
+        try:
+            g = int(g)
+        except (TypeError, ValueError):
+            raise bad_request("gracePeriodSeconds: not an integer: %r" % g)
+        if not (old.get("spec") or {}).get("nodeName") or g <= 0:
+            return None
+        if old["metadata"].get("deletionTimestamp"):
+            return old
+        new = dict(old)
+        new["metadata"] = dict(old["metadata"])
+        new["metadata"]["deletionTimestamp"] = time.strftime(
+            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + g))
+        new["metadata"]["deletionGracePeriodSeconds"] = g
+        out = self.store.commit(res, "MODIFIED", key, new, old)
+        uid = old["metadata"].get("uid")
+
+        def finish():
+            with self.store.lock:
+                cur = self.table(res).get(key)
+                if cur is not None and cur["metadata"].get("uid") == uid and \
+                        not cur["metadata"].get("finalizers"):
+                    self.store.commit(res, "DELETED", key, cur, cur)
+        t = threading.Timer(min(g, self.args.pod_grace), finish)
+        t.daemon = True
+        t.start()
+        return out
+
     def storage_version(self, r):
         """The one Res per storage key that cascades act through."""
         for x in self.res.values():
@@ -1005,10 +1352,16 @@ class Api:
         if not isinstance(body, dict):
             raise bad_request("the body of the request must be a JSON object")
         md = body.get("metadata") or {}
+        target = body.get("target") or {}
+        ann = md.get("annotations") if isinstance(md, dict) else None
+        if not isinstance(md, dict) or not isinstance(target, dict) or \
+                (ann is not None and (not isinstance(ann, dict) or
+                                      not all(isinstance(v, str) for v in ann.values()))):
+            raise bad_request("Binding: metadata and target must be objects, "
+                              "metadata.annotations a map of strings")
         if md.get("name") and md["name"] != name:
             raise bad_request("name in URL does not match name in Binding object")
-        target = body.get("target") or {}
-        if not target.get("name"):
+        if not isinstance(target.get("name"), str) or not target.get("name"):
             raise ApiError(422, "Invalid", 'Binding "%s" is invalid: target.name: '
                            'Required value' % name)
         with self.store.lock:
@@ -1115,6 +1468,8 @@ class Api:
                     spec.get("scope") == "Namespaced", names.get("shortNames") or [],
                     names.get("singular"), status="status" in sub, builtin=False)
             r.categories = names.get("categories") or []
+            r.schema = (v.get("schema") or {}).get("openAPIV3Schema")
+            r.printer_columns = v.get("additionalPrinterColumns") or []
             self.res[(r.group, r.version, r.plural)] = r
 
     # ------------------------------------------------------------ the Job controller
@@ -1199,6 +1554,7 @@ def parse_path(path):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "carve-fakeapi/1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls on keep-alive
     api = None  # set at start
 
     def setup(self):
@@ -1241,9 +1597,12 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
-        self.end_headers()
+        for w in getattr(REQ, "warnings", None) or []:
+            self.send_header("Warning", '299 - %s' % json.dumps(w))
+        self._headers_buffer.append(b"\r\n")  # headers and body in one write
         if self.command != "HEAD":
-            self.wfile.write(data)
+            self._headers_buffer.append(data)
+        self.flush_headers()
 
     def send_error_status(self, e):
         self.send_json(e.code, e.status(), e.headers)
@@ -1272,6 +1631,8 @@ class Handler(BaseHTTPRequestHandler):
         u = urlsplit(self.path)
         q = {k: v[-1] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
         api = self.api
+        REQ.field_validation = q.get("fieldValidation") or "Warn"
+        REQ.warnings = []
         try:
             ct = self.headers.get("Content-Type", "")
             if body and "protobuf" in ct:
@@ -1301,6 +1662,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_error_status(e)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             self.close_connection = True
+        except Exception as e:  # a bug in the fake: say so, keep serving
+            import traceback
+            traceback.print_exc()
+            self.send_error_status(ApiError(500, "InternalError",
+                                            "fakeapi: internal error: %r" % e))
 
     def authenticate(self):
         args = self.api.args
@@ -1324,7 +1690,7 @@ class Handler(BaseHTTPRequestHandler):
             if not isinstance(f, dict):
                 raise bad_request("faults: a JSON object expected")
             known = {"drop_watch_after", "conflict_next_writes", "throttle", "retry_after",
-                     "fail_500", "latency_ms", "compact", "match", "reset"}
+                     "fail_500", "latency_ms", "compact", "match", "reset", "split_chunks"}
             bad = set(f) - known
             if bad:
                 raise bad_request("faults: unknown field(s) %s" % ", ".join(sorted(bad)))
@@ -1332,7 +1698,7 @@ class Handler(BaseHTTPRequestHandler):
             with fl.lock:
                 if f.get("reset"):
                     fl.conflict = fl.throttle = fl.fail_500 = fl.latency_ms = 0
-                    fl.match, fl.drop_pending = "", None
+                    fl.match, fl.drop_pending, fl.split_chunks = "", None, False
                 if "conflict_next_writes" in f:
                     fl.conflict = int(f["conflict_next_writes"])
                 if "throttle" in f:
@@ -1345,6 +1711,8 @@ class Handler(BaseHTTPRequestHandler):
                     fl.latency_ms = int(f["latency_ms"])
                 if "match" in f:
                     fl.match = str(f["match"])
+                if "split_chunks" in f:
+                    fl.split_chunks = bool(f["split_chunks"])
             if "drop_watch_after" in f:
                 n = int(f["drop_watch_after"])
                 with api.store.lock:
@@ -1468,6 +1836,8 @@ class Handler(BaseHTTPRequestHandler):
         if len(rest) > 3 or (res.namespaced and name is not None and ns is None):
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
         what = res.plural + ("/" + sub if sub else "")
+        if q.get("dryRun") and m in ("POST", "PUT", "PATCH", "DELETE"):
+            raise bad_request("dryRun is not supported by the fake API server (it would write)")
         if sub and not (sub == "status" and res.status) and not (sub == "binding" and res.gr == "/pods"):
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
         if m in ("PUT", "PATCH") or (m == "POST" and sub == "binding"):
@@ -1480,11 +1850,21 @@ class Handler(BaseHTTPRequestHandler):
                 api.count("watch", what, 200)
                 return self.watch(res, ns, q)
             api.count("list", what, 200)
-            return self.send_json(200, self.list(res, ns, q))
+            lst = self.list(res, ns, q)
+            if self.wants_table():
+                objs = [api.out(res, o) if res.builtin else o for o in lst["items"]]
+                if res.builtin:
+                    objs = [dict(o, apiVersion=res.api_version, kind=res.kind) for o in objs]
+                lst = to_table(res, objs, lst["metadata"], q.get("includeObject", "Metadata"))
+            return self.send_json(200, lst)
         if m == "GET":
             api.count("get", what, 200)
             with api.store.lock:
-                return self.send_json(200, api.out(res, api.get_obj(res, ns, name)))
+                o = api.out(res, api.get_obj(res, ns, name))
+                if self.wants_table():
+                    o = to_table(res, [o], {"resourceVersion": o["metadata"]["resourceVersion"]},
+                                 q.get("includeObject", "Metadata"))
+                return self.send_json(200, o)
         if m == "POST" and name is None:
             api.count("create", what, 201)
             obj = api.create(res, ns, self.json_body(body))
@@ -1513,7 +1893,7 @@ class Handler(BaseHTTPRequestHandler):
                                         "details": {"name": name, "group": res.group,
                                                     "kind": res.plural,
                                                     "uid": obj["metadata"].get("uid")}})
-        if m == "DELETE" and name is None:
+        if m == "DELETE" and name is None and "deletecollection" in res.verbs:
             api.count("deletecollection", what, 200)
             items = self.list(res, ns, {k: v for k, v in q.items()
                                         if k in ("labelSelector", "fieldSelector")})["items"]
@@ -1579,7 +1959,7 @@ class Handler(BaseHTTPRequestHandler):
                     continue
                 if not labels_match(lsel, o["metadata"].get("labels") or {}):
                     continue
-                if not fields_match(fsel, o):
+                if fsel and not fields_match(fsel, api.out(res, o)):
                     continue
                 out.append(o)
             meta = {"resourceVersion": str(rv)}
@@ -1594,18 +1974,23 @@ class Handler(BaseHTTPRequestHandler):
                 meta["continue"] = base64.urlsafe_b64encode(
                     json.dumps({"id": sid, "start": i}).encode()).decode()
                 meta["remainingItemCount"] = len(items) - i
+        out = [api.out(res, o) for o in out]
         if res.builtin:
             out = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in out]
-        else:
-            out = [api.out(res, o) for o in out]
         return {"kind": res.kind + "List", "apiVersion": res.api_version,
                 "metadata": meta, "items": out}
 
     # ------------------------------------------------------------ watch
 
     def chunk(self, data):
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
+        parts = [data]
+        if self.api.faults.split_chunks and len(data) > 2:
+            a = random.randint(1, len(data) - 1)
+            b = random.randint(a, len(data))
+            parts = [p for p in (data[:a], data[a:b], data[b:]) if p]
+        for p in parts:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(p), p))
+            self.wfile.flush()
 
     def watch(self, res, ns, q):
         api = self.api
@@ -1626,9 +2011,12 @@ class Handler(BaseHTTPRequestHandler):
                 return False
             if ns and o["metadata"].get("namespace") != ns:
                 return False
-            return labels_match(lsel, o["metadata"].get("labels") or {}) and fields_match(fsel, o)
+            return labels_match(lsel, o["metadata"].get("labels") or {}) and \
+                (not fsel or fields_match(fsel, api.out(res, o)))
 
         w = Watch()
+        if self.wants_table():
+            w.table, w.include = res, q.get("includeObject", "Metadata")
         initial = []
         with st.lock:
             if rv_s in ("", "0"):
@@ -1716,12 +2104,22 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
             self.close_connection = True
+        except Exception:  # a bug in the fake mid-stream: end the connection
+            import traceback
+            traceback.print_exc()
+            self.drop()
         finally:
             with st.lock:
                 api.watches.discard(w)
 
+    def wants_table(self):
+        return "as=Table" in self.headers.get("Accept", "")
+
     def emit(self, w, typ, obj):
         """One event; False when the stream was dropped by the fault."""
+        if w.table is not None:
+            obj = to_table(w.table, [obj], {"resourceVersion": obj["metadata"]["resourceVersion"]},
+                           w.include)
         if w.drop_after is not None:
             if w.drop_after <= 0:
                 self.drop()
@@ -1808,6 +2206,11 @@ def main():
     ap.add_argument("--controllers", default="", help="comma-separated: job")
     ap.add_argument("--run-bound", action="store_true",
                     help="a bound pod's phase becomes Running at once")
+    ap.add_argument("--pod-grace", type=float, metavar="S",
+                    help="bound pods deleted with a grace period stay, marked, for "
+                    "min(grace, S) seconds (default: every pod goes at once)")
+    ap.add_argument("--no-prune", action="store_true",
+                    help="keep fields a CRD's schema does not declare")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     args.controllers = [c for c in args.controllers.split(",") if c]
