@@ -650,7 +650,7 @@ static void sleep_ms(int ms)
 static void server_answers(void **state)
 {
 	struct kube_registry *m = kube_metrics_create();
-	struct kube_serve_opts o = { "127.0.0.1:0", m, 200 };
+	struct kube_serve_opts o = { "127.0.0.1:0", m, 1000 };
 	struct carve_error err = { 0 };
 	struct kube_server *s = kube_serve_start(&o, &err);
 	struct reply r;
@@ -671,6 +671,7 @@ static void server_answers(void **state)
 	assert_int_equal(r.code, 200);
 	assert_null(r.body);
 
+	kube_serve_heartbeat(s);
 	r = ask(port, "GET", "/healthz");
 	assert_int_equal(r.code, 200);
 	assert_string_equal(r.body, "ok\n");
@@ -700,7 +701,7 @@ static void server_answers(void **state)
 	free(r.body);
 
 	/* no heartbeat for longer than stale_ms: 500, then fine again */
-	sleep_ms(300);
+	sleep_ms(1100);
 	r = ask(port, "GET", "/healthz");
 	assert_int_equal(r.code, 500);
 	assert_non_null(strstr(r.body, "stale: no heartbeat for"));
