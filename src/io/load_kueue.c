@@ -34,17 +34,26 @@ bool ld_name_str(struct ld *ld, const struct ynode *v, const char **out)
 	return true;
 }
 
+/* carve's own queue kinds (carve.dev/v1alpha1) have exactly Kueue
+ * v1beta2's spec schema (docs/kubernetes.md): read as that version. */
+static const char *kueue_version(const struct ld *ld)
+{
+	if (ld->api_version && !strcmp(ld->api_version, LD_CARVE_V1ALPHA1))
+		return LD_KUEUE_V1BETA2;
+	return ld->api_version;
+}
+
 void ld_version_note(struct ld *ld, const struct ynode *v, const char *field,
 		     const char *only_in, const char *instead)
 {
-	if (ld->api_version && strcmp(ld->api_version, only_in))
+	if (kueue_version(ld) && strcmp(kueue_version(ld), only_in))
 		ld_warn(ld, v->pos, "'%s' is a %s field; %s calls it '%s'", field, only_in,
 			ld->api_version, instead);
 }
 
 static bool is_v1beta2(const struct ld *ld)
 {
-	return ld->api_version && !strcmp(ld->api_version, LD_KUEUE_V1BETA2);
+	return kueue_version(ld) && !strcmp(kueue_version(ld), LD_KUEUE_V1BETA2);
 }
 
 /* ---- fairSharing, label selectors ---- */

@@ -719,14 +719,112 @@ static void f_pod_spec(struct ld *ld, const struct ynode *v, void *o)
 	ld_podspec(ld, v, &((struct carve_mf_pod *)o)->spec);
 }
 
+static void f_st_phase(struct ld *ld, const struct ynode *v, void *o)
+{
+	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed",
+					     "Unknown", NULL};
+	int x;
+
+	if (!ytree_is_null(v) && ld_enum(ld, v, phases, &x))
+		((struct carve_mf_pod *)o)->phase = phases[x];
+}
+
+static void f_st_nominated(struct ld *ld, const struct ynode *v, void *o)
+{
+	const char *s;
+
+	if (ld_str(ld, v, &s) && *s)
+		((struct carve_mf_pod *)o)->nominated_node = s;
+}
+
+/* PodStatus (core/v1, Kubernetes 1.35): what the scheduler reads, the
+ * rest accepted unread. */
+static const struct ld_field pod_status_fields[] = {
+	{"phase", f_st_phase, 0},
+	{"nominatedNodeName", f_st_nominated, 0},
+	{"conditions", NULL, 0},
+	{"message", NULL, 0},
+	{"reason", NULL, 0},
+	{"observedGeneration", NULL, 0},
+	{"hostIP", NULL, 0},
+	{"hostIPs", NULL, 0},
+	{"podIP", NULL, 0},
+	{"podIPs", NULL, 0},
+	{"startTime", NULL, 0},
+	{"initContainerStatuses", NULL, 0},
+	{"containerStatuses", NULL, 0},
+	{"ephemeralContainerStatuses", NULL, 0},
+	{"qosClass", NULL, 0},
+	{"resize", NULL, 0},
+	{"resourceClaimStatuses", NULL, 0},
+	{"extendedResourceClaimStatus", NULL, 0},
+	{NULL, NULL, 0},
+};
+
+static void f_pod_status(struct ld *ld, const struct ynode *v, void *o)
+{
+	if (!ytree_is_null(v))
+		ld_fields(ld, v, pod_status_fields, o);
+}
+
 static const struct ld_field pod_fields[] = {
 	{"apiVersion", NULL, 0},
 	{"kind", NULL, 0},
 	{"metadata", NULL, 0},
 	{"spec", f_pod_spec, LD_REQUIRED},
-	{"status", NULL, 0},
+	{"status", f_pod_status, 0},
 	{NULL, NULL, 0},
 };
+
+/*
+ * What a pod read from the API server carries beyond its PodSpec
+ * (struct carve_mf_pod): metadata.uid and deletionTimestamp, spec.nodeName,
+ * schedulingGates and terminationGracePeriodSeconds (the API's default 30,
+ * core/v1 DefaultTerminationGracePeriodSeconds).  Fields ld_podspec and
+ * the metadata accept unread are checked here.
+ */
+static void pod_api_fields(struct ld *ld, const struct ynode *doc, struct carve_mf_pod *pod)
+{
+	const struct ynode *md = ytree_get(doc, "metadata"), *spec = ytree_get(doc, "spec");
+	const struct ynode *v;
+	const char *s;
+	int64_t t;
+	size_t old;
+
+	pod->grace_seconds = 30;
+	if ((v = ytree_get(md, "uid"))) {
+		old = ld_push(ld, "metadata.uid");
+		if (ld_str(ld, v, &s) && *s)
+			pod->uid = s;
+		ld_pop(ld, old);
+	}
+	if ((v = ytree_get(md, "deletionTimestamp")) && !ytree_is_null(v)) {
+		old = ld_push(ld, "metadata.deletionTimestamp");
+		ld_time(ld, v, &t);
+		pod->deleting = true; /* set at all: the pod is going */
+		ld_pop(ld, old);
+	}
+	if ((v = ytree_get(spec, "nodeName"))) {
+		old = ld_push(ld, "spec.nodeName");
+		if (ld_str(ld, v, &s) && *s)
+			pod->node_name = s;
+		ld_pop(ld, old);
+	}
+	if ((v = ytree_get(spec, "schedulingGates")) && !ytree_is_null(v)) {
+		old = ld_push(ld, "spec.schedulingGates");
+		if (v->kind == YN_SEQ)
+			pod->ngates = v->n;
+		else
+			ld_error(ld, v->pos, "expected a list, got %s", ytree_kind_name(v));
+		ld_pop(ld, old);
+	}
+	if ((v = ytree_get(spec, "terminationGracePeriodSeconds")) && !ytree_is_null(v)) {
+		old = ld_push(ld, "spec.terminationGracePeriodSeconds");
+		if (ld_int(ld, v, 0, INT64_MAX, &t))
+			pod->grace_seconds = t;
+		ld_pop(ld, old);
+	}
+}
 
 void load_pod(struct ld *ld, const struct ynode *doc)
 {
@@ -737,6 +835,7 @@ void load_pod(struct ld *ld, const struct ynode *doc)
 	ld_fields(ld, doc, pod_fields, &pod);
 	if (!pod.meta.name || !ytree_get(doc, "spec") || ytree_is_null(ytree_get(doc, "spec")))
 		return;
+	pod_api_fields(ld, doc, &pod);
 	/* Template labels/annotations come from the pod's own metadata. */
 	pod.spec.labels = pod.meta.labels;
 	pod.spec.annotations = pod.meta.annotations;

@@ -21,6 +21,8 @@ void ld_gpu_model_note(struct ld *ld, struct carve_pos pos, const char *model);
 /* load_kueue.c: Kueue's quota objects, and what every Kueue loader shares */
 #define LD_KUEUE_V1BETA1 "kueue.x-k8s.io/v1beta1"
 #define LD_KUEUE_V1BETA2 "kueue.x-k8s.io/v1beta2"
+/* carve's queue kinds: Kueue v1beta2's schema in carve's group. */
+#define LD_CARVE_V1ALPHA1 "carve.dev/v1alpha1"
 /* A name-like string that must not be empty. */
 bool ld_name_str(struct ld *ld, const struct ynode *v, const char **out);
 /* Warns when `field` exists only in API version `only_in` and the object

@@ -98,6 +98,13 @@ static const struct kind_entry kinds[] = {
 	{"Queue", v_kai_q, load_kaiqueue},
 	{"PodGroup", v_kai_pg, load_kaipodgroup},
 	{"Configuration", v_kueue_cfg, load_kueue_config},
+	/* carve's own queue CRDs: Kueue v1beta2's spec schema under carve's
+	 * group (deploy/), read as kueue.x-k8s.io/v1beta2 (load_kueue.c). */
+	{"ResourceFlavor", v_carve, load_flavor},
+	{"ClusterQueue", v_carve, load_cq},
+	{"Cohort", v_carve, load_cohort},
+	{"LocalQueue", v_carve, load_lq},
+	{"WorkloadPriorityClass", v_carve, load_wpc},
 	{NULL, NULL, NULL},
 };
 
@@ -386,15 +393,23 @@ static void load_root(struct ld *ld, const struct ynode *root, int depth)
 			 "(version, sharing) nor a mig-parted config (version, mig-configs)");
 }
 
-static void load_doc(struct ld *ld, const struct ydoc *doc)
-{
-	load_root(ld, doc->root, 0);
-}
-
 static int load_one(void *ctx, const struct ydoc *doc)
 {
-	load_doc(ctx, doc);
+	load_root(ctx, doc->root, 0);
 	return 0;
+}
+
+void carve__manifests_load_root(struct carve_manifests *m, const char *file,
+				const struct ynode *root)
+{
+	struct ld ld;
+
+	memset(&ld, 0, sizeof(ld));
+	ld.m = m;
+	ld.a = &m->priv->arena;
+	ld.d = &m->diags;
+	ld.file = file;
+	load_root(&ld, root, 0);
 }
 
 int carve_manifests_load_yaml(struct carve_manifests *m, const char *name,

@@ -225,7 +225,8 @@ static void unsupported_api_version(void **state)
 
 	(void)state;
 	tu_assert_error(m, 1, 13, "ClusterQueue: unsupported apiVersion 'kueue.x-k8s.io/v1alpha1' "
-			"(carve reads: kueue.x-k8s.io/v1beta1, kueue.x-k8s.io/v1beta2)");
+			"(carve reads: kueue.x-k8s.io/v1beta1, kueue.x-k8s.io/v1beta2, "
+			"carve.dev/v1alpha1)");
 	carve_manifests_destroy(m);
 }
 
