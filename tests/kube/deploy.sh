@@ -7,9 +7,11 @@
 # a structural schema and Kueue v1beta2's facts, the overlay without carve.dev
 # CRDs); the carve.dev objects of examples/kubernetes are validated against
 # the rendered CRDs; tampered renderings must be refused.
-# Usage: deploy.sh SOURCE_DIR.  Exit 77 (skipped) without kubectl.
+# Every file of examples/kubernetes also loads cleanly with `carve validate`.
+# Usage: deploy.sh SOURCE_DIR CARVE_BINARY.  Exit 77 (skipped) without kubectl.
 set -u
 src=$1
+carve=$2
 cd "$src" || exit 1
 py=/usr/bin/python3
 if ! command -v kubectl >/dev/null 2>&1; then
@@ -121,6 +123,21 @@ for want in "spec.queueingStrategy: 'Strict' not one of" "spec: unknown field co
 	"nominalQuota: 'lots' is not a quantity"; do
 	[ "$rc" -eq 1 ] && grep -qF -- "$want" <<<"$out"
 	check "bad example: $want" $?
+done
+
+# The examples load without errors in carve itself, at every step of the
+# walk-through: files 00..N together are what the cluster holds after step N.
+set --
+for f in examples/kubernetes/*.yaml; do
+	set -- "$@" "$f"
+	out=$("$carve" validate "$@" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] || grep -q ': error: ' <<<"$out"; then
+		echo "$out"
+		check "carve validate up to $f (exit $rc)" 1
+	else
+		check "carve validate up to $f" 0
+	fi
 done
 
 echo "deploy: $pass passed, $fail failed"
