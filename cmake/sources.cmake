@@ -56,7 +56,6 @@ set(CARVE_IO_SOURCES
   src/io/jobs_csv.c
   src/io/jobs_yaml.c
   src/io/jobs_write.c
-  src/io/devices.c
 )
 
 # The bridge: the only code that turns parsed objects into engine specs
@@ -84,6 +83,10 @@ set(CARVE_KUBE_SOURCES
   src/kube/watch.c
   src/kube/store.c
   src/kube/lease.c
+  src/kube/sched.c
+  src/kube/act.c
+  src/kube/metrics.c
+  src/kube/serve.c
 )
 
 set(CARVE_SIM_SOURCES
@@ -106,6 +109,7 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_simulate_fill.c
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
+  src/cli/cmd_scheduler.c
   src/cli/input.c
   src/cli/output.c
 )
