@@ -37,6 +37,7 @@ set(CARVE_IO_SOURCES
   src/io/decode.c
   src/io/manifest.c
   src/io/manifest_json.c
+  src/io/devices.c
   src/io/csvsplit.c
   src/io/readfile.c
   src/io/walk.c
@@ -69,6 +70,7 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/queues.c
   src/bridge/cycles.c
   src/bridge/workloads.c
+  src/bridge/plan.c
   src/bridge/result.c
 )
 
@@ -76,6 +78,15 @@ set(CARVE_BRIDGE_SOURCES
 # requests, reflectors, store, leader election), the scheduler, servers.
 set(CARVE_KUBE_SOURCES
   src/kube/kutil.c
+  src/kube/kconfig.c
+  src/kube/http.c
+  src/kube/watch.c
+  src/kube/store.c
+  src/kube/lease.c
+  src/kube/sched.c
+  src/kube/act.c
+  src/kube/metrics.c
+  src/kube/serve.c
 )
 
 set(CARVE_SIM_SOURCES
@@ -98,6 +109,7 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_simulate_fill.c
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
+  src/cli/cmd_scheduler.c
   src/cli/input.c
   src/cli/output.c
 )

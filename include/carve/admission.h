@@ -85,7 +85,20 @@ struct carve_admission_opts {
 				       * are already admitted (a simulation that
 				       * starts from the manifests' state; the
 				       * pending ones become its jobs) */
+	/* Place only (the scheduler's --queues none, plan.h): when not NULL,
+	 * one more ResourceFlavor and one more ClusterQueue of this name,
+	 * standalone, whose nominal quota of that flavor is
+	 * CARVE_PLACE_ONLY_QUOTA for each of the nplace_only_res resources,
+	 * so what is queued there is placed without a quota limit.  A name
+	 * the input already uses is an error in the diagnostics (not added). */
+	const char *place_only;
+	size_t nplace_only_res;
+	const char *const *place_only_res;
 };
+
+/* The nominal quota of a place-only queue per resource, milli-units: more
+ * than any cluster holds, with room to add requests without overflow. */
+#define CARVE_PLACE_ONLY_QUOTA (INT64_MAX / 4)
 
 /*
  * Builds the engine from m: ResourceFlavors, Cohorts, ClusterQueues, then

@@ -162,7 +162,10 @@ struct carve_kube_reflector;
  * that ends is resumed from the last resourceVersion; HTTP 410 or an ERROR
  * event with code 410 (Expired) starts over with a relist; other errors
  * back off (jittered, up to 30 s) and retry.  id is copied into every
- * event's source.  Returns NULL on allocation or thread failure.
+ * event's source.  REPLACE items carry their list's kind and apiVersion
+ * (the API leaves them out of list items).  Returns NULL on a path that
+ * does not start with '/' or holds a query, or on allocation or thread
+ * failure.
  */
 struct carve_kube_reflector *carve_kube_watch_start(struct carve_kube *k,
 						    const struct carve_kube_watch_spec *s,

@@ -260,6 +260,51 @@ static void apply_kueue_config(struct bld *b)
 					c->gate_prioritize_non_borrowing);
 }
 
+/* The place-only flavor and ClusterQueue (struct carve_admission_opts). */
+static void add_place_only(struct bld *b)
+{
+	const struct carve_admission_opts *o = b->opts;
+	struct carve_pos none = {NULL, 0, 0};
+	struct carve_flavor_spec f;
+	struct carve_rgroup_spec g;
+	struct carve_cq_spec q;
+	struct carve_fquota *quota;
+	struct carve_error err = {0};
+	size_t i;
+	int rc;
+
+	if (!o || !o->place_only)
+		return;
+	quota = br_scratch(b, o->nplace_only_res + 1, sizeof(*quota));
+	if (!quota)
+		return;
+	for (i = 0; i < o->nplace_only_res; i++) {
+		memset(&quota[i], 0, sizeof(quota[i]));
+		quota[i].present = true;
+		quota[i].nominal = CARVE_PLACE_ONLY_QUOTA;
+	}
+	memset(&f, 0, sizeof(f));
+	f.name = o->place_only;
+	memset(&g, 0, sizeof(g));
+	g.nres = o->nplace_only_res;
+	g.resources = o->place_only_res;
+	g.nflavors = 1;
+	g.flavors = &f.name;
+	g.quota = quota;
+	memset(&q, 0, sizeof(q));
+	q.name = o->place_only;
+	q.ngroups = o->nplace_only_res ? 1 : 0;
+	q.groups = &g;
+	rc = carve_adm_add_flavor(b->ad->adm, &f, &err);
+	if (!rc)
+		rc = carve_adm_add_cq(b->ad->adm, &q, &err);
+	if (rc == CARVE_ENOMEM)
+		b->nomem = true;
+	else if (rc < 0)
+		carve_diag_error(b->diags, none, "place-only queue %s: %s", o->place_only,
+				 err.code && err.text[0] ? err.text : carve_strerror(rc));
+}
+
 static void build(struct bld *b)
 {
 	struct carve_error err = {0};
@@ -272,6 +317,8 @@ static void build(struct bld *b)
 	br_add_cqs(b);
 	if (!b->nomem)
 		br_add_xqueues(b);
+	if (!b->nomem)
+		add_place_only(b);
 	if (b->nomem)
 		return;
 	rc = carve_adm_finalize(b->ad->adm, &err);

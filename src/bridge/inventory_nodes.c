@@ -157,6 +157,17 @@ void br_build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 
 /* ---- v1 Nodes ---- */
 
+/* Whether node n has a taint of that key already. */
+static bool has_taint(const struct carve_mf_node *n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n->ntaints; i++)
+		if (n->taints[i].key && !strcmp(n->taints[i].key, key))
+			return true;
+	return false;
+}
+
 /* GPU product of a node: GFD label (minus -SHARED and a single-strategy
  * -MIG-<profile> suffix), else the openb card-model label.  The profile
  * points into buf, past the trimmed -SHARED. */
@@ -276,6 +287,23 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	for (i = 0; i < n->meta.labels.n; i++) /* unique: duplicate keys are YAML errors */
 		br_nb_add_label(b, n->meta.labels.v[i].key, n->meta.labels.v[i].value);
 	br_nb_set_taints(b, n->taints, n->ntaints);
+	/* A cordoned node (spec.unschedulable) carries the taint
+	 * node.kubernetes.io/unschedulable:NoSchedule, which Kubernetes' node
+	 * lifecycle controller adds (kubernetes.io docs, "Taints and
+	 * Tolerations": taint nodes by condition); a node without the
+	 * kubelet's well-known label kubernetes.io/hostname (kubernetes.io
+	 * docs, "Well-Known Labels") gets its name as the value. */
+	if (n->unschedulable && !has_taint(n, "node.kubernetes.io/unschedulable") &&
+	    br_nb_grow(b, (void **)&b->taints, &b->captaints, b->spec.ntaints + 1,
+		       sizeof(*b->taints))) {
+		b->taints[b->spec.ntaints].key = "node.kubernetes.io/unschedulable";
+		b->taints[b->spec.ntaints].value = NULL;
+		b->taints[b->spec.ntaints].effect = "NoSchedule";
+		b->spec.taints = b->taints;
+		b->spec.ntaints++;
+	}
+	if (!br_kv_get(&n->meta.labels, "kubernetes.io/hostname", NULL))
+		br_nb_add_label(b, "kubernetes.io/hostname", n->meta.name);
 	b->spec.block = br_kv_get(&n->meta.labels, "cloud.provider.com/topology-block", NULL);
 	b->spec.rack = br_kv_get(&n->meta.labels, "cloud.provider.com/topology-rack", NULL);
 

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"simulate", cmd_simulate, "replay a job trace (carve vs. kube-default), or the FGD fill experiment"},
 	{"report", cmd_report, "write the HTML report of a simulation result (JSON file)"},
 	{"trace", cmd_trace, "generate synthetic workload traces and check trace files"},
+	{"scheduler", cmd_scheduler, "run as a Kubernetes scheduler: watch, admit, place, bind"},
 	{NULL, NULL, NULL},
 };
 

@@ -1,0 +1,1637 @@
+/*
+ * plan.c - the scheduler's decision step (plan.h): the cluster's objects
+ * in a manifest set -> binds, pending pods, victims, releases and queue
+ * status, through the one bridge `carve admit` uses.
+ *
+ * One build: classify the pods (waiting pods of this scheduler, pods it
+ * bound itself with a carve.dev/devices annotation, pods bound by anyone
+ * else), group them into gangs (sorted by namespace, group and name, so
+ * the watch order never matters), build the engine with
+ * carve_admission_build_opts (queues, flavors, nodes, placer; no
+ * workloads of its own), then add, in this order: fully bound gangs
+ * (their exact devices retaken), pods bound by others (pinned to their
+ * node, any devices of their kind), half-bound gangs (completed around
+ * their bound pods), waiting gangs; run engine cycles at opts->now
+ * without evicting (a victim's pods must be deleted before its devices
+ * are given out: the preemptor waits for a later plan), and read the
+ * decisions back.
+ *
+ * Invariants: pure (no I/O, no clock); every string and array of the
+ * plan is owned by it (struct box: an arena for strings, the arrays
+ * carve_realloc'd); a device named by a bound pod is never handed out
+ * again in the same plan (the placer holds it first).  Problems with
+ * objects go to the diagnostics at the object; the object is left out.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carve/devices.h"
+#include "carve/jobs.h"
+#include "carve/plan.h"
+
+#include "bridge_int.h"
+
+/*
+ * Label and annotation names (facts, with their sources):
+ * - kueue.x-k8s.io/queue-name (label), kueue.x-k8s.io/priority-class
+ *   (label), kueue.x-k8s.io/pod-group-name (label) and
+ *   kueue.x-k8s.io/pod-group-total-count (annotation): Kueue site docs,
+ *   tasks/run/plain_pods and concepts/workload_priority_class.
+ * - scheduling.k8s.io/group-name (annotation): a pod of a Volcano
+ *   PodGroup (volcano-sh/apis, pkg/apis/scheduling/v1beta1/labels.go).
+ * - pod-group-name (annotation) and kai.scheduler/queue (label): KAI
+ *   (KAI-Scheduler docs: quickstart, pod-grouper).
+ * - scheduling.x-k8s.io/pod-group (label): the coscheduling plugin of
+ *   kubernetes-sigs/scheduler-plugins (PodGroup, minMember).
+ * - gpu-fraction, gpu-memory (annotations): KAI's fractional GPUs, as
+ *   the bridge reads them (docs/admission.md).
+ */
+#define KQ_QUEUE "kueue.x-k8s.io/queue-name"
+#define KQ_PRIO "kueue.x-k8s.io/priority-class"
+#define KQ_GROUP "kueue.x-k8s.io/pod-group-name"
+#define KQ_TOTAL "kueue.x-k8s.io/pod-group-total-count"
+#define VC_GROUP "scheduling.k8s.io/group-name"
+#define KAI_GROUP "pod-group-name"
+#define KAI_QUEUE "kai.scheduler/queue"
+#define CO_GROUP "scheduling.x-k8s.io/pod-group"
+#define HOSTNAME "kubernetes.io/hostname"
+
+/* The flavor and ClusterQueue of --queues none (admission.h place_only). */
+#define PLACE_ONLY "carve-place-only"
+/* Kueue's Workload CRD: at most 8 podSets (spec.podSets maxItems). */
+#define MAX_PS 8
+/* Engine cycles of one plan when opts->max_cycles is 0. */
+#define DEFAULT_CYCLES 64
+
+enum gkind { GK_NONE = 0, GK_KUEUE, GK_VOLCANO, GK_KAI, GK_COSCHED };
+
+/* A pod the plan decides for, or that holds capacity. */
+struct ppod {
+	const struct carve_mf_pod *p;
+	const char *gname;            /* its group's name; the pod's own without one */
+	enum gkind gk;
+	bool bound;                   /* bound by this scheduler (devices annotation) */
+	int ps;                       /* podSet in its gang */
+	size_t idx;                   /* index among its podSet's pods */
+};
+
+struct gang {
+	const char *key;              /* workload key "ns/name" */
+	const char *ns, *name;
+	enum gkind gk;
+	size_t first, n;              /* c->pods[first .. first+n-1] */
+	size_t nbound, nwait;
+	const struct carve_mf_podgroup *pg;
+	const struct carve_mf_localqueue *lq;
+	int nps;
+	int32_t count[MAX_PS];
+	const char *why;              /* not queued: why (pending message) */
+	struct carve_wl_spec spec;
+	int wl;                       /* engine id; -1: not added */
+	bool release;                 /* bound pods to release */
+	const char *release_msg;
+	struct carve_pod_place *pl;   /* bound gangs: places, podSet by podSet */
+	size_t off[MAX_PS];           /* first place of each podSet */
+	bool reserved;                /* its bound pods' devices held by reserve() */
+};
+
+struct box {
+	struct carve_plan p;          /* first: carve_plan_free() casts back */
+	struct carve_arena a;         /* every string of the plan */
+	size_t cap_binds, cap_gangs, cap_pending, cap_victims, cap_nominate, cap_releases;
+	size_t cap_pgs;
+};
+
+struct ctx {
+	struct carve_manifests *m;
+	const struct carve_plan_opts *o;
+	struct carve_diags *d;
+	const char *sched;
+	bool none;                    /* --queues none */
+	struct carve_admission *ad;
+	const struct carve_cluster *cl;
+	struct carve_arena a;         /* scratch of this build */
+	struct box *out;
+	struct ppod *pods;
+	size_t npods, nwaiting;
+	struct gang *g;
+	size_t ng;
+	const struct carve_mf_pod **foreign;
+	size_t nforeign;
+	size_t *gang_of_wl;           /* engine id -> gang index (SIZE_MAX: none) */
+	size_t nwl;
+	bool nomem;
+};
+
+/* ---- small helpers ---- */
+
+static const char *kv(const struct carve_kvlist *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].key && !strcmp(l->v[i].key, key))
+			return l->v[i].value ? l->v[i].value : "";
+	return NULL;
+}
+
+static const struct carve_kv *kv_at(const struct carve_kvlist *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].key && !strcmp(l->v[i].key, key))
+			return &l->v[i];
+	return NULL;
+}
+
+static int nullcmp(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static void *scratch(struct ctx *c, size_t n, size_t size)
+{
+	void *p = carve_arena_alloc(&c->a, (n ? n : 1) * size);
+
+	if (!p)
+		c->nomem = true;
+	else
+		memset(p, 0, (n ? n : 1) * size);
+	return p;
+}
+
+static const char *sfmt(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *sfmt(struct ctx *c, const char *fmt, ...)
+{
+	char buf[1024];
+	const char *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	s = carve_arena_strdup(&c->a, buf);
+	if (!s)
+		c->nomem = true;
+	return s;
+}
+
+/* A copy of s owned by the plan ("" for NULL). */
+static char *own(struct ctx *c, const char *s)
+{
+	char *r = carve_arena_strdup(&c->out->a, s ? s : "");
+
+	if (!r)
+		c->nomem = true;
+	return r;
+}
+
+/* Room for one more element of a plan array. */
+static void *grow(struct ctx *c, void **arr, size_t n, size_t *cap, size_t size)
+{
+	if (n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+		void *v = carve_realloc(*arr, ncap * size);
+
+		if (!v) {
+			c->nomem = true;
+			return NULL;
+		}
+		*arr = v;
+		*cap = ncap;
+	}
+	memset((char *)*arr + n * size, 0, size);
+	return (char *)*arr + n * size;
+}
+
+static void set_pod(struct ctx *c, struct carve_plan_pod *d, const struct carve_mf_pod *p)
+{
+	d->ns = own(c, p->meta.ns);
+	d->name = own(c, p->meta.name);
+	d->uid = own(c, p->uid);
+}
+
+static bool phase_is(const struct carve_mf_pod *p, const char *ph)
+{
+	return p->phase && !strcmp(p->phase, ph);
+}
+
+static const char *pod_key(struct ctx *c, const struct carve_mf_pod *p)
+{
+	return sfmt(c, "%s/%s", p->meta.ns ? p->meta.ns : "default", p->meta.name);
+}
+
+/* ---- which pods, which gangs ---- */
+
+static bool mine(const struct ctx *c, const struct carve_mf_pod *p)
+{
+	return p->spec.scheduler_name && !strcmp(p->spec.scheduler_name, c->sched);
+}
+
+/* The group pod p names, and its kind; NULL for none. */
+static const char *pod_group(const struct carve_mf_pod *p, enum gkind *gk)
+{
+	const char *g;
+
+	if ((g = kv(&p->meta.labels, KQ_GROUP)) && *g) {
+		*gk = GK_KUEUE;
+		return g;
+	}
+	if ((g = kv(&p->meta.annotations, VC_GROUP)) && *g) {
+		*gk = GK_VOLCANO;
+		return g;
+	}
+	if ((g = kv(&p->meta.annotations, KAI_GROUP)) && *g) {
+		*gk = GK_KAI;
+		return g;
+	}
+	if ((g = kv(&p->meta.labels, CO_GROUP)) && *g) {
+		*gk = GK_COSCHED;
+		return g;
+	}
+	*gk = GK_NONE;
+	return NULL;
+}
+
+static int ppod_cmp(const void *x, const void *y)
+{
+	const struct ppod *a = x, *b = y;
+	int r = nullcmp(a->p->meta.ns, b->p->meta.ns);
+
+	if (!r)
+		r = strcmp(a->gname, b->gname);
+	if (!r)
+		r = (int)a->gk - (int)b->gk;
+	if (!r)
+		r = strcmp(a->p->meta.name, b->p->meta.name);
+	return r;
+}
+
+/* Whether a and b are pods of one group (same namespace, kind and name). */
+static int ppod_cmp_group(const struct ppod *a, const struct ppod *b)
+{
+	int r = nullcmp(a->p->meta.ns, b->p->meta.ns);
+
+	if (!r)
+		r = strcmp(a->gname, b->gname);
+	if (!r)
+		r = (int)a->gk - (int)b->gk;
+	return r;
+}
+
+/* The PodGroup of a Volcano, KAI or coscheduling group, or NULL. */
+static const struct carve_mf_podgroup *find_pg(const struct ctx *c, const struct gang *g)
+{
+	size_t i;
+
+	for (i = 0; i < c->m->npodgroups; i++) {
+		const struct carve_mf_podgroup *pg = &c->m->podgroups[i];
+		bool vc = br_is_volcano_pg(pg);
+
+		if (strcmp(pg->meta.name, g->name) || nullcmp(pg->meta.ns, g->ns))
+			continue;
+		if ((g->gk == GK_VOLCANO && vc) || (g->gk == GK_KAI && !vc) || g->gk == GK_COSCHED)
+			return pg;
+	}
+	return NULL;
+}
+
+/* Whether two pods ask for the same resources (one podSet of a gang). */
+static bool same_requests(const struct carve_mf_pod *a, const struct carve_mf_pod *b)
+{
+	size_t i, j;
+
+	if (a->spec.requests.n != b->spec.requests.n)
+		return false;
+	for (i = 0; i < a->spec.requests.n; i++) {
+		for (j = 0; j < b->spec.requests.n; j++)
+			if (!strcmp(a->spec.requests.v[i].name, b->spec.requests.v[j].name) &&
+			    a->spec.requests.v[i].milli == b->spec.requests.v[j].milli)
+				break;
+		if (j == b->spec.requests.n)
+			return false;
+	}
+	return nullcmp(kv(&a->meta.annotations, "gpu-fraction"),
+		       kv(&b->meta.annotations, "gpu-fraction")) == 0 &&
+	       nullcmp(kv(&a->meta.annotations, "gpu-memory"),
+		       kv(&b->meta.annotations, "gpu-memory")) == 0;
+}
+
+/* Sorts the pods into gangs and says of each what it needs. */
+static void make_gangs(struct ctx *c)
+{
+	size_t i, j;
+
+	if (c->npods)
+		qsort(c->pods, c->npods, sizeof(*c->pods), ppod_cmp);
+	c->g = scratch(c, c->npods, sizeof(*c->g));
+	if (!c->g)
+		return;
+	for (i = 0; i < c->npods; i = j) {
+		struct gang *g = &c->g[c->ng++];
+		const struct carve_mf_pod *p0 = c->pods[i].p;
+		const struct ppod *rep[MAX_PS];
+		int32_t need;
+		size_t k;
+
+		for (j = i + 1; j < c->npods && c->pods[i].gk != GK_NONE &&
+				!ppod_cmp_group(&c->pods[i], &c->pods[j]); j++)
+			;
+		g->first = i;
+		g->n = j - i;
+		g->ns = p0->meta.ns ? p0->meta.ns : "default";
+		g->name = c->pods[i].gname;
+		g->gk = c->pods[i].gk;
+		g->key = sfmt(c, "%s/%s", g->ns, g->name);
+		g->wl = -1;
+		for (k = i; k < j; k++) {
+			struct ppod *q = &c->pods[k];
+			int r;
+
+			if (q->bound)
+				g->nbound++;
+			else
+				g->nwait++;
+			for (r = 0; r < g->nps && !same_requests(rep[r]->p, q->p); r++)
+				;
+			if (r == g->nps) {
+				if (g->nps == MAX_PS) {
+					g->why = sfmt(c, "pod group %s asks for more than %d "
+						      "different pod requests", g->key, MAX_PS);
+					carve_diag_error(c->d, br_meta_pos(&q->p->meta), "Pod %s: "
+							 "group %s has more than %d different pod "
+							 "requests; not scheduled", pod_key(c, q->p),
+							 g->key, MAX_PS);
+					break;
+				}
+				rep[g->nps++] = q;
+			}
+			q->ps = r;
+			q->idx = (size_t)g->count[r]++;
+		}
+		if (g->gk == GK_VOLCANO || g->gk == GK_KAI || g->gk == GK_COSCHED)
+			g->pg = find_pg(c, g);
+		need = 1;
+		if (g->gk == GK_KUEUE) {
+			const struct carve_kv *t = kv_at(&p0->meta.annotations, KQ_TOTAL);
+			char *end = NULL;
+			long x = t && t->value ? strtol(t->value, &end, 10) : 0;
+
+			if (!t || !t->value || !*t->value || *end || x < 1 || x > INT32_MAX) {
+				if (!g->why) {
+					g->why = sfmt(c, "annotation %s is %s (a whole number of "
+						      "pods is needed)", KQ_TOTAL, t ? "not a whole "
+						      "number" : "missing");
+					carve_diag_warn(c->d, t ? t->pos : br_meta_pos(&p0->meta),
+							"Pod %s: %s", pod_key(c, p0), g->why);
+				}
+			} else {
+				need = (int32_t)x;
+			}
+		} else if (g->gk == GK_VOLCANO || g->gk == GK_KAI) {
+			if (!g->pg)
+				g->why = g->why ? g->why : sfmt(c, "waiting for its PodGroup %s",
+								g->key);
+			else
+				need = g->pg->min_member > 0 ? g->pg->min_member : 1;
+		} else if (g->gk == GK_COSCHED) {
+			need = g->pg && g->pg->min_member > 0 ? g->pg->min_member : (int32_t)g->n;
+		}
+		/* A gang is considered once the pods it needs exist; one with
+		 * bound pods already ran (or was cut off) and is kept. */
+		if (!g->why && !g->nbound && g->n < (size_t)need)
+			g->why = sfmt(c, "waiting for the pods of gang %s: %zu of %d exist",
+				      g->key, g->n, (int)need);
+	}
+}
+
+/* ---- a gang as the bridge's job ---- */
+
+/* Value of a (Workload)PriorityClass, preferring the kind asked for. */
+static bool class_value(const struct carve_manifests *m, const char *name, const char *kind,
+			int32_t *out)
+{
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < m->nwpcs; i++) {
+		const struct carve_mf_priorityclass *pc = &m->wpcs[i];
+
+		if (strcmp(pc->meta.name, name))
+			continue;
+		if (!found || !nullcmp(pc->meta.kind, kind))
+			*out = pc->value;
+		found = true;
+	}
+	return found;
+}
+
+/* A gang's priority: Kueue's priority-class label (a
+ * WorkloadPriorityClass), else the pod's PriorityClass, else its
+ * PodGroup's; 0 without one (or when the class is not known yet). */
+static int32_t gang_priority(const struct ctx *c, const struct gang *g)
+{
+	const struct carve_mf_pod *p = c->pods[g->first].p;
+	const char *k = kv(&p->meta.labels, KQ_PRIO);
+	int32_t v = 0;
+
+	if (k && class_value(c->m, k, "WorkloadPriorityClass", &v))
+		return v;
+	if (p->spec.priority_class && class_value(c->m, p->spec.priority_class, "PriorityClass", &v))
+		return v;
+	if (g->pg && g->pg->priority_class &&
+	    class_value(c->m, g->pg->priority_class, "PriorityClass", &v))
+		return v;
+	return 0;
+}
+
+/* KAI's fraction annotations of pod p into ps; false (reported) when
+ * malformed. */
+static bool pod_share(struct ctx *c, const struct carve_mf_pod *p, struct carve_job_podset *ps)
+{
+	const struct carve_kv *f = kv_at(&p->meta.annotations, "gpu-fraction");
+	const struct carve_kv *mem = kv_at(&p->meta.annotations, "gpu-memory");
+	char *end;
+
+	if (f && f->value) {
+		double x = strtod(f->value, &end);
+		long milli = x > 0 && x < 1 ? (long)(x * 1000.0 + 0.5) : 0;
+
+		if (end == f->value || *end || milli < 1 || milli > 999) {
+			carve_diag_error(c->d, f->pos, "Pod %s: annotation gpu-fraction '%s' is not "
+					 "a number above 0 and below 1; not scheduled",
+					 pod_key(c, p), f->value);
+			return false;
+		}
+		ps->gpu_milli = (int32_t)milli;
+	}
+	if (mem && mem->value) {
+		unsigned long long x = strtoull(mem->value, &end, 10);
+
+		if (end == mem->value || *end || *mem->value == '-' || x < 1 || x > UINT32_MAX) {
+			carve_diag_error(c->d, mem->pos, "Pod %s: annotation gpu-memory '%s' is not "
+					 "a whole number of MiB; not scheduled", pod_key(c, p),
+					 mem->value);
+			return false;
+		}
+		ps->gpu_mem_mib = (uint32_t)x;
+	}
+	return true;
+}
+
+/* Pod p's requests and node constraints as one job podSet (scratch). */
+static bool pod_podset(struct ctx *c, const struct carve_mf_pod *p, struct carve_job_podset *ps)
+{
+	const struct carve_podspec *sp = &p->spec;
+	struct carve_req *reqs = scratch(c, sp->requests.n, sizeof(*reqs));
+	struct carve_label *sel = scratch(c, sp->node_selector.n, sizeof(*sel));
+	struct carve_match_term *terms = scratch(c, sp->nterms, sizeof(*terms));
+	struct carve_toleration_spec *tols = scratch(c, sp->ntolerations, sizeof(*tols));
+	size_t i, k;
+
+	if (!reqs || !sel || !terms || !tols)
+		return false;
+	for (i = 0; i < sp->requests.n; i++) {
+		reqs[i].name = sp->requests.v[i].name;
+		reqs[i].milli = sp->requests.v[i].milli;
+	}
+	ps->nreqs = sp->requests.n;
+	ps->reqs = reqs;
+	for (i = 0; i < sp->node_selector.n; i++) {
+		sel[i].key = sp->node_selector.v[i].key;
+		sel[i].value = sp->node_selector.v[i].value;
+	}
+	ps->nselector = sp->node_selector.n;
+	ps->selector = sel;
+	for (i = 0; i < sp->nterms; i++) {
+		struct carve_match_expr *e = scratch(c, sp->terms[i].n, sizeof(*e));
+
+		if (!e)
+			return false;
+		for (k = 0; k < sp->terms[i].n; k++) {
+			e[k].key = sp->terms[i].v[k].key;
+			e[k].op = sp->terms[i].v[k].op;
+			e[k].nvalues = sp->terms[i].v[k].nvalues;
+			e[k].values = sp->terms[i].v[k].values;
+		}
+		terms[i].n = sp->terms[i].n;
+		terms[i].exprs = e;
+	}
+	ps->nterms = sp->nterms;
+	ps->terms = terms;
+	for (i = 0; i < sp->ntolerations; i++) {
+		tols[i].key = sp->tolerations[i].key;
+		tols[i].op = sp->tolerations[i].op;
+		tols[i].value = sp->tolerations[i].value;
+		tols[i].effect = sp->tolerations[i].effect;
+	}
+	ps->ntolerations = sp->ntolerations;
+	ps->tolerations = tols;
+	return true;
+}
+
+/* Diagnostics the conversion left in tmp, into c->d at pos, prefixed. */
+static void pass_diags(struct ctx *c, struct carve_diags *tmp, struct carve_pos pos,
+		       const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < tmp->n; i++)
+		carve_diag(c->d, tmp->v[i].sev, pos, "%s: %s", what, tmp->v[i].msg);
+}
+
+/*
+ * Gang g as the bridge's job, converted by carve_admission_job() (the
+ * same checks `carve admit` makes of a Workload's podSets) into g->spec.
+ * False when it cannot be queued: g->why says why, reported in c->d.
+ */
+static bool gang_spec(struct ctx *c, struct gang *g)
+{
+	const struct carve_mf_pod *p0 = c->pods[g->first].p;
+	struct carve_job_podset *ps = scratch(c, (size_t)g->nps, sizeof(*ps));
+	struct carve_pos pos = br_meta_pos(&p0->meta);
+	const char *what = g->gk == GK_NONE ? sfmt(c, "Pod %s", g->key)
+					    : sfmt(c, "Pod group %s", g->key);
+	struct carve_error err = {0};
+	struct carve_diags tmp;
+	struct carve_job j;
+	bool have_created = false;
+	size_t i;
+	int r, rc;
+
+	if (!ps || !what)
+		return false;
+	memset(&j, 0, sizeof(j));
+	j.name = g->name;
+	j.ns = g->ns;
+	j.pos = pos;
+	if (c->none) {
+		j.cluster_queue = PLACE_ONLY;
+	} else if ((g->gk == GK_VOLCANO || g->gk == GK_KAI) && g->pg && g->pg->queue) {
+		j.cluster_queue = g->pg->queue;
+	} else if (g->gk == GK_KAI && kv(&p0->meta.labels, KAI_QUEUE)) {
+		j.cluster_queue = kv(&p0->meta.labels, KAI_QUEUE);
+	} else {
+		j.queue = kv(&p0->meta.labels, KQ_QUEUE);
+		if (!j.queue || !*j.queue) {
+			g->why = sfmt(c, "no %s label: carve admits pods through a LocalQueue "
+				      "(or, with --queues none, places them without quota)",
+				      KQ_QUEUE);
+			return false;
+		}
+		g->lq = carve_mf_find_lq(c->m, g->ns, j.queue);
+	}
+	j.priority = gang_priority(c, g);
+	for (i = g->first; i < g->first + g->n; i++) {
+		const struct carve_mf_pod *p = c->pods[i].p;
+
+		if (p->meta.has_created && (!have_created || p->meta.created < j.created)) {
+			j.created = p->meta.created;
+			have_created = true;
+		}
+	}
+	j.has_created = have_created;
+	j.created_unknown = !have_created;
+	for (r = 0; r < g->nps; r++) {
+		const struct carve_mf_pod *rep = NULL;
+
+		for (i = g->first; i < g->first + g->n && !rep; i++)
+			if (c->pods[i].ps == r)
+				rep = c->pods[i].p;
+		ps[r].name = g->nps == 1 ? "main" : sfmt(c, "role%d", r);
+		ps[r].count = g->count[r];
+		ps[r].min_count = g->count[r];
+		if (!ps[r].name || !pod_podset(c, rep, &ps[r]))
+			return false;
+		if (!pod_share(c, rep, &ps[r])) {
+			g->why = sfmt(c, "%s: a malformed gpu-fraction or gpu-memory annotation",
+				      what);
+			return false;
+		}
+	}
+	j.npodsets = (size_t)g->nps;
+	j.podsets = ps;
+	carve_diags_init(&tmp);
+	rc = carve_admission_job(c->ad, &j, &g->spec, &tmp, &err);
+	pass_diags(c, &tmp, pos, what);
+	carve_diags_cleanup(&tmp);
+	if (rc == CARVE_ENOMEM) {
+		c->nomem = true;
+		return false;
+	}
+	if (rc < 0) {
+		g->why = sfmt(c, "%s", err.text[0] ? err.text : carve_strerror(rc));
+		return false;
+	}
+	g->spec.key = g->key;
+	return true;
+}
+
+/* ---- bound pods: the devices they hold ---- */
+
+static int64_t req_of(const struct carve_mf_pod *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->spec.requests.n; i++)
+		if (!strcmp(p->spec.requests.v[i].name, name))
+			return p->spec.requests.v[i].milli;
+	return 0;
+}
+
+/*
+ * The placement bound pod p holds, from spec.nodeName and its
+ * carve.dev/devices annotation, in the placer's ids.  Returns 0, or 1
+ * when the annotation cannot be taken as written (reported at the pod:
+ * an unknown node, a GPU index the node lacks, a MIG instance its layout
+ * lacks ...).
+ */
+static int devices_place(struct ctx *c, const struct carve_mf_pod *p, struct carve_pod_place *pl)
+{
+	const char *v = kv(&p->meta.annotations, CARVE_DEVICES_ANNOTATION);
+	struct carve_pos pos = br_meta_pos(&p->meta);
+	struct carve_devref refs[CARVE_DEVREF_MAX];
+	struct carve_error err = {0};
+	const struct carve_node *node;
+	int id = carve_cluster_find_node(c->cl, p->node_name), n = 0, i;
+
+	memset(pl, 0, sizeof(*pl));
+	if (id < 0) {
+		carve_diag_warn(c->d, pos, "Pod %s: spec.nodeName names node %s, which carve does "
+				"not know; its devices are not held", pod_key(c, p), p->node_name);
+		return 1;
+	}
+	node = carve_cluster_node(c->cl, (uint32_t)id);
+	pl->node = (uint32_t)id;
+	pl->cpu_milli = req_of(p, CARVE_RES_NAME_CPU);
+	pl->memory_milli = req_of(p, CARVE_RES_NAME_MEMORY);
+	if (v && *v) {
+		n = carve_devices_parse(v, refs, CARVE_DEVREF_MAX, &err);
+		if (n < 0) {
+			carve_diag_warn(c->d, pos, "Pod %s: annotation %s: %s", pod_key(c, p),
+					CARVE_DEVICES_ANNOTATION,
+					err.text[0] ? err.text : carve_strerror(n));
+			return 1;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct carve_devref *r = &refs[i];
+		struct carve_dev *dv = &pl->devs[i];
+		const struct carve_gpu *gpu;
+		uint32_t gid;
+
+		if (r->gpu < 0 || (uint32_t)r->gpu >= node->ngpus) {
+			carve_diag_warn(c->d, pos, "Pod %s: annotation %s names GPU %d, but node %s "
+					"has %u GPU(s)", pod_key(c, p), CARVE_DEVICES_ANNOTATION,
+					r->gpu, node->name, (unsigned)node->ngpus);
+			return 1;
+		}
+		gid = node->gpu_first + (uint32_t)r->gpu;
+		gpu = carve_cluster_gpu(c->cl, gid);
+		dv->gpu = gid;
+		dv->mig = -1;
+		dv->replica = -1;
+		if (r->mig_profile[0]) {
+			const struct carve_mig_layout *l = carve_placer_mig_layout(c->ad->placer, gid);
+			int k;
+
+			for (k = 0; l && k < l->n; k++)
+				if (l->inst[k].start == r->mig_start &&
+				    !strcmp(gpu->mig_model->profiles[l->inst[k].profile].name,
+					    r->mig_profile))
+					break;
+			if (!l || k == l->n) {
+				carve_diag_warn(c->d, pos, "Pod %s: annotation %s names MIG instance "
+						"%s@%d on GPU %d of node %s, which its layout does "
+						"not have", pod_key(c, p), CARVE_DEVICES_ANNOTATION,
+						r->mig_profile, r->mig_start, r->gpu, node->name);
+				return 1;
+			}
+			dv->mig = (int16_t)k;
+		} else if (r->replica >= 0) {
+			if (gpu->sharing != CARVE_SHARE_TIMESLICE ||
+			    (uint32_t)r->replica >= gpu->replicas) {
+				carve_diag_warn(c->d, pos, "Pod %s: annotation %s names replica %d of "
+						"GPU %d of node %s, which has no such replica",
+						pod_key(c, p), CARVE_DEVICES_ANNOTATION, r->replica,
+						r->gpu, node->name);
+				return 1;
+			}
+			dv->replica = (int16_t)r->replica;
+		} else if (r->milli > 0) {
+			if (gpu->sharing != CARVE_SHARE_FRACTION) {
+				carve_diag_warn(c->d, pos, "Pod %s: annotation %s names a fraction of "
+						"GPU %d of node %s, which is not shared by fractions",
+						pod_key(c, p), CARVE_DEVICES_ANNOTATION, r->gpu,
+						node->name);
+				return 1;
+			}
+			dv->milli = (int16_t)r->milli;
+			pl->mem_mib = r->mem_mib;
+		} else if (gpu->sharing == CARVE_SHARE_FRACTION) {
+			dv->milli = 1000; /* a whole GPU taken from the fraction pool */
+		} else if (gpu->sharing != CARVE_SHARE_EXCLUSIVE) {
+			carve_diag_warn(c->d, pos, "Pod %s: annotation %s names GPU %d of node %s "
+					"whole, but it is shared (%s)", pod_key(c, p),
+					CARVE_DEVICES_ANNOTATION, r->gpu, node->name,
+					carve_sharing_name(gpu->sharing));
+			return 1;
+		}
+	}
+	pl->ndevs = n;
+	return 0;
+}
+
+/* The carve.dev/flavors annotation "res=flavor,..." into the gang's map
+ * (first pod wins); false when malformed. */
+static bool parse_flavors(struct ctx *c, const char *v, struct carve_label *map, size_t *n,
+			  size_t max)
+{
+	char *s = carve_arena_strdup(&c->a, v), *save = NULL, *tok;
+
+	if (!s) {
+		c->nomem = true;
+		return false;
+	}
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		size_t k;
+
+		if (!eq || eq == tok || !eq[1])
+			return false;
+		*eq = '\0';
+		for (k = 0; k < *n && strcmp(map[k].key, tok); k++)
+			;
+		if (k < *n)
+			continue;
+		if (*n == max)
+			return false;
+		map[*n].key = tok;
+		map[(*n)++].value = eq + 1;
+	}
+	return true;
+}
+
+/*
+ * Adds gang g, some of whose pods this scheduler bound, as an admitted
+ * workload holding exactly their devices (the waiting ones placed around
+ * them by the engine).  A bound pod whose annotations cannot be taken is
+ * held as another scheduler's pod would be, and the gang is released.
+ */
+static void prep_bound(struct ctx *c, struct gang *g)
+{
+	struct carve_wl_spec *sp = &g->spec, s = g->spec;
+	struct carve_ps_admission *adm = scratch(c, s.npodsets, sizeof(*adm));
+	struct carve_pod_place *pl;
+	struct carve_label map[CARVE_RES_MAX];
+	size_t nmap = 0, total = 0, off[MAX_PS], i, k;
+	bool bad = false;
+
+	for (k = 0; k < s.npodsets; k++) {
+		off[k] = total;
+		total += (size_t)s.podsets[k].count;
+	}
+	pl = scratch(c, total, sizeof(*pl));
+	if (!adm || !pl)
+		return;
+	g->pl = pl;
+	memcpy(g->off, off, sizeof(off));
+	for (i = 0; i < total; i++)
+		pl[i].node = CARVE_PLACE_NONE;
+	for (i = g->first; i < g->first + g->n && !bad; i++) {
+		const struct ppod *q = &c->pods[i];
+		const char *fl = kv(&q->p->meta.annotations, CARVE_FLAVORS_ANNOTATION);
+
+		if (!q->bound)
+			continue;
+		if (devices_place(c, q->p, &pl[off[q->ps] + q->idx])) {
+			pl[off[q->ps] + q->idx].node = CARVE_PLACE_NONE;
+			bad = true;
+		}
+		else if (!c->none && fl && !parse_flavors(c, fl, map, &nmap, CARVE_RES_MAX)) {
+			carve_diag_warn(c->d, br_meta_pos(&q->p->meta), "Pod %s: annotation %s '%s' "
+					"is not a list of resource=flavor", pod_key(c, q->p),
+					CARVE_FLAVORS_ANNOTATION, fl);
+			bad = true;
+		}
+	}
+	for (k = 0; k < s.npodsets && !bad && !c->nomem; k++) {
+		const struct carve_podset_spec *ps = &s.podsets[k];
+		struct carve_label *f = scratch(c, ps->nreqs, sizeof(*f));
+
+		if (!f)
+			return;
+		for (i = 0; i < ps->nreqs; i++) {
+			size_t t;
+
+			f[i].key = ps->reqs[i].name;
+			f[i].value = c->none ? PLACE_ONLY : NULL;
+			for (t = 0; !c->none && t < nmap; t++)
+				if (!strcmp(map[t].key, ps->reqs[i].name))
+					f[i].value = map[t].value;
+			if (!f[i].value) {
+				carve_diag_warn(c->d, br_meta_pos(&c->pods[g->first].p->meta),
+						"%s %s: its bound pods' annotation %s names no flavor "
+						"for %s", g->gk == GK_NONE ? "Pod" : "Pod group",
+						g->key, CARVE_FLAVORS_ANNOTATION, ps->reqs[i].name);
+				bad = true;
+				break;
+			}
+		}
+		adm[k].podset = ps->name;
+		adm[k].count = ps->count;
+		adm[k].n = ps->nreqs;
+		adm[k].flavors = f;
+	}
+	if (c->nomem)
+		return;
+	if (bad) {
+		g->release = true;
+		g->release_msg = sfmt(c, "the carve annotations of gang %s cannot be taken as "
+				      "written; it is released and queued again", g->key);
+		return;
+	}
+	sp->admitted = true;
+	sp->nadmission = s.npodsets;
+	sp->admission = adm;
+	sp->nplaces = total;
+	sp->places = pl;
+}
+
+/* Adds gang g, prepared by prep_bound(), to the engine. */
+static void add_bound(struct ctx *c, struct gang *g)
+{
+	struct carve_error err = {0};
+	const struct carve_wl_status *st;
+	int id;
+
+	if (g->release || !g->spec.admitted)
+		return;
+	id = carve_adm_add_workload(c->ad->adm, &g->spec, &err);
+	if (id == CARVE_ENOMEM) {
+		c->nomem = true;
+		return;
+	}
+	if (id < 0) {
+		carve_diag_warn(c->d, br_meta_pos(&c->pods[g->first].p->meta), "%s %s: %s",
+				g->gk == GK_NONE ? "Pod" : "Pod group", g->key,
+				err.text[0] ? err.text : carve_strerror(id));
+		g->release = true;
+		g->release_msg = sfmt(c, "gang %s cannot be held as bound: %s", g->key,
+				      err.text[0] ? err.text : carve_strerror(id));
+		return;
+	}
+	g->wl = id;
+	st = carve_adm_status(c->ad->adm, (uint32_t)id);
+	if (st && st->npodsets && !st->podsets[0].npods) {
+		g->release = true;
+		g->release_msg = sfmt(c, "gang %s cannot be completed around its bound pods: %s",
+				      g->key, st->message ? st->message : "no placement");
+	}
+}
+
+/* Pod p, bound by another scheduler (or whose carve annotations cannot be
+ * taken), holds cpu, memory and devices of its kinds on its node. */
+static void hold_foreign(struct ctx *c, const struct carve_mf_pod *p)
+{
+	int id = carve_cluster_find_node(c->cl, p->node_name);
+	const struct carve_node *node;
+	struct carve_job_podset jp;
+	struct carve_podset_spec ps;
+	struct carve_toleration_spec all = {NULL, "Exists", NULL, NULL};
+	struct carve_label host;
+	struct carve_pod_req req;
+	struct carve_pod_group grp;
+	struct carve_pod_place pl;
+	struct carve_error err = {0};
+	int rc;
+
+	if (id < 0)
+		return; /* a node carve does not model (reported by the inventory) */
+	node = carve_cluster_node(c->cl, (uint32_t)id);
+	memset(&jp, 0, sizeof(jp));
+	if (!pod_podset(c, p, &jp))
+		return;
+	host.key = HOSTNAME;
+	host.value = carve_node_label(node, HOSTNAME);
+	memset(&ps, 0, sizeof(ps));
+	ps.name = "main";
+	ps.count = 1;
+	ps.min_count = 1;
+	ps.nreqs = jp.nreqs;
+	ps.reqs = jp.reqs;
+	ps.nselector = host.value ? 1 : 0;
+	ps.selector = &host;
+	ps.ntolerations = 1; /* it is there already: every taint tolerated */
+	ps.tolerations = &all;
+	rc = carve_pod_req_of(&ps, &req, &err);
+	if (!rc) {
+		grp.req = &req;
+		grp.count = 1;
+		rc = carve_placer_place(c->ad->placer, &grp, 1, NULL, &pl);
+	}
+	if (rc == CARVE_ENOMEM)
+		c->nomem = true;
+	else if (rc < 0)
+		carve_diag_warn(c->d, br_meta_pos(&p->meta), "Pod %s, bound to node %s by another "
+				"scheduler, does not fit carve's view of that node (%s); it is not "
+				"counted", pod_key(c, p), p->node_name,
+				rc == CARVE_ENOFIT ? "no room left" : err.text);
+}
+
+/* A waiting gang into the engine, pending. */
+static void add_pending(struct ctx *c, struct gang *g)
+{
+	struct carve_error err = {0};
+	int id = carve_adm_add_workload(c->ad->adm, &g->spec, &err);
+
+	if (id == CARVE_ENOMEM) {
+		c->nomem = true;
+	} else if (id < 0) {
+		g->why = sfmt(c, "%s", err.text[0] ? err.text : carve_strerror(id));
+		carve_diag_warn(c->d, br_meta_pos(&c->pods[g->first].p->meta), "%s %s: %s",
+				g->gk == GK_NONE ? "Pod" : "Pod group", g->key, g->why);
+	} else {
+		g->wl = id;
+	}
+}
+
+/* The bound pods of a released gang still run until deleted: their
+ * devices are held exactly where that is possible, else as another
+ * scheduler's pods are. */
+static void hold_released(struct ctx *c, struct gang *g)
+{
+	size_t i;
+
+	for (i = g->first; i < g->first + g->n && !c->nomem; i++) {
+		const struct ppod *q = &c->pods[i];
+		const struct carve_pod_place *pl = g->pl ? &g->pl[g->off[q->ps] + q->idx] : NULL;
+
+		if (!q->bound)
+			continue;
+		if (pl && pl->node != CARVE_PLACE_NONE && !carve_placer_retake(c->ad->placer, pl, 1))
+			continue;
+		hold_foreign(c, q->p);
+	}
+}
+
+/* ---- the engine ---- */
+
+/* Every resource the pods of this plan ask for (--queues none's quota). */
+static const char *const *all_resources(struct ctx *c, size_t *n)
+{
+	const char **v = scratch(c, CARVE_RES_MAX, sizeof(*v));
+	size_t i, k, r;
+
+	*n = 0;
+	for (i = 0; v && i < c->npods; i++) {
+		const struct carve_reslist *rl = &c->pods[i].p->spec.requests;
+
+		for (k = 0; k < rl->n; k++) {
+			for (r = 0; r < *n && strcmp(v[r], rl->v[k].name); r++)
+				;
+			if (r == *n && *n < CARVE_RES_MAX)
+				v[(*n)++] = rl->v[k].name;
+		}
+	}
+	return v;
+}
+
+/* Runs cycles at opts->now without evicting marked workloads (their pods
+ * are deleted by the driver; the preemptor is admitted in a later plan,
+ * once their devices are free): until two cycles in a row decide nothing
+ * (a BestEffortFIFO head set aside gets its second try), or max_cycles. */
+static int run_cycles(struct ctx *c)
+{
+	int max = c->o->max_cycles > 0 ? c->o->max_cycles : DEFAULT_CYCLES, n = 0, quiet = 0;
+
+	while (n < max && quiet < 2) {
+		int rc = carve_adm_cycle(c->ad->adm, c->o->now);
+
+		if (rc < 0) {
+			c->nomem = true;
+			break;
+		}
+		n++;
+		quiet = rc ? 0 : quiet + 1;
+	}
+	return n;
+}
+
+/* ---- the plan out ---- */
+
+/* The devices annotation of one placement. */
+static const char *devices_text(struct ctx *c, const struct carve_pod_place *pl)
+{
+	struct carve_devref refs[CARVE_DEVREF_MAX];
+	char buf[CARVE_DEVREF_MAX * 160];
+	int i, n = pl->ndevs < CARVE_DEVREF_MAX ? pl->ndevs : CARVE_DEVREF_MAX, rc;
+
+	for (i = 0; i < n; i++) {
+		const struct carve_dev *dv = &pl->devs[i];
+		const struct carve_gpu *gpu = carve_cluster_gpu(c->cl, dv->gpu);
+		struct carve_devref *r = &refs[i];
+
+		memset(r, 0, sizeof(*r));
+		r->gpu = gpu->index;
+		r->mig_start = -1;
+		r->replica = -1;
+		if (gpu->uuid && strlen(gpu->uuid) < sizeof(r->uuid))
+			strcpy(r->uuid, gpu->uuid);
+		if (dv->mig >= 0) {
+			const struct carve_mig_layout *l = carve_placer_mig_layout(c->ad->placer,
+										   dv->gpu);
+
+			if (l && dv->mig < l->n) {
+				snprintf(r->mig_profile, sizeof(r->mig_profile), "%s",
+					 gpu->mig_model->profiles[l->inst[dv->mig].profile].name);
+				r->mig_start = l->inst[dv->mig].start;
+			}
+		} else if (dv->replica >= 0) {
+			r->replica = dv->replica;
+		} else if (dv->milli > 0 && dv->milli < 1000) {
+			r->milli = dv->milli;
+			r->mem_mib = pl->mem_mib;
+		}
+	}
+	if (!n)
+		return "";
+	rc = carve_devices_format(refs, n, buf, sizeof(buf));
+	if (rc < 0)
+		return NULL;
+	return sfmt(c, "%s", buf);
+}
+
+static int label_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct carve_label *)x)->key, ((const struct carve_label *)y)->key);
+}
+
+/* The flavors annotation of an admitted workload: "res=flavor,..." over
+ * every podSet, sorted by resource ("" with --queues none). */
+static const char *flavors_text(struct ctx *c, const struct carve_wl_status *st)
+{
+	struct carve_label v[CARVE_RES_MAX];
+	char buf[4096];
+	size_t n = 0, k, i, t, len = 0;
+
+	if (c->none)
+		return "";
+	for (k = 0; k < st->npodsets; k++)
+		for (i = 0; i < st->podsets[k].n; i++) {
+			for (t = 0; t < n && strcmp(v[t].key, st->podsets[k].resources[i]); t++)
+				;
+			if (t == n && n < CARVE_RES_MAX) {
+				v[n].key = st->podsets[k].resources[i];
+				v[n++].value = st->podsets[k].flavors[i];
+			}
+		}
+	qsort(v, n, sizeof(*v), label_cmp);
+	buf[0] = '\0';
+	for (t = 0; t < n && len < sizeof(buf); t++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s=%s", t ? "," : "",
+					v[t].key, v[t].value);
+	return sfmt(c, "%s", buf);
+}
+
+static void add_bind(struct ctx *c, const struct gang *g, const struct ppod *q,
+		     const struct carve_pod_place *pl, const char *flavors)
+{
+	struct carve_plan *p = &c->out->p;
+	struct carve_plan_bind *b;
+	const struct carve_node *node = carve_cluster_node(c->cl, pl->node);
+	const char *dev = devices_text(c, pl);
+
+	b = grow(c, (void **)&p->binds, p->nbinds, &c->out->cap_binds, sizeof(*b));
+	if (!b || !dev || !node) {
+		if (b && !dev)
+			carve_diag_error(c->d, br_meta_pos(&q->p->meta), "Pod %s: its devices "
+					 "cannot be written as %s", pod_key(c, q->p),
+					 CARVE_DEVICES_ANNOTATION);
+		return;
+	}
+	set_pod(c, &b->pod, q->p);
+	b->node = own(c, node->name);
+	b->devices = own(c, dev);
+	b->flavors = own(c, flavors);
+	b->workload = own(c, g->key);
+	b->gang = p->ngangs - 1;
+	p->nbinds++;
+}
+
+static void add_pending_pod(struct ctx *c, const struct gang *g, const struct carve_mf_pod *pod,
+			    const char *reason, const char *msg)
+{
+	struct carve_plan *p = &c->out->p;
+	struct carve_plan_pending *e = grow(c, (void **)&p->pending, p->npending,
+					    &c->out->cap_pending, sizeof(*e));
+
+	if (!e)
+		return;
+	set_pod(c, &e->pod, pod);
+	e->workload = own(c, g->key);
+	e->reason = own(c, reason);
+	e->message = own(c, msg && *msg ? msg : "not admitted yet");
+	p->npending++;
+}
+
+/* Binds for the waiting pods of an admitted gang (all of a new one, the
+ * rest of a half-bound one), under one gang entry. */
+static void bind_gang(struct ctx *c, const struct gang *g, const struct carve_wl_status *st)
+{
+	struct carve_plan *p = &c->out->p;
+	struct carve_plan_gang *e;
+	const char *flavors = flavors_text(c, st);
+	size_t i;
+
+	if (!flavors)
+		return;
+	for (i = 0; i < st->npodsets; i++)
+		if (st->podsets[i].npods != (size_t)st->podsets[i].count)
+			return; /* not placed: never bind without devices */
+	e = grow(c, (void **)&p->gangs, p->ngangs, &c->out->cap_gangs, sizeof(*e));
+	if (!e)
+		return;
+	e->workload = own(c, g->key);
+	e->cq = own(c, st->cq);
+	e->first = p->nbinds;
+	p->ngangs++;
+	for (i = g->first; i < g->first + g->n && !c->nomem; i++) {
+		const struct ppod *q = &c->pods[i];
+
+		if (q->bound || (size_t)q->ps >= st->npodsets || q->idx >= st->podsets[q->ps].npods)
+			continue;
+		add_bind(c, g, q, &st->podsets[q->ps].pods[q->idx], flavors);
+	}
+	e = &p->gangs[p->ngangs - 1];
+	e->n = p->nbinds - e->first;
+}
+
+static void add_release(struct ctx *c, const struct gang *g)
+{
+	struct carve_plan *p = &c->out->p;
+	size_t i;
+
+	for (i = g->first; i < g->first + g->n && !c->nomem; i++) {
+		const struct ppod *q = &c->pods[i];
+		struct carve_plan_release *r;
+
+		if (!q->bound)
+			continue;
+		r = grow(c, (void **)&p->releases, p->nreleases, &c->out->cap_releases, sizeof(*r));
+		if (!r)
+			return;
+		set_pod(c, &r->pod, q->p);
+		r->workload = own(c, g->key);
+		r->message = own(c, g->release_msg);
+		p->nreleases++;
+	}
+	for (i = g->first; i < g->first + g->n && !c->nomem; i++)
+		if (!c->pods[i].bound)
+			add_pending_pod(c, g, c->pods[i].p, "Unschedulable", g->release_msg);
+}
+
+/* Victims: every bound pod of each marked workload. */
+static void add_victims(struct ctx *c, const struct gang *g, const struct carve_wl_status *st)
+{
+	struct carve_plan *p = &c->out->p;
+	const struct carve_wl_status *by = carve_adm_status(c->ad->adm, st->preemptor);
+	const char *reason = carve_preempt_reason_name(st->preempt_reason);
+	const char *msg = sfmt(c, "Preempted to accommodate a workload (%s) due to %s",
+			       by ? by->key : "?", reason);
+	size_t i;
+
+	for (i = g->first; i < g->first + g->n && !c->nomem; i++) {
+		const struct ppod *q = &c->pods[i];
+		struct carve_plan_victim *v;
+
+		if (!q->bound)
+			continue;
+		v = grow(c, (void **)&p->victims, p->nvictims, &c->out->cap_victims, sizeof(*v));
+		if (!v)
+			return;
+		set_pod(c, &v->pod, q->p);
+		v->workload = own(c, g->key);
+		v->preemptor = own(c, by ? by->key : "");
+		v->reason = own(c, reason);
+		v->message = own(c, msg);
+		p->nvictims++;
+	}
+}
+
+/*
+ * status.nominatedNodeName for the waiting pods of a gang waiting for its
+ * victims: the node every victim pod runs on, when they all run on one
+ * (where the freed devices are); none otherwise.
+ */
+static void add_nominate(struct ctx *c, const struct gang *g)
+{
+	struct carve_plan *p = &c->out->p;
+	const char *node = NULL;
+	size_t k, i;
+
+	for (k = 0; k < c->ng; k++) {
+		const struct gang *v = &c->g[k];
+		const struct carve_wl_status *st = v->wl >= 0 ? carve_adm_status(c->ad->adm,
+									   (uint32_t)v->wl) : NULL;
+
+		if (!st || !st->marked || (int)st->preemptor != g->wl)
+			continue;
+		for (i = v->first; i < v->first + v->n; i++) {
+			const struct carve_mf_pod *vp = c->pods[i].p;
+
+			if (!c->pods[i].bound)
+				continue;
+			if (node && strcmp(node, vp->node_name))
+				return; /* several nodes */
+			node = vp->node_name;
+		}
+	}
+	if (!node)
+		return;
+	for (i = g->first; i < g->first + g->n && !c->nomem; i++) {
+		struct carve_plan_nominate *e;
+
+		if (c->pods[i].bound)
+			continue;
+		e = grow(c, (void **)&p->nominate, p->nnominate, &c->out->cap_nominate, sizeof(*e));
+		if (!e)
+			return;
+		set_pod(c, &e->pod, c->pods[i].p);
+		e->node = own(c, node);
+		p->nnominate++;
+	}
+}
+
+/* ---- queue and PodGroup status ---- */
+
+static const struct carve_mf_quota *quota_of(const struct carve_mf_flavorquotas *fq,
+					     const char *res)
+{
+	size_t i;
+
+	for (i = 0; i < fq->n; i++)
+		if (!strcmp(fq->v[i].resource, res))
+			return &fq->v[i];
+	return NULL;
+}
+
+static void queue_status(struct ctx *c)
+{
+	struct carve_plan *p = &c->out->p;
+	size_t i, k, f, r;
+
+	if (c->none)
+		return;
+	p->cqs = carve_calloc(c->m->ncqs + 1, sizeof(*p->cqs));
+	p->lqs = carve_calloc(c->m->nlqs + 1, sizeof(*p->lqs));
+	if (!p->cqs || !p->lqs) {
+		c->nomem = true;
+		return;
+	}
+	for (i = 0; i < c->m->ncqs && !c->nomem; i++) {
+		const struct carve_mf_cq *q = &c->m->cqs[i];
+		struct carve_plan_cq *e = &p->cqs[p->ncqs++];
+		size_t n = 0;
+
+		e->name = own(c, q->meta.name);
+		e->cohort = own(c, q->cohort);
+		for (k = 0; k < q->ngroups; k++)
+			for (f = 0; f < q->groups[k].nflavors; f++)
+				n += q->groups[k].ncovered;
+		e->usage = carve_calloc(n + 1, sizeof(*e->usage));
+		if (!e->usage) {
+			c->nomem = true;
+			return;
+		}
+		for (k = 0; k < q->ngroups; k++)
+			for (f = 0; f < q->groups[k].nflavors; f++) {
+				const struct carve_mf_flavorquotas *fq = &q->groups[k].flavors[f];
+
+				for (r = 0; r < q->groups[k].ncovered; r++) {
+					const char *res = q->groups[k].covered[r];
+					const struct carve_mf_quota *qt = quota_of(fq, res);
+					struct carve_plan_usage *u = &e->usage[e->nusage++];
+					int64_t used = carve_adm_cq_usage(c->ad->adm, q->meta.name,
+									  fq->flavor, res);
+
+					u->flavor = own(c, fq->flavor);
+					u->resource = own(c, res);
+					u->total = used > 0 ? used : 0;
+					u->nominal = qt ? qt->nominal : 0;
+					u->borrowed = u->total > u->nominal ? u->total - u->nominal : 0;
+				}
+			}
+	}
+	for (i = 0; i < c->m->nlqs && !c->nomem; i++) {
+		const struct carve_mf_localqueue *q = &c->m->lqs[i];
+		struct carve_plan_lq *e = &p->lqs[p->nlqs++];
+
+		e->ns = own(c, q->meta.ns);
+		e->name = own(c, q->meta.name);
+		e->cq = own(c, q->cluster_queue);
+	}
+	for (i = 0; i < c->ng; i++) {
+		const struct gang *g = &c->g[i];
+		const struct carve_wl_status *st = g->wl >= 0 ? carve_adm_status(c->ad->adm,
+									   (uint32_t)g->wl) : NULL;
+		bool adm = st && st->state == CARVE_WL_ADMITTED;
+
+		if (!st)
+			continue;
+		for (k = 0; k < p->ncqs; k++)
+			if (!strcmp(p->cqs[k].name, st->cq)) {
+				p->cqs[k].admitted += adm;
+				p->cqs[k].pending += !adm;
+			}
+		if (g->lq) {
+			k = (size_t)(g->lq - c->m->lqs);
+			if (k < p->nlqs) {
+				p->lqs[k].admitted += adm;
+				p->lqs[k].pending += !adm;
+			}
+		}
+	}
+}
+
+/* status.phase of the Volcano and KAI PodGroups of this scheduler's gangs. */
+static void podgroup_status(struct ctx *c)
+{
+	struct carve_plan *p = &c->out->p;
+	size_t i;
+
+	for (i = 0; i < c->ng && !c->nomem; i++) {
+		const struct gang *g = &c->g[i];
+		const struct carve_wl_status *st = g->wl >= 0 ? carve_adm_status(c->ad->adm,
+									   (uint32_t)g->wl) : NULL;
+		struct carve_plan_podgroup *e;
+		const char *phase, *msg = "";
+
+		if (!g->pg || (g->gk != GK_VOLCANO && g->gk != GK_KAI))
+			continue;
+		if (st && st->state == CARVE_WL_ADMITTED && !g->release && !st->marked) {
+			phase = g->nwait ? "Inqueue" : "Running";
+		} else {
+			phase = "Pending";
+			msg = g->release ? g->release_msg : g->why ? g->why
+				: st && st->message ? st->message : "not admitted yet";
+		}
+		e = grow(c, (void **)&p->podgroups, p->npodgroups, &c->out->cap_pgs, sizeof(*e));
+		if (!e)
+			return;
+		e->api_version = own(c, g->pg->meta.api_version);
+		e->ns = own(c, g->pg->meta.ns);
+		e->name = own(c, g->pg->meta.name);
+		e->phase = own(c, phase);
+		e->message = own(c, msg);
+		p->npodgroups++;
+	}
+}
+
+/* ---- the build ---- */
+
+/* Which pods the plan looks at: waiting pods of this scheduler and pods
+ * it bound (c->pods), pods bound by anyone else (c->foreign). */
+static void classify(struct ctx *c)
+{
+	size_t i;
+
+	c->pods = scratch(c, c->m->npods, sizeof(*c->pods));
+	c->foreign = scratch(c, c->m->npods, sizeof(*c->foreign));
+	for (i = 0; c->pods && c->foreign && i < c->m->npods; i++) {
+		const struct carve_mf_pod *p = &c->m->pods[i];
+		struct ppod *q;
+
+		if (phase_is(p, "Succeeded") || phase_is(p, "Failed"))
+			continue; /* holds nothing any more */
+		if (p->node_name && *p->node_name) {
+			if (!mine(c, p) || !kv(&p->meta.annotations, CARVE_DEVICES_ANNOTATION)) {
+				c->foreign[c->nforeign++] = p;
+				continue;
+			}
+		} else if (!mine(c, p) || p->ngates || p->deleting ||
+			   (p->phase && !phase_is(p, "Pending"))) {
+			continue;
+		}
+		q = &c->pods[c->npods++];
+		q->p = p;
+		q->bound = p->node_name && *p->node_name;
+		q->gname = pod_group(p, &q->gk);
+		if (!q->gname)
+			q->gname = p->meta.name;
+		if (!q->bound)
+			c->nwaiting++;
+	}
+}
+
+/* The placements of g's bound pods that prep_bound() read, taken
+ * (take) or given back; false when taking fails (nothing taken then). */
+static bool reserve(struct ctx *c, struct gang *g, bool take)
+{
+	size_t i;
+
+	for (i = g->first; i < g->first + g->n; i++) {
+		const struct ppod *q = &c->pods[i];
+		const struct carve_pod_place *pl = &g->pl[g->off[q->ps] + q->idx];
+
+		if (!q->bound)
+			continue;
+		if (!take) {
+			carve_placer_release(c->ad->placer, pl, 1);
+		} else if (carve_placer_retake(c->ad->placer, pl, 1)) {
+			size_t k;
+
+			for (k = g->first; k < i; k++)
+				if (c->pods[k].bound)
+					carve_placer_release(c->ad->placer,
+							     &g->pl[g->off[c->pods[k].ps] +
+								    c->pods[k].idx], 1);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void decide(struct ctx *c)
+{
+	size_t i;
+
+	/* 1. gangs holding exact devices (the bound pods of half-bound ones
+	 * reserved), 2. others' pods, 3. half-bound gangs completed around
+	 * their bound pods, 4. waiting gangs. */
+	for (i = 0; i < c->ng && !c->nomem; i++) {
+		struct gang *g = &c->g[i];
+
+		if (!g->nbound || g->why)
+			continue;
+		prep_bound(c, g);
+		if (g->release || c->nomem)
+			continue;
+		if (!g->nwait)
+			add_bound(c, g);
+		else if (!reserve(c, g, true))
+			g->release_msg = sfmt(c, "the devices the bound pods of gang %s name are "
+					      "taken by other pods; it is released and queued "
+					      "again", g->key), g->release = true;
+		else
+			g->reserved = true;
+		if (g->release)
+			hold_released(c, g);
+	}
+	for (i = 0; i < c->nforeign && !c->nomem; i++)
+		hold_foreign(c, c->foreign[i]);
+	for (i = 0; i < c->ng && !c->nomem; i++) {
+		struct gang *g = &c->g[i];
+
+		if (g->nbound && g->why) /* cannot be queued: still holds its devices */
+			hold_released(c, g);
+		if (!g->reserved)
+			continue;
+		reserve(c, g, false);
+		add_bound(c, g);
+		if (g->release)
+			hold_released(c, g);
+	}
+	for (i = 0; i < c->ng && !c->nomem; i++) {
+		struct gang *g = &c->g[i];
+
+		if (!g->nbound && !g->why)
+			add_pending(c, g);
+	}
+	if (!c->nomem)
+		c->out->p.cycles = run_cycles(c);
+}
+
+static void read_back(struct ctx *c)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->ng && !c->nomem; i++) {
+		struct gang *g = &c->g[i];
+		const struct carve_wl_status *st = g->wl >= 0 ? carve_adm_status(c->ad->adm,
+									   (uint32_t)g->wl) : NULL;
+
+		if (g->release) {
+			add_release(c, g);
+			continue;
+		}
+		if (!st) {
+			for (k = g->first; k < g->first + g->n; k++)
+				if (!c->pods[k].bound)
+					add_pending_pod(c, g, c->pods[k].p, "Unschedulable", g->why);
+			continue;
+		}
+		if (st->state == CARVE_WL_ADMITTED) {
+			if (st->marked)
+				add_victims(c, g, st);
+			else if (g->nwait)
+				bind_gang(c, g, st);
+			continue;
+		}
+		for (k = g->first; k < g->first + g->n; k++)
+			if (!c->pods[k].bound)
+				add_pending_pod(c, g, c->pods[k].p, "Unschedulable", st->message);
+		if (st->pending_reason == CARVE_PEND_PREEMPTION_ISSUED)
+			add_nominate(c, g);
+	}
+}
+
+int carve_plan_build(struct carve_manifests *m, const struct carve_plan_opts *o,
+		     struct carve_diags *d, struct carve_plan **out, struct carve_error *err)
+{
+	static const struct carve_plan_opts defaults;
+	struct carve_admission_opts ao;
+	struct ctx c;
+	size_t i;
+
+	*out = NULL;
+	memset(&c, 0, sizeof(c));
+	c.m = m;
+	c.o = o ? o : &defaults;
+	c.d = d ? d : &m->diags;
+	c.sched = c.o->scheduler_name ? c.o->scheduler_name : "carve";
+	c.none = c.o->queues == CARVE_QUEUES_NONE;
+	carve_arena_init(&c.a);
+	c.out = carve_calloc(1, sizeof(*c.out));
+	if (!c.out) {
+		carve_arena_cleanup(&c.a);
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	carve_arena_init(&c.out->a);
+	classify(&c);
+	if (!c.nomem)
+		make_gangs(&c);
+	memset(&ao, 0, sizeof(ao));
+	ao.policy = c.o->policy;
+	ao.seed = c.o->seed;
+	ao.has_seed = true;
+	ao.no_workloads = true;
+	ao.diags = c.d;
+	if (c.none) {
+		ao.place_only = PLACE_ONLY;
+		ao.place_only_res = all_resources(&c, &ao.nplace_only_res);
+	}
+	if (!c.nomem) {
+		c.ad = carve_admission_build_opts(m, &ao);
+		if (!c.ad)
+			c.nomem = true;
+	}
+	if (!c.nomem) {
+		const char *why = !c.ad->finalized ? "the queues cannot be built (see the "
+						     "scheduler's diagnostics)"
+				  : !c.ad->placer ? "no schedulable node is known" : NULL;
+
+		c.cl = c.ad->inv ? c.ad->inv->cluster : NULL;
+		for (i = 0; i < c.ng && !c.nomem; i++) {
+			struct gang *g = &c.g[i];
+
+			if (why && !g->why)
+				g->why = why;
+			if (!g->why && !gang_spec(&c, g) && !g->why && !c.nomem)
+				g->why = "not admissible";
+		}
+		if (!why)
+			decide(&c);
+	}
+	if (!c.nomem)
+		read_back(&c);
+	if (!c.nomem && c.ad && c.ad->finalized)
+		queue_status(&c);
+	if (!c.nomem && c.ad)
+		podgroup_status(&c);
+	c.out->p.pods_seen = c.nwaiting;
+	c.out->p.workloads = c.ad ? carve_adm_workload_count(c.ad->adm) : 0;
+	carve_admission_destroy(c.ad);
+	carve_arena_cleanup(&c.a);
+	if (c.nomem) {
+		carve_plan_free(&c.out->p);
+		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	}
+	*out = &c.out->p;
+	return 0;
+}
+
+void carve_plan_free(struct carve_plan *p)
+{
+	struct box *b = (struct box *)p;
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->ncqs; i++)
+		carve_free(p->cqs[i].usage);
+	carve_free(p->binds);
+	carve_free(p->gangs);
+	carve_free(p->pending);
+	carve_free(p->victims);
+	carve_free(p->nominate);
+	carve_free(p->releases);
+	carve_free(p->cqs);
+	carve_free(p->lqs);
+	carve_free(p->podgroups);
+	carve_arena_cleanup(&b->a);
+	carve_free(b);
+}
