@@ -74,4 +74,26 @@ if ! "$py" tests/kube/walkthrough_check.py "$tmp/pods.json" "$tmp/cqs.json" "$tm
 	echo "FAIL: the walk-through's outcome"
 	exit 1
 fi
+# The checker must see what is wrong: the same end state with one device
+# given twice, and with a gang pod unbound, is refused.
+"$py" - "$tmp/pods.json" "$tmp/twice.json" "$tmp/half.json" <<'PY'
+import json, sys
+pods = json.load(open(sys.argv[1]))
+nb = [p for p in pods["items"] if p["metadata"]["name"].startswith("notebook-")]
+nb[1]["spec"]["nodeName"] = nb[0]["spec"]["nodeName"]
+nb[1]["metadata"]["annotations"]["carve.dev/devices"] = nb[0]["metadata"]["annotations"]["carve.dev/devices"]
+json.dump(pods, open(sys.argv[2], "w"))
+pods = json.load(open(sys.argv[1]))
+g = [p for p in pods["items"] if p["metadata"]["name"].startswith("llama-pretrain-")]
+del g[0]["spec"]["nodeName"]
+json.dump(pods, open(sys.argv[3], "w"))
+PY
+for t in twice:share half:"is not bound"; do
+	out=$("$py" tests/kube/walkthrough_check.py "$tmp/${t%%:*}.json" "$tmp/cqs.json" "$tmp/events.json")
+	if [ $? -ne 1 ] || ! grep -q -- "${t#*:}" <<<"$out"; then
+		echo "$out"
+		echo "FAIL: the checker did not refuse the tampered state '${t%%:*}'"
+		exit 1
+	fi
+done
 echo "walkthrough: every step ran, the outcome is the README's"
