@@ -596,6 +596,24 @@ static int start_watches(struct sched *S)
 	return 0;
 }
 
+/* carve_watch_restarts_total from one reflector's counters since the last
+ * look: a relist is "expired" (410), an error "error", and a watch started
+ * without a list before it (a stream that ended and was resumed) "closed". */
+static void watch_restarts(struct sched *S, int id, const struct carve_kube_watch_stats *ws)
+{
+	const struct carve_kube_watch_stats *o = &S->last_stats[id];
+	uint64_t i, resumed = 0;
+
+	if (ws->watches - o->watches > ws->lists - o->lists)
+		resumed = (ws->watches - o->watches) - (ws->lists - o->lists);
+	for (i = o->relists; i < ws->relists; i++)
+		kube_metrics_watch_restart(S->reg, kinds[id].kind, "expired");
+	for (i = o->errors; i < ws->errors; i++)
+		kube_metrics_watch_restart(S->reg, kinds[id].kind, "error");
+	for (i = 0; i < resumed; i++)
+		kube_metrics_watch_restart(S->reg, kinds[id].kind, "closed");
+}
+
 /* Every required reflector has listed once; optional ones served at start
  * too, unless OPTIONAL_WAIT_S passed (a CRD deleted meanwhile never lists). */
 static bool all_synced(struct sched *S)
@@ -609,12 +627,8 @@ static bool all_synced(struct sched *S)
 		if (!S->refl[id])
 			continue;
 		carve_kube_watch_stats(S->refl[id], &ws);
-		if (S->reg && ws.relists > S->last_stats[id].relists)
-			kube_metrics_watch_restart(S->reg, kinds[id].kind, "expired");
-		if (S->reg && ws.errors > S->last_stats[id].errors)
-			kube_metrics_watch_restart(S->reg, kinds[id].kind, "error");
-		if (S->reg && ws.watches > S->last_stats[id].watches + 1)
-			kube_metrics_watch_restart(S->reg, kinds[id].kind, "closed");
+		if (S->reg)
+			watch_restarts(S, id, &ws);
 		S->last_stats[id] = ws;
 		if (!ws.synced && S->served[id] && (!kinds[id].optional || !waited))
 			return false;
