@@ -55,7 +55,6 @@ set(CARVE_IO_SOURCES
   src/io/jobs_csv.c
   src/io/jobs_yaml.c
   src/io/jobs_write.c
-  src/io/devices.c
 )
 
 # The bridge: the only code that turns parsed objects into engine specs
