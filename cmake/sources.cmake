@@ -37,6 +37,7 @@ set(CARVE_IO_SOURCES
   src/io/decode.c
   src/io/manifest.c
   src/io/manifest_json.c
+  src/io/devices.c
   src/io/csvsplit.c
   src/io/readfile.c
   src/io/walk.c

@@ -31,7 +31,7 @@ dir=$(cd "$1" && pwd)/fuzz
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-	targets=(manifest_yaml node_csv openb_pod trace_csv trace_yaml report bridge_equiv)
+	targets=(manifest_yaml node_csv openb_pod trace_csv trace_yaml report bridge_equiv devices)
 fi
 
 # Per target: the dictionary, and options.  Every input is at most 64 KiB
