@@ -522,6 +522,16 @@ static void test_volcano_podgroups(void **state)
 	assert_string_equal(p->podgroups[1].message, "");
 	carve_plan_free(p);
 	carve_manifests_destroy(m);
+	/* once carve bound sweep's pods: Running, nothing to do */
+	m = load("cluster", "volcano-bound", NULL);
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	no_errors(m);
+	assert_int_equal(p->nbinds + p->npending + p->nreleases + p->nvictims, 0);
+	assert_int_equal(p->npodgroups, 1);
+	assert_string_equal(p->podgroups[0].name, "sweep");
+	assert_string_equal(p->podgroups[0].phase, "Running");
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
 }
 
 /* A cordoned node takes nothing new; a devices annotation naming a GPU
