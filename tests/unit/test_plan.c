@@ -399,6 +399,10 @@ static void test_halfbound_completed(void **state)
 	assert_non_null(bind_of(p, "train-2"));
 	assert_non_null(bind_of(p, "train-3"));
 	distinct_gpus(p, held_node, held_gpu, 2);
+	/* the bound pods keep GPUs 0 and 1 of train-0: the rest of the gang
+	 * joins them there */
+	assert_string_equal(bind_of(p, "train-2")->node, "train-0");
+	assert_string_equal(bind_of(p, "train-3")->node, "train-0");
 	assert_int_equal(usage_of(cq_of(p, "team-a"), "nvidia.com/gpu"), 4000);
 	carve_plan_free(p);
 	carve_manifests_destroy(m);
