@@ -233,6 +233,10 @@ fake_stop
 fake_start --controllers job --tls-dir "$tmp/tls" --token s3cret || exit 1
 case $FAKE_URL in https://*) check "tls: https URL" 0 ;; *) check "tls: https URL" 1 ;; esac
 suite tls
+fake_req GET /api/v1/namespaces/default >/dev/null
+check "tls: fake_req carries the token" $?
+fake_fault '{"latency_ms": 0}' >/dev/null
+check "tls: fake_fault" $?
 sed 's/token: s3cret/token: wrong/' "$KUBECONFIG" >"$tmp/bad.kubeconfig"
 KUBECONFIG=$tmp/bad.kubeconfig kubectl get ns >"$tmp/out" 2>&1
 [ $? -ne 0 ] && grep -qi 'unauthorized\|must be logged in' "$tmp/out"

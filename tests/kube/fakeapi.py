@@ -1722,6 +1722,35 @@ class Handler(BaseHTTPRequestHandler):
             if f.get("compact"):
                 api.store.compact()
             return self.send_json(200, {"ok": True, "watches": len(api.watches)})
+        if path == "/fake/load" and self.command == "POST":
+            # bulk creation for benchmarks: a JSON array or List of objects
+            try:
+                items = json.loads(body or b"[]")
+            except ValueError as e:
+                raise bad_request("load: %s" % e)
+            if isinstance(items, dict):
+                items = items.get("items")
+            if not isinstance(items, list):
+                raise bad_request("load: a JSON array or an object with items expected")
+            by_kind = {(r.api_version, r.kind): r for r in api.res.values()}
+            n = 0
+            with api.store.lock:
+                for i, o in enumerate(items):
+                    r = by_kind.get((o.get("apiVersion"), o.get("kind"))) \
+                        if isinstance(o, dict) else None
+                    if r is None:
+                        raise bad_request("load: item %d: no served kind %s %s" % (
+                            i, o.get("apiVersion") if isinstance(o, dict) else None,
+                            o.get("kind") if isinstance(o, dict) else None))
+                    ns = ((o.get("metadata") or {}).get("namespace") or "default") \
+                        if r.namespaced else None
+                    try:
+                        api.create(r, ns, o)
+                    except ApiError as e:
+                        e.message = "load: item %d (%d created before it): %s" % (i, n, e.message)
+                        raise
+                    n += 1
+            return self.send_json(200, {"created": n, "resourceVersion": str(api.store.rv)})
         if path == "/fake/state" and self.command == "GET":
             with api.store.lock:
                 out = {"resourceVersion": str(api.store.rv), "objects": {}}
@@ -2014,11 +2043,29 @@ class Handler(BaseHTTPRequestHandler):
             return labels_match(lsel, o["metadata"].get("labels") or {}) and \
                 (not fsel or fields_match(fsel, api.out(res, o)))
 
+        # watch-list (KEP-3157): the state as ADDED events, then a BOOKMARK
+        # annotated k8s.io/initial-events-end, then changes
+        initial_end = q.get("sendInitialEvents") in ("true", "1", "True")
+        if initial_end and (q.get("resourceVersionMatch") != "NotOlderThan" or not bookmarks):
+            raise ApiError(422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: "
+                           "sendInitialEvents: Forbidden: sendInitialEvents is allowed only with "
+                           "resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true")
+        if "sendInitialEvents" in q and not initial_end and rv_s in ("", "0"):
+            rv_s = str(api.store.rv)  # sendInitialEvents=false: changes only
         w = Watch()
         if self.wants_table():
             w.table, w.include = res, q.get("includeObject", "Metadata")
         initial = []
         with st.lock:
+            if initial_end:
+                try:
+                    floor = int(rv_s or 0)
+                except ValueError:
+                    raise bad_request("resourceVersion: invalid value %r" % rv_s)
+                if floor > st.rv:
+                    raise ApiError(504, "Timeout", "Too large resource version: %d, current: %d"
+                                   % (floor, st.rv))
+                rv_s = ""
             if rv_s in ("", "0"):
                 pos = st.rv
                 tab = api.table(res)
@@ -2044,6 +2091,11 @@ class Handler(BaseHTTPRequestHandler):
             for o in initial:
                 if not self.emit(w, "ADDED", api.out(res, o)):
                     return
+            if initial_end:
+                self.chunk(json.dumps({"type": "BOOKMARK", "object": {
+                    "kind": res.kind, "apiVersion": res.api_version,
+                    "metadata": {"resourceVersion": str(pos), "annotations": {
+                        "k8s.io/initial-events-end": "true"}}}}).encode() + b"\n")
             last_bm = time.monotonic()
             while True:
                 evs, err, bm = [], None, False

@@ -6,32 +6,35 @@
 #   kubectl get nodes            # KUBECONFIG points at the fake
 #   fake_fault '{"throttle": 2}' # POST /fake/faults
 #   fake_get /fake/state         # GET a path, body on stdout
+#   fake_req PATCH /api/v1/nodes/n1 '{"spec":{}}' application/merge-patch+json
 #   fake_stop
 #
-# fake_start exports FAKE_PORT, FAKE_URL, FAKE_PID, FAKE_DIR (a temporary
-# directory removed by fake_stop) and KUBECONFIG (FAKE_DIR/kubeconfig: the
-# server, the test CA or plain http, the bearer token when --token is given,
-# else the test client certificate over TLS).  The server listens on
-# 127.0.0.1 only and exits by itself when this shell dies or after
-# --max-seconds (default here 120).  Returns non-zero with a message on
-# stderr when the server does not come up within 15 s.
+# fake_start exports FAKE_PORT, FAKE_URL, FAKE_PID, FAKE_TOKEN, FAKE_CA,
+# FAKE_DIR (a temporary directory removed by fake_stop; the server's stderr
+# is FAKE_DIR/stderr) and KUBECONFIG (FAKE_DIR/kubeconfig: the server, the
+# test CA or plain http, the bearer token when --token is given, else the
+# test client certificate over TLS).  The server listens on 127.0.0.1 only
+# and exits by itself when this shell dies or after --max-seconds (default
+# 600).  Returns non-zero with a message on stderr when the server does not
+# come up within 15 s.
 
 FAKE_PY=${FAKE_PY:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fakeapi.py}
 
 fake_start() {
-	local tls="" token="" a prev="" has_max=""
+	local tls="" token="" a prev=""
 	for a in "$@"; do
 		case $prev in
 		--tls-dir) tls=$a ;;
 		--token) token=$a ;;
 		esac
-		[ "$a" = --max-seconds ] && has_max=1
+		case $a in
+		--tls-dir=*) tls=${a#--tls-dir=} ;;
+		--token=*) token=${a#--token=} ;;
+		esac
 		prev=$a
 	done
 	FAKE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/carve-fake.XXXXXX") || return 1
-	local extra=()
-	[ -n "$has_max" ] || extra=(--max-seconds 120)
-	/usr/bin/python3 "$FAKE_PY" --port-file "$FAKE_DIR/port" "${extra[@]}" "$@" \
+	/usr/bin/python3 "$FAKE_PY" --port-file "$FAKE_DIR/port" "$@" \
 		2>"$FAKE_DIR/stderr" &
 	FAKE_PID=$!
 	local i
@@ -90,7 +93,8 @@ contexts:
 current-context: fake
 EOF
 	KUBECONFIG=$FAKE_DIR/kubeconfig
-	export FAKE_PORT FAKE_URL FAKE_PID FAKE_DIR FAKE_CA KUBECONFIG
+	FAKE_TOKEN=$token
+	export FAKE_PORT FAKE_URL FAKE_PID FAKE_DIR FAKE_CA FAKE_TOKEN KUBECONFIG
 }
 
 fake_stop() {
@@ -102,16 +106,19 @@ fake_stop() {
 	FAKE_PID= FAKE_DIR=
 }
 
-# fake_req METHOD PATH [BODY]: one request to the fake (the test endpoints
-# need no token); the body on stdout, non-zero unless 2xx.
+# fake_req METHOD PATH [BODY [CONTENT-TYPE]]: one request to the fake (with
+# the token when there is one); the body on stdout, non-zero unless 2xx.
 fake_req() {
-	/usr/bin/python3 - "$FAKE_URL" "${FAKE_CA:-}" "$@" <<'PYEOF'
+	/usr/bin/python3 - "$FAKE_URL" "${FAKE_CA:-}" "${FAKE_TOKEN:-}" "$@" <<'PYEOF'
 import ssl, sys, urllib.request, urllib.error
-url, ca, method, path = sys.argv[1:5]
-body = sys.argv[5].encode() if len(sys.argv) > 5 else None
+url, ca, token, method, path = sys.argv[1:6]
+body = sys.argv[6].encode() if len(sys.argv) > 6 else None
+ctype = sys.argv[7] if len(sys.argv) > 7 else "application/json"
 ctx = ssl.create_default_context(cafile=ca) if ca else None
-req = urllib.request.Request(url + path, data=body, method=method,
-                             headers={"Content-Type": "application/json"})
+hdrs = {"Content-Type": ctype}
+if token:
+    hdrs["Authorization"] = "Bearer " + token
+req = urllib.request.Request(url + path, data=body, method=method, headers=hdrs)
 try:
     with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
         sys.stdout.write(r.read().decode())
