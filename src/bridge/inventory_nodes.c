@@ -290,9 +290,7 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	/* A cordoned node (spec.unschedulable) carries the taint
 	 * node.kubernetes.io/unschedulable:NoSchedule, which Kubernetes' node
 	 * lifecycle controller adds (kubernetes.io docs, "Taints and
-	 * Tolerations": taint nodes by condition); a node without the
-	 * kubelet's well-known label kubernetes.io/hostname (kubernetes.io
-	 * docs, "Well-Known Labels") gets its name as the value. */
+	 * Tolerations": taint nodes by condition). */
 	if (n->unschedulable && !has_taint(n, "node.kubernetes.io/unschedulable") &&
 	    br_nb_grow(b, (void **)&b->taints, &b->captaints, b->spec.ntaints + 1,
 		       sizeof(*b->taints))) {
@@ -302,8 +300,6 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 		b->spec.taints = b->taints;
 		b->spec.ntaints++;
 	}
-	if (!br_kv_get(&n->meta.labels, "kubernetes.io/hostname", NULL))
-		br_nb_add_label(b, "kubernetes.io/hostname", n->meta.name);
 	b->spec.block = br_kv_get(&n->meta.labels, "cloud.provider.com/topology-block", NULL);
 	b->spec.rack = br_kv_get(&n->meta.labels, "cloud.provider.com/topology-rack", NULL);
 

@@ -912,18 +912,24 @@ static void hold_foreign(struct ctx *c, const struct carve_mf_pod *p)
 	if (id < 0)
 		return; /* a node carve does not model (reported by the inventory) */
 	node = carve_cluster_node(c->cl, (uint32_t)id);
+	host.key = HOSTNAME;
+	host.value = carve_node_label(node, HOSTNAME);
+	if (!host.value) {
+		carve_diag_warn(c->d, br_meta_pos(&p->meta), "Pod %s, bound to node %s by another "
+				"scheduler, is not counted: the node has no %s label to pin it by",
+				pod_key(c, p), p->node_name, HOSTNAME);
+		return;
+	}
 	memset(&jp, 0, sizeof(jp));
 	if (!pod_podset(c, p, &jp))
 		return;
-	host.key = HOSTNAME;
-	host.value = carve_node_label(node, HOSTNAME);
 	memset(&ps, 0, sizeof(ps));
 	ps.name = "main";
 	ps.count = 1;
 	ps.min_count = 1;
 	ps.nreqs = jp.nreqs;
 	ps.reqs = jp.reqs;
-	ps.nselector = host.value ? 1 : 0;
+	ps.nselector = 1;
 	ps.selector = &host;
 	ps.ntolerations = 1; /* it is there already: every taint tolerated */
 	ps.tolerations = &all;
