@@ -565,9 +565,7 @@ static void many_labels_and_taints(void **state)
 	inv = build(m);
 	tu_assert_clean(m);
 	n = carve_cluster_node(inv->cluster, 0);
-	/* the 200 labels and kubernetes.io/hostname, which a Node without it
-	 * gets from its name (src/bridge/inventory_nodes.c) */
-	assert_int_equal(n->nlabels, 201);
+	assert_int_equal(n->nlabels, 200);
 	assert_int_equal(n->ntaints, 40);
 	snprintf(key, sizeof(key), "feature.node.kubernetes.io/f%d", 199);
 	assert_string_equal(carve_node_label(n, key), "true");
