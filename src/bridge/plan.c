@@ -632,6 +632,14 @@ static bool gang_spec(struct ctx *c, struct gang *g)
 
 /* ---- bound pods: the devices they hold ---- */
 
+/* Gang g's bound pods are to be deleted, for this reason. */
+static void release(struct ctx *c, struct gang *g, const char *why)
+{
+	(void)c;
+	g->release = true;
+	g->release_msg = why ? why : "released";
+}
+
 static int64_t req_of(const struct carve_mf_pod *p, const char *name)
 {
 	size_t i;
@@ -849,9 +857,8 @@ static void prep_bound(struct ctx *c, struct gang *g)
 	if (c->nomem)
 		return;
 	if (bad) {
-		g->release = true;
-		g->release_msg = sfmt(c, "the carve annotations of gang %s cannot be taken as "
-				      "written; it is released and queued again", g->key);
+		release(c, g, sfmt(c, "the carve annotations of gang %s cannot be taken as "
+				   "written; it is released and queued again", g->key));
 		return;
 	}
 	sp->admitted = true;
@@ -879,18 +886,15 @@ static void add_bound(struct ctx *c, struct gang *g)
 		carve_diag_warn(c->d, br_meta_pos(&c->pods[g->first].p->meta), "%s %s: %s",
 				g->gk == GK_NONE ? "Pod" : "Pod group", g->key,
 				err.text[0] ? err.text : carve_strerror(id));
-		g->release = true;
-		g->release_msg = sfmt(c, "gang %s cannot be held as bound: %s", g->key,
-				      err.text[0] ? err.text : carve_strerror(id));
+		release(c, g, sfmt(c, "gang %s cannot be held as bound: %s", g->key,
+				   err.text[0] ? err.text : carve_strerror(id)));
 		return;
 	}
 	g->wl = id;
 	st = carve_adm_status(c->ad->adm, (uint32_t)id);
-	if (st && st->npodsets && !st->podsets[0].npods) {
-		g->release = true;
-		g->release_msg = sfmt(c, "gang %s cannot be completed around its bound pods: %s",
-				      g->key, st->message ? st->message : "no placement");
-	}
+	if (st && st->npodsets && !st->podsets[0].npods)
+		release(c, g, sfmt(c, "gang %s cannot be completed around its bound pods: %s",
+				   g->key, st->message ? st->message : "no placement"));
 }
 
 /* Pod p, bound by another scheduler (or whose carve annotations cannot be
@@ -1478,12 +1482,12 @@ static void decide(struct ctx *c)
 			continue;
 		if (!g->nwait)
 			add_bound(c, g);
-		else if (!reserve(c, g, true))
-			g->release_msg = sfmt(c, "the devices the bound pods of gang %s name are "
-					      "taken by other pods; it is released and queued "
-					      "again", g->key), g->release = true;
-		else
+		else if (reserve(c, g, true))
 			g->reserved = true;
+		else
+			release(c, g, sfmt(c, "the devices the bound pods of gang %s name are "
+					   "taken by other pods; it is released and queued again",
+					   g->key));
 		if (g->release)
 			hold_released(c, g);
 	}

@@ -848,6 +848,125 @@ int carve__place_wl(struct carve_adm *a, struct wl *w, const struct assignment *
 	return rc;
 }
 
+/* The podSet of pod i (of w's admitted pods, podSet by podSet); *first
+ * is the index of that podSet's first pod. */
+static size_t podset_of(const struct wl *w, size_t i, size_t *first)
+{
+	size_t p, off = 0, c;
+
+	for (p = 0; p + 1 < (size_t)w->npodsets; p++) {
+		c = (size_t)(w->adm.count[p] > 0 ? w->adm.count[p] : 0);
+		if (i < off + c)
+			break;
+		off += c;
+	}
+	*first = off;
+	return p;
+}
+
+/*
+ * An admitted workload's given placements (carve_wl_spec.places, n ==
+ * the sum of its admitted counts, podSet by podSet): the placed ones
+ * taken exactly (carve_placer_retake, all or nothing, in pod order), then
+ * the pods marked CARVE_PLACE_NONE placed as a gang around them (the same
+ * podSet requests, flavor constraints and topology, counts reduced); the
+ * full list, in pod order, kept on w.  Returns 0, CARVE_ENOFIT or
+ * CARVE_EINVAL (why says why; nothing held), CARVE_ENOMEM.
+ */
+static int place_given(struct carve_adm *a, struct wl *w, const struct carve_pod_place *given,
+		       size_t n, char *why, size_t whysize)
+{
+	struct carve_pod_group *g = NULL;
+	struct carve_pod_place *full, *held, *rest;
+	struct carve_topology tb;
+	const struct carve_topology *topo;
+	void *blk = NULL;
+	size_t nheld = 0, i, k, off, p;
+	int rc, c;
+
+	full = carve_malloc(3 * (n ? n : 1) * sizeof(*full));
+	if (!full)
+		return CARVE_ENOMEM;
+	held = full + (n ? n : 1);
+	rest = held + (n ? n : 1);
+	for (i = 0; i < n; i++)
+		if (given[i].node != CARVE_PLACE_NONE)
+			held[nheld++] = given[i];
+	/* Every device on its pod's node (the placer checks the rest). */
+	for (i = 0; i < n; i++) {
+		const struct carve_node *nd;
+		int d;
+
+		if (given[i].node == CARVE_PLACE_NONE)
+			continue;
+		nd = given[i].node < carve_cluster_node_count(a->cat.cluster)
+			     ? carve_cluster_node(a->cat.cluster, given[i].node) : NULL;
+		for (d = 0; nd && d < given[i].ndevs && d < CARVE_POD_MAX_GPUS; d++)
+			if (given[i].devs[d].gpu < nd->gpu_first ||
+			    given[i].devs[d].gpu - nd->gpu_first >= nd->ngpus)
+				break;
+		if (!nd || d < given[i].ndevs)
+			break;
+	}
+	if (i < n) {
+		size_t at = i;
+
+		p = podset_of(w, at, &off);
+		snprintf(why, whysize, "podSet %s pod %zu names a node or GPU the cluster does "
+			 "not have (or a GPU of another node)", w->ps[p].spec.name, at - off + 1);
+		carve_free(full);
+		return CARVE_EINVAL;
+	}
+	if (nheld && carve_placer_retake(a->cat.placer, held, nheld)) {
+		/* Which pod: the first whose devices are not free beside the
+		 * pods before it (each taken, then all given back). */
+		for (i = 0, k = 0; i < n; i++) {
+			if (given[i].node == CARVE_PLACE_NONE)
+				continue;
+			if (carve_placer_retake(a->cat.placer, &given[i], 1))
+				break;
+			held[k++] = given[i];
+		}
+		carve_placer_release(a->cat.placer, held, k);
+		p = podset_of(w, i, &off);
+		snprintf(why, whysize, "podSet %s pod %zu holds devices that are not free "
+			 "(held by another workload or another of its pods, or not on its node)",
+			 w->ps[p].spec.name, i - off + 1);
+		carve_free(full);
+		return CARVE_EINVAL;
+	}
+	if (nheld < n) {
+		rc = wl_topology(a, w, &w->adm, &tb, &topo, why, whysize);
+		if (!rc)
+			rc = build_groups(a, w, &w->adm, &g, &blk);
+		for (p = 0, off = 0; !rc && p < (size_t)w->npodsets; p++) {
+			c = w->adm.count[p] > 0 ? w->adm.count[p] : 0;
+			for (i = off; i < off + (size_t)c; i++)
+				if (given[i].node != CARVE_PLACE_NONE)
+					g[p].count--;
+			off += (size_t)c;
+		}
+		if (!rc)
+			rc = carve_placer_place(a->cat.placer, g, (size_t)w->npodsets, topo, rest);
+		if (rc == CARVE_ENOFIT && g)
+			explain_nofit(a, w, g, (size_t)w->npodsets, topo, rest, why, whysize);
+		else if (rc == CARVE_EINVAL)
+			snprintf(why, whysize, "quota fits but no placement: the placer refuses "
+				 "its pod requests");
+		carve_free(blk);
+		if (rc) {
+			carve_placer_release(a->cat.placer, held, nheld);
+			carve_free(full);
+			return rc;
+		}
+	}
+	for (i = 0, k = 0; i < n; i++)
+		full[i] = given[i].node != CARVE_PLACE_NONE ? given[i] : rest[k++];
+	w->pl = full;
+	w->npl = n;
+	return 0;
+}
+
 /* Gives back w's placement, if it has one. */
 void carve__unplace_wl(struct carve_adm *a, struct wl *w)
 {
@@ -1247,10 +1366,28 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	if ((rc = copy_podsets(a, w, s, err)))
 		return rc;
+	if (s->nplaces && !s->admitted)
+		return carve_errorf(err, CARVE_EINVAL, "workload %s: placements given for a "
+				    "workload not admitted", s->key);
+	if (s->nplaces && !s->places)
+		return carve_errorf(err, CARVE_EINVAL, "workload %s: %zu placements and no "
+				    "list", s->key, s->nplaces);
 	if (s->admitted) {
 		if ((rc = admission_from_spec(a, w, s, err))) {
 			carve__assignment_free(&w->adm);
 			return rc;
+		}
+		if (s->nplaces && a->cat.placer) {
+			size_t total = 0, p;
+
+			for (p = 0; p < (size_t)w->npodsets; p++)
+				total += (size_t)(w->adm.count[p] > 0 ? w->adm.count[p] : 0);
+			if (total != s->nplaces) {
+				carve__assignment_free(&w->adm);
+				return carve_errorf(err, CARVE_EINVAL, "workload %s: %zu placements "
+						    "for %zu admitted pods", s->key, s->nplaces,
+						    total);
+			}
 		}
 		if ((rc = check_charge_fits(a, w, err))) {
 			carve__assignment_free(&w->adm);
@@ -1265,7 +1402,8 @@ int carve_adm_add_workload(struct carve_adm *a, const struct carve_wl_spec *s,
 			char why[400];
 
 			why[0] = '\0';
-			rc = carve__place_wl(a, w, &w->adm, why, sizeof(why));
+			rc = s->nplaces ? place_given(a, w, s->places, s->nplaces, why, sizeof(why))
+					: carve__place_wl(a, w, &w->adm, why, sizeof(why));
 			if (rc == CARVE_ENOMEM) {
 				carve__wl_charge(a, w, -1);
 				carve__cq_del_wl(a, &a->cat.cqs[cq], id);

@@ -291,14 +291,35 @@ static bool apply_event(struct sched *S, struct carve_kube_event *ev)
 struct fill {
 	struct carve_manifests *m;
 	const char *kind;
+	bool configmaps;
 	int rc;
 };
+
+/* Whether a ConfigMap may hold a device-plugin or mig-parted config (a data
+ * value with a "version:" or "mig-configs:" line); the others (CA bundles,
+ * every application's settings) are not handed to the loaders at all. */
+static bool nvidia_configmap(const json_t *cm)
+{
+	const char *k, *v;
+	json_t *val;
+
+	json_object_foreach(json_object_get((json_t *)cm, "data"), k, val) {
+		v = json_string_value(val);
+		if (v && (!strncmp(v, "version:", 8) || strstr(v, "\nversion:") ||
+			  strstr(v, "mig-configs:")))
+			return true;
+	}
+	return false;
+}
 
 static int fill_one(void *ctx, json_t *obj)
 {
 	struct fill *f = ctx;
 	const char *ns = carve_kube_ns(obj), *name = carve_kube_name(obj);
 	char src[600];
+
+	if (f->configmaps && !nvidia_configmap(obj))
+		return 0;
 
 	if (ns && *ns)
 		snprintf(src, sizeof(src), "%s %s/%s", f->kind, ns, name ? name : "");
@@ -461,6 +482,7 @@ static int cycle(struct sched *S, int *retry)
 		if (!S->store[id])
 			continue;
 		f.kind = kinds[id].kind;
+		f.configmaps = id == K_CONFIGMAP;
 		if (carve_kube_store_each(S->store[id], fill_one, &f) == CARVE_ENOMEM) {
 			carve_manifests_destroy(m);
 			carve_diags_cleanup(&d);
@@ -574,6 +596,24 @@ static int start_watches(struct sched *S)
 	return 0;
 }
 
+/* carve_watch_restarts_total from one reflector's counters since the last
+ * look: a relist is "expired" (410), an error "error", and a watch started
+ * without a list before it (a stream that ended and was resumed) "closed". */
+static void watch_restarts(struct sched *S, int id, const struct carve_kube_watch_stats *ws)
+{
+	const struct carve_kube_watch_stats *o = &S->last_stats[id];
+	uint64_t i, resumed = 0;
+
+	if (ws->watches - o->watches > ws->lists - o->lists)
+		resumed = (ws->watches - o->watches) - (ws->lists - o->lists);
+	for (i = o->relists; i < ws->relists; i++)
+		kube_metrics_watch_restart(S->reg, kinds[id].kind, "expired");
+	for (i = o->errors; i < ws->errors; i++)
+		kube_metrics_watch_restart(S->reg, kinds[id].kind, "error");
+	for (i = 0; i < resumed; i++)
+		kube_metrics_watch_restart(S->reg, kinds[id].kind, "closed");
+}
+
 /* Every required reflector has listed once; optional ones served at start
  * too, unless OPTIONAL_WAIT_S passed (a CRD deleted meanwhile never lists). */
 static bool all_synced(struct sched *S)
@@ -587,12 +627,8 @@ static bool all_synced(struct sched *S)
 		if (!S->refl[id])
 			continue;
 		carve_kube_watch_stats(S->refl[id], &ws);
-		if (S->reg && ws.relists > S->last_stats[id].relists)
-			kube_metrics_watch_restart(S->reg, kinds[id].kind, "expired");
-		if (S->reg && ws.errors > S->last_stats[id].errors)
-			kube_metrics_watch_restart(S->reg, kinds[id].kind, "error");
-		if (S->reg && ws.watches > S->last_stats[id].watches + 1)
-			kube_metrics_watch_restart(S->reg, kinds[id].kind, "closed");
+		if (S->reg)
+			watch_restarts(S, id, &ws);
 		S->last_stats[id] = ws;
 		if (!ws.synced && S->served[id] && (!kinds[id].optional || !waited))
 			return false;

@@ -8,7 +8,9 @@
 # the engine's words, and a FailedScheduling event; ClusterQueue status is
 # written; prod reclaims its H100s: the gang gets DisruptionTarget and is
 # deleted whole, prod's pod is bound; no device is ever assigned twice; a
-# ClusterQueue naming a missing flavor is reported and stops nothing;
+# ClusterQueue naming a missing flavor and one with an unknown field are
+# reported (the log, an InvalidObject event) and stop nothing; a pod asking
+# for 64 GPUs stays pending with its reason;
 # SIGTERM ends it with 0.  Usage: e2e_basic.sh CARVE_BINARY SOURCE_DIR
 set -u
 CARVE=$1
@@ -39,6 +41,19 @@ spec:
       resources:
       - name: nvidia.com/gpu
         nominalQuota: "1"
+---
+apiVersion: carve.dev/v1alpha1
+kind: ClusterQueue
+metadata:
+  name: typo
+spec:
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: h100
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuotaa: "1"
 Y
 kc apply --validate=false -f "$tmp/broken.yaml" >/dev/null
 check "a broken ClusterQueue applied" $?
@@ -48,6 +63,7 @@ sched_start "$tmp/sched.log" --leader-elect=false --metrics-addr 127.0.0.1:0 -v
 	for i in 0 1 2 3; do pod team-a train-$i research nvidia.com/gpu 2 train 4; done
 	pod team-b infer-0 prod nvidia.com/mig-3g.40gb 1
 	pod team-b infer-1 prod nvidia.com/mig-3g.40gb 1
+	pod team-a huge-0 research nvidia.com/gpu 64
 } >"$tmp/batch1.yaml"
 kc apply --validate=false -f "$tmp/batch1.yaml" >/dev/null
 check "gang and MIG pods applied" $?
@@ -106,6 +122,16 @@ check "ClusterQueue dev: 1 pending" $?
 # the broken ClusterQueue: reported, named
 grep -q 'ClusterQueue broken' "$tmp/sched.log"
 check "the broken ClusterQueue is reported by name" $?
+# a ClusterQueue with an unknown field: reported, with an event naming the field
+grep -q 'ClusterQueue typo.*nominalQuotaa' "$tmp/sched.log"
+check "the unknown field of ClusterQueue typo is reported" $?
+lib events default/typo | grep -q '^Warning InvalidObject .*nominalQuotaa'
+check "ClusterQueue typo: an InvalidObject event naming the field" $?
+# a pod asking for more than any node has: pending with the reason, others bound
+c=$(lib cond team-a/huge-0 PodScheduled)
+echo "huge-0 PodScheduled: $c"
+case $c in False\|Unschedulable\|?*) r=0 ;; *) r=1 ;; esac
+check "huge-0 (64 GPUs): PodScheduled False, Unschedulable, a message" $r
 # metrics: Kueue's names
 port=$(sed -n 's/.*serving \/metrics.* on port \([0-9]*\).*/\1/p' "$tmp/sched.log" | head -1)
 /usr/bin/python3 - "$port" >"$tmp/metrics" <<'P'

@@ -40,7 +40,7 @@ run() { # NAME FAULTS(0|1): the outcome in $tmp/NAME.out
 		kc apply --validate=false -f tests/data/kube/cluster.yaml >/dev/null &&
 		kc apply --validate=false -f "$tmp/batch1.yaml" >/dev/null
 	check "$name: objects applied" $?
-	sched_start "$tmp/$name.log" --leader-elect=false --metrics-addr 0 -v
+	sched_start "$tmp/$name.log" --leader-elect=false --metrics-addr 127.0.0.1:0 -v
 	lib wait-bound "${all1[@]}" --timeout 40
 	check "$name: first batch bound" $?
 	if [ "$faults" = 1 ]; then
@@ -59,6 +59,13 @@ run() { # NAME FAULTS(0|1): the outcome in $tmp/NAME.out
 	lib check-devices >/dev/null
 	check "$name: no device assigned twice" $?
 	fake_get /fake/stats >"$tmp/$name.stats"
+	if [ "$faults" = 1 ]; then
+		port=$(sed -n 's/.*serving \/metrics.* on port \([0-9]*\).*/\1/p' "$tmp/$name.log" | head -1)
+		/usr/bin/python3 -c 'import sys, urllib.request; print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())' "$port" >"$tmp/metrics"
+		grep '^carve_watch_restarts_total' "$tmp/metrics" | head -3
+		grep -q '^carve_watch_restarts_total{kind="Pod",reason="expired"} [1-9]' "$tmp/metrics"
+		check "$name: the relist of pods is counted in carve_watch_restarts_total" $?
+	fi
 	sched_stop
 	check "$name: SIGTERM exit 0" $([ "$SCHED_RC" = 0 ] && echo 0 || echo 1)
 	fake_stop

@@ -1225,6 +1225,326 @@ static void pr_workload(struct buf *b, struct pr_wl *w, int i)
 	put(b, "}}\n---\n");
 }
 
+
+/* ---- admitted workloads holding exact placements (carve_wl_spec.places) ---- */
+
+/* The id of the first node whose name starts with prefix. */
+static uint32_t node_id(const struct run *r, const char *prefix)
+{
+	size_t i, n = carve_cluster_node_count(r->ad->inv->cluster);
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(carve_cluster_node(r->ad->inv->cluster, (uint32_t)i)->name, prefix,
+			     strlen(prefix)))
+			return (uint32_t)i;
+	fail_msg("no node %s*", prefix);
+	return 0;
+}
+
+/* GPU k of node id (cluster-wide GPU id). */
+static uint32_t gpu_of(const struct run *r, uint32_t node, uint32_t k)
+{
+	return carve_cluster_node(r->ad->inv->cluster, node)->gpu_first + k;
+}
+
+/* One pod's placement: node, then (gpu, mig, replica, milli) per device. */
+static struct carve_pod_place one_place(uint32_t node, int ndevs, const struct carve_dev *d)
+{
+	struct carve_pod_place pl;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.node = node;
+	pl.ndevs = ndevs;
+	if (ndevs)
+		memcpy(pl.devs, d, (size_t)ndevs * sizeof(*d));
+	pl.cpu_milli = 1000;
+	return pl;
+}
+
+static struct carve_pod_place none_place(void)
+{
+	struct carve_pod_place pl;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.node = CARVE_PLACE_NONE;
+	return pl;
+}
+
+/* Adds admitted workload ns/name of count pods (cpu 1, res: per each, or
+ * a gpu fraction of frac_milli) on flavor flv of cq, holding places. */
+static int add_placed(struct run *r, const char *name, const char *cq, const char *flv,
+		      const char *res, int per, int frac_milli, int count,
+		      const struct carve_pod_place *places, size_t nplaces, bool admitted)
+{
+	char key[64];
+	struct carve_req reqs[2] = {{"cpu", 1000}, {res, (int64_t)per * 1000}};
+	struct carve_label fl[2] = {{"cpu", flv}, {res, flv}};
+	struct carve_podset_spec ps;
+	struct carve_ps_admission psa;
+	struct carve_wl_spec w;
+	struct carve_error err = {0, ""};
+	int id;
+
+	snprintf(key, sizeof(key), "ns/%s", name);
+	memset(&ps, 0, sizeof(ps));
+	ps.name = "main";
+	ps.count = count;
+	ps.min_count = count;
+	ps.nreqs = res ? 2 : 1;
+	ps.reqs = reqs;
+	ps.gpu_milli = frac_milli;
+	psa.podset = "main";
+	psa.count = count;
+	psa.n = res ? 2 : 1;
+	psa.flavors = fl;
+	memset(&w, 0, sizeof(w));
+	w.key = key;
+	w.cq = cq;
+	w.admitted = admitted;
+	w.nadmission = 1;
+	w.admission = &psa;
+	w.npodsets = 1;
+	w.podsets = &ps;
+	w.nplaces = nplaces;
+	w.places = places;
+	id = carve_adm_add_workload(r->ad->adm, &w, &err);
+	if (id < 0 && !strstr(err.text, "placements"))
+		fail_msg("add %s: %s", key, err.text);
+	return id;
+}
+
+/* The sandbox for the tests below: a node of each sharing mode, a
+ * ClusterQueue (and flavor) over each, no workloads. */
+static struct run places_cluster(void)
+{
+	struct buf b = {.n = 0};
+	struct run r;
+
+	pool(&b, "x", 1, "H100-80GB", 4, "{mode: exclusive}");
+	pool(&b, "m", 1, "A100-80GB", 1, "{mode: mig, mig: {layout: {\"3g.40gb\": 2}}}");
+	pool(&b, "ts", 1, "L40S", 1, "{mode: timeslice, timeSlicing: {replicas: 4}}");
+	pool(&b, "fr", 1, "L4", 2, "{mode: fraction}");
+	flavor(&b, "f-x", "x");
+	flavor(&b, "f-m", "m");
+	flavor(&b, "f-ts", "ts");
+	flavor(&b, "f-fr", "fr");
+	queue(&b, "cq-x", NULL, "nvidia.com/gpu", "f-x", "16");
+	queue(&b, "cq-m", NULL, "nvidia.com/mig-3g.40gb", "f-m", "4");
+	queue(&b, "cq-ts", NULL, "nvidia.com/gpu", "f-ts", "8");
+	queue(&b, "cq-fr", NULL, NULL, "f-fr", NULL);
+	r = build_yaml(&b);
+	return r;
+}
+
+static void expect_pods(const struct run *r, const char *key, const struct carve_pod_place *want,
+			size_t n)
+{
+	const struct carve_wl_status *s = st(r, key);
+	size_t i;
+	int k;
+
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, n);
+	for (i = 0; i < n; i++) {
+		const struct carve_pod_place *got = &s->podsets[0].pods[i];
+
+		assert_int_equal(got->node, want[i].node);
+		assert_int_equal(got->ndevs, want[i].ndevs);
+		for (k = 0; k < got->ndevs; k++) {
+			assert_int_equal(got->devs[k].gpu, want[i].devs[k].gpu);
+			assert_int_equal(got->devs[k].mig, want[i].devs[k].mig);
+			assert_int_equal(got->devs[k].replica, want[i].devs[k].replica);
+			assert_int_equal(got->devs[k].milli, want[i].devs[k].milli);
+		}
+	}
+}
+
+/* Each kind of device kept exactly: a whole GPU (the last, not the one
+ * the policy would pick), a MIG instance (the second slot), a time-slice
+ * replica (number 2), a fraction (of the second GPU). */
+static void places_exact(void **state)
+{
+	struct run r = places_cluster();
+	uint32_t nx = node_id(&r, "x-"), nm = node_id(&r, "m-"), nt = node_id(&r, "ts-");
+	uint32_t nf = node_id(&r, "fr-");
+	struct carve_dev whole = {gpu_of(&r, nx, 3), -1, -1, 0};
+	struct carve_dev mig = {gpu_of(&r, nm, 0), 1, -1, 0};
+	struct carve_dev rep = {gpu_of(&r, nt, 0), -1, 2, 0};
+	struct carve_dev frac = {gpu_of(&r, nf, 1), -1, -1, 500};
+	struct carve_pod_place p[4];
+
+	(void)state;
+	p[0] = one_place(nx, 1, &whole);
+	p[1] = one_place(nm, 1, &mig);
+	p[2] = one_place(nt, 1, &rep);
+	p[3] = one_place(nf, 1, &frac);
+	assert_true(add_placed(&r, "whole", "cq-x", "f-x", "nvidia.com/gpu", 1, 0, 1, &p[0], 1,
+			       true) >= 0);
+	assert_true(add_placed(&r, "mig", "cq-m", "f-m", "nvidia.com/mig-3g.40gb", 1, 0, 1, &p[1],
+			       1, true) >= 0);
+	assert_true(add_placed(&r, "rep", "cq-ts", "f-ts", "nvidia.com/gpu", 1, 0, 1, &p[2], 1,
+			       true) >= 0);
+	assert_true(add_placed(&r, "frac", "cq-fr", "f-fr", NULL, 0, 500, 1, &p[3], 1, true) >= 0);
+	expect_pods(&r, "ns/whole", &p[0], 1);
+	expect_pods(&r, "ns/mig", &p[1], 1);
+	expect_pods(&r, "ns/rep", &p[2], 1);
+	expect_pods(&r, "ns/frac", &p[3], 1);
+	assert_int_equal(carve_placer_gpu_free_units(r.ad->placer, whole.gpu), 0);
+	assert_int_equal(carve_placer_gpu_free_units(r.ad->placer, gpu_of(&r, nx, 0)), 1);
+	assert_int_equal(carve_placer_gpu_free_units(r.ad->placer, mig.gpu), 1);
+	assert_int_equal(carve_placer_gpu_free_units(r.ad->placer, rep.gpu), 3);
+	assert_int_equal(carve_placer_gpu_free_milli(r.ad->placer, frac.gpu), 500);
+	assert_int_equal(carve_placer_gpu_free_milli(r.ad->placer, gpu_of(&r, nf, 0)), 1000);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq-x", "f-x", "nvidia.com/gpu"), 1000);
+	check_engine(&r);
+	check_placer(&r);
+	/* Finishing gives exactly those back. */
+	assert_int_equal(carve_adm_finish(r.ad->adm, (uint32_t)carve_adm_find_workload(
+							     r.ad->adm, "ns/mig")), 0);
+	assert_int_equal(carve_placer_gpu_free_units(r.ad->placer, mig.gpu), 2);
+	check_engine(&r);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* Two workloads naming the same device: the second stays admitted (its
+ * quota held) without a placement, says why, and holds no device. */
+static void places_same_device(void **state)
+{
+	struct run r = places_cluster();
+	uint32_t nx = node_id(&r, "x-"), nt = node_id(&r, "ts-");
+	struct carve_dev d = {gpu_of(&r, nx, 2), -1, -1, 0};
+	struct carve_dev rep = {gpu_of(&r, nt, 0), -1, 1, 0};
+	struct carve_pod_place p = one_place(nx, 1, &d), q = one_place(nt, 1, &rep);
+	const struct carve_wl_status *s;
+
+	(void)state;
+	assert_true(add_placed(&r, "first", "cq-x", "f-x", "nvidia.com/gpu", 1, 0, 1, &p, 1,
+			       true) >= 0);
+	assert_true(add_placed(&r, "second", "cq-x", "f-x", "nvidia.com/gpu", 1, 0, 1, &p, 1,
+			       true) >= 0);
+	expect_pods(&r, "ns/first", &p, 1);
+	s = st(&r, "ns/second");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, 0);
+	if (!strstr(s->message, "admitted without a placement (podSet main pod 1 holds devices "
+			"that are not free"))
+		fail_msg("message '%s'", s->message);
+	assert_int_equal(free_units(&r), 3 + 2 + 4 + 2);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq-x", "f-x", "nvidia.com/gpu"), 2000);
+	/* The same replica twice too; another replica of that GPU is fine. */
+	assert_true(add_placed(&r, "r1", "cq-ts", "f-ts", "nvidia.com/gpu", 1, 0, 1, &q, 1,
+			       true) >= 0);
+	assert_true(add_placed(&r, "r2", "cq-ts", "f-ts", "nvidia.com/gpu", 1, 0, 1, &q, 1,
+			       true) >= 0);
+	assert_int_equal(st(&r, "ns/r2")->podsets[0].npods, 0);
+	q.devs[0].replica = 3;
+	assert_true(add_placed(&r, "r3", "cq-ts", "f-ts", "nvidia.com/gpu", 1, 0, 1, &q, 1,
+			       true) >= 0);
+	expect_pods(&r, "ns/r3", &q, 1);
+	assert_int_equal(carve_placer_gpu_free_units(r.ad->placer, rep.gpu), 2);
+	check_engine(&r);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* A gang of 3 (one GPU each) with one pod bound: the two others are
+ * placed around it, in pod order, on other GPUs. */
+static void places_half_gang_completed(void **state)
+{
+	struct run r = places_cluster();
+	uint32_t nx = node_id(&r, "x-");
+	struct carve_dev d = {gpu_of(&r, nx, 1), -1, -1, 0};
+	struct carve_pod_place p[3];
+	const struct carve_wl_status *s;
+
+	(void)state;
+	p[0] = none_place();
+	p[1] = one_place(nx, 1, &d);
+	p[2] = none_place();
+	assert_true(add_placed(&r, "gang", "cq-x", "f-x", "nvidia.com/gpu", 1, 0, 3, p, 3,
+			       true) >= 0);
+	s = st(&r, "ns/gang");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, 3);
+	assert_int_equal(s->podsets[0].pods[1].devs[0].gpu, d.gpu);
+	assert_int_equal(s->podsets[0].pods[0].node, nx);
+	assert_int_equal(s->podsets[0].pods[2].node, nx);
+	assert_int_not_equal(s->podsets[0].pods[0].devs[0].gpu, d.gpu);
+	assert_int_not_equal(s->podsets[0].pods[2].devs[0].gpu, d.gpu);
+	assert_int_not_equal(s->podsets[0].pods[0].devs[0].gpu, s->podsets[0].pods[2].devs[0].gpu);
+	assert_int_equal(carve_placer_gpu_free_units(r.ad->placer, gpu_of(&r, nx, 0)) +
+			 carve_placer_gpu_free_units(r.ad->placer, gpu_of(&r, nx, 1)) +
+			 carve_placer_gpu_free_units(r.ad->placer, gpu_of(&r, nx, 2)) +
+			 carve_placer_gpu_free_units(r.ad->placer, gpu_of(&r, nx, 3)), 1);
+	check_engine(&r);
+	check_placer(&r);
+	assert_int_equal(carve_adm_finish(r.ad->adm, (uint32_t)carve_adm_find_workload(
+							     r.ad->adm, "ns/gang")), 0);
+	assert_int_equal(free_units(&r), 4 + 2 + 4 + 2);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* A gang of 3 x 2 GPUs with one pod bound on GPUs 0 and 1: the two
+ * others need 4 GPUs, 2 are left.  Admitted without a placement, its
+ * bound pod's GPUs not held either. */
+static void places_half_gang_stuck(void **state)
+{
+	struct run r = places_cluster();
+	uint32_t nx = node_id(&r, "x-");
+	struct carve_dev d[2] = {{gpu_of(&r, nx, 0), -1, -1, 0}, {gpu_of(&r, nx, 1), -1, -1, 0}};
+	struct carve_pod_place p[3];
+	const struct carve_wl_status *s;
+
+	(void)state;
+	p[0] = one_place(nx, 2, d);
+	p[1] = none_place();
+	p[2] = none_place();
+	assert_true(add_placed(&r, "gang", "cq-x", "f-x", "nvidia.com/gpu", 2, 0, 3, p, 3,
+			       true) >= 0);
+	s = st(&r, "ns/gang");
+	assert_int_equal(s->state, CARVE_WL_ADMITTED);
+	assert_int_equal(s->podsets[0].npods, 0);
+	if (!strstr(s->message, "admitted without a placement (quota fits but no placement"))
+		fail_msg("message '%s'", s->message);
+	assert_int_equal(free_units(&r), 4 + 2 + 4 + 2);
+	assert_int_equal(carve_adm_cq_usage(r.ad->adm, "cq-x", "f-x", "nvidia.com/gpu"), 6000);
+	check_engine(&r);
+	check_placer(&r);
+	run_free(&r);
+}
+
+/* Bad lists: not one place per admitted pod, places for a pending
+ * workload, a device on a GPU of another node. */
+static void places_bad(void **state)
+{
+	struct run r = places_cluster();
+	uint32_t nx = node_id(&r, "x-"), nm = node_id(&r, "m-");
+	struct carve_dev d = {gpu_of(&r, nx, 0), -1, -1, 0};
+	struct carve_pod_place p[2];
+
+	(void)state;
+	p[0] = one_place(nx, 1, &d);
+	p[1] = none_place();
+	assert_int_equal(add_placed(&r, "short", "cq-x", "f-x", "nvidia.com/gpu", 1, 0, 3, p, 2,
+				    true), CARVE_EINVAL);
+	assert_int_equal(add_placed(&r, "pending", "cq-x", "f-x", "nvidia.com/gpu", 1, 0, 2, p, 2,
+				    false), CARVE_EINVAL);
+	assert_true(carve_adm_find_workload(r.ad->adm, "ns/short") < 0);
+	assert_int_equal(free_units(&r), 4 + 2 + 4 + 2);
+	p[0] = one_place(nm, 1, &d); /* GPU of node x, on node m */
+	assert_true(add_placed(&r, "astray", "cq-x", "f-x", "nvidia.com/gpu", 1, 0, 1, p, 1,
+			       true) >= 0);
+	assert_int_equal(st(&r, "ns/astray")->podsets[0].npods, 0);
+	assert_non_null(strstr(st(&r, "ns/astray")->message, "podSet main pod 1 names a node or "
+			       "GPU the cluster does not have (or a GPU of another node)"));
+	assert_int_equal(free_units(&r), 4 + 2 + 4 + 2);
+	check_engine(&r);
+	check_placer(&r);
+	run_free(&r);
+}
+
 /* After a cycle: the placer and the engine are sound, admitted gangs are
  * placed whole, and each queue's usage is what its admitted workloads
  * request. */
@@ -1349,6 +1669,11 @@ int main(void)
 		cmocka_unit_test(next_flavor_skips_preempting),
 		cmocka_unit_test(mig_slices_quota),
 		cmocka_unit_test(mig_slices_model),
+		cmocka_unit_test(places_exact),
+		cmocka_unit_test(places_same_device),
+		cmocka_unit_test(places_half_gang_completed),
+		cmocka_unit_test(places_half_gang_stuck),
+		cmocka_unit_test(places_bad),
 		cmocka_unit_test(property_random),
 	};
 

@@ -399,6 +399,10 @@ static void test_halfbound_completed(void **state)
 	assert_non_null(bind_of(p, "train-2"));
 	assert_non_null(bind_of(p, "train-3"));
 	distinct_gpus(p, held_node, held_gpu, 2);
+	/* the bound pods keep GPUs 0 and 1 of train-0: the rest of the gang
+	 * joins them there */
+	assert_string_equal(bind_of(p, "train-2")->node, "train-0");
+	assert_string_equal(bind_of(p, "train-3")->node, "train-0");
 	assert_int_equal(usage_of(cq_of(p, "team-a"), "nvidia.com/gpu"), 4000);
 	carve_plan_free(p);
 	carve_manifests_destroy(m);
@@ -498,6 +502,68 @@ static void test_deterministic(void **state)
 	carve_manifests_destroy(m);
 }
 
+static void test_volcano_podgroups(void **state)
+{
+	struct carve_manifests *m = load("cluster", "volcano", NULL);
+	struct carve_plan *p = plan_of(m, CARVE_QUEUES_CARVE);
+
+	(void)state;
+	no_errors(m);
+	assert_int_equal(p->nbinds, 2);
+	assert_string_equal(p->binds[0].workload, "vc/sweep");
+	assert_string_equal(p->binds[0].flavors, "cpu=volcano,memory=volcano,nvidia.com/gpu=volcano");
+	assert_string_equal(p->gangs[0].cq, "research");
+	/* partial has two of the three pods its minMember asks for */
+	assert_int_equal(p->npending, 2);
+	assert_non_null(strstr(p->pending[0].message, "2 of 3 exist"));
+	assert_int_equal(p->npodgroups, 2);
+	assert_string_equal(p->podgroups[0].name, "partial");
+	assert_string_equal(p->podgroups[0].phase, "Pending");
+	assert_string_equal(p->podgroups[0].api_version, "scheduling.volcano.sh/v1beta1");
+	assert_non_null(strstr(p->podgroups[0].message, "2 of 3 exist"));
+	assert_string_equal(p->podgroups[1].name, "sweep");
+	assert_string_equal(p->podgroups[1].phase, "Inqueue");
+	assert_string_equal(p->podgroups[1].message, "");
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+	/* once carve bound sweep's pods: Running, nothing to do */
+	m = load("cluster", "volcano-bound", NULL);
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	no_errors(m);
+	assert_int_equal(p->nbinds + p->npending + p->nreleases + p->nvictims, 0);
+	assert_int_equal(p->npodgroups, 1);
+	assert_string_equal(p->podgroups[0].name, "sweep");
+	assert_string_equal(p->podgroups[0].phase, "Running");
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
+/* A cordoned node takes nothing new; a devices annotation naming a GPU
+ * the node lacks is a warning naming the pod, and its gang is released. */
+static void test_bad_objects(void **state)
+{
+	struct carve_manifests *m = load("cluster", "bad", NULL);
+	struct carve_plan *p = plan_of(m, CARVE_QUEUES_CARVE);
+	size_t i;
+	bool named = false;
+
+	(void)state;
+	no_errors(m);
+	for (i = 0; i < m->diags.n; i++)
+		if (strstr(m->diags.v[i].msg, "Pod ns-a/lost: annotation carve.dev/devices names "
+					      "GPU 9, but node train-0 has 4 GPU(s)"))
+			named = true;
+	assert_true(named);
+	assert_int_equal(p->nreleases, 1);
+	assert_string_equal(p->releases[0].pod.name, "lost");
+	assert_int_equal(p->nbinds, 0);
+	assert_int_equal(p->npending, 1);
+	assert_string_equal(p->pending[0].pod.name, "wants-cordoned");
+	assert_non_null(strstr(p->pending[0].message, "node.kubernetes.io/unschedulable:NoSchedule"));
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +580,8 @@ int main(void)
 		cmocka_unit_test(test_queues_none),
 		cmocka_unit_test(test_impossible_request),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_volcano_podgroups),
+		cmocka_unit_test(test_bad_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
