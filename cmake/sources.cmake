@@ -71,6 +71,7 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/cycles.c
   src/bridge/workloads.c
   src/bridge/plan.c
+  src/bridge/plan_out.c
   src/bridge/result.c
 )
 

@@ -1559,6 +1559,154 @@ static bool same_ns(const char *a, const char *c)
 }
 
 /*
+ * Pod groups in linear time: one hash table (open addressing, FNV-1a) keyed
+ * by (kind of group, namespace, group name).  A Kueue pod (queue label)
+ * belongs to the Kueue group of its kueue.x-k8s.io/pod-group-name label;
+ * another pod to the KAI group of its pod-group-name annotation; each
+ * group lists its members in input order (next[]) and names its first
+ * queued member (a Kueue pod, or a KAI pod with the kai.scheduler/queue
+ * label): the group is added once, from that pod.  KAI PodGroups (not
+ * Volcano's) sit in the same table under their own kind, listed in input
+ * order (pg_next[]).  Pods not waiting (pod_waiting) are in no group.
+ */
+#define NONE ((size_t)-1)
+
+enum gkind { GK_KUEUE, GK_KAI, GK_KAI_PG };
+
+struct pg_entry {
+	enum gkind kind;
+	const char *ns, *name;  /* ns may be NULL */
+	size_t first, last;     /* members (pods or PodGroups), input order */
+	size_t queued;          /* first queued member pod, or NONE */
+};
+
+struct pod_groups {
+	size_t cap, n;          /* table slots (a power of two), entries */
+	size_t *slot;           /* entry index + 1, 0 empty */
+	struct pg_entry *e;
+	size_t *of;             /* per pod: its entry, or NONE */
+	size_t *next;           /* per pod: next member of its group, or NONE */
+	size_t *pg_next;        /* per PodGroup: next of the same key, or NONE */
+};
+
+static uint64_t pg_hash(enum gkind k, const char *ns, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
+	const char *s;
+
+	for (s = ns ? ns : ""; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	h = (h ^ 0xffu) * 1099511628211ull; /* a byte no name holds between the two */
+	for (s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of key (its entry, or the empty slot where it goes). */
+static size_t pg_slot(const struct pod_groups *g, enum gkind k, const char *ns, const char *name)
+{
+	size_t i = (size_t)pg_hash(k, ns, name) & (g->cap - 1);
+
+	for (;; i = (i + 1) & (g->cap - 1)) {
+		const struct pg_entry *e;
+
+		if (!g->slot[i])
+			return i;
+		e = &g->e[g->slot[i] - 1];
+		if (e->kind == k && same_ns(e->ns, ns) && !strcmp(e->name, name))
+			return i;
+	}
+}
+
+static size_t pg_find(const struct pod_groups *g, enum gkind k, const char *ns, const char *name)
+{
+	size_t i = pg_slot(g, k, ns, name);
+
+	return g->slot[i] ? g->slot[i] - 1 : NONE;
+}
+
+/* Appends member m to the entry of key (made when new); its index. */
+static size_t pg_add(struct pod_groups *g, enum gkind k, const char *ns, const char *name,
+		     size_t m, size_t *next)
+{
+	size_t i = pg_slot(g, k, ns, name), e;
+
+	if (!g->slot[i]) {
+		e = g->n++;
+		g->e[e] = (struct pg_entry){k, ns, name, m, m, NONE};
+		g->slot[i] = e + 1;
+	} else {
+		e = g->slot[i] - 1;
+		next[g->e[e].last] = m;
+		g->e[e].last = m;
+	}
+	next[m] = NONE;
+	return e;
+}
+
+/*
+ * Whether pod p waits to be scheduled: not bound to a node (by anyone),
+ * not finished (phase Succeeded or Failed) and not being deleted.  Only
+ * those become workloads (a scheduler reads bound pods on its own).
+ */
+static bool pod_waiting(const struct carve_mf_pod *p)
+{
+	return !p->node_name && !p->deleting &&
+	       !(p->phase && (!strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed")));
+}
+
+static void pg_free(struct pod_groups *g)
+{
+	carve_free(g->slot);
+	carve_free(g->e);
+	carve_free(g->of);
+	carve_free(g->next);
+	carve_free(g->pg_next);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Builds the table over b's pods and KAI PodGroups; false on ENOMEM. */
+static bool pg_build(struct bld *b, struct pod_groups *g)
+{
+	size_t np = b->m->npods, ng = b->m->npodgroups, i;
+
+	memset(g, 0, sizeof(*g));
+	for (g->cap = 16; g->cap < 2 * (np + ng); g->cap *= 2)
+		;
+	g->slot = carve_calloc(g->cap, sizeof(*g->slot));
+	g->e = carve_malloc((np + ng + 1) * sizeof(*g->e));
+	g->of = carve_malloc((np + 1) * sizeof(*g->of));
+	g->next = carve_malloc((np + 1) * sizeof(*g->next));
+	g->pg_next = carve_malloc((ng + 1) * sizeof(*g->pg_next));
+	if (!g->slot || !g->e || !g->of || !g->next || !g->pg_next) {
+		pg_free(g);
+		return false;
+	}
+	for (i = 0; i < np; i++) {
+		const struct carve_mf_pod *p = &b->m->pods[i];
+		bool kai = !pod_is_kueue(p);
+		const char *name = pod_waiting(p) ? pod_group(p, kai) : NULL;
+		size_t e;
+
+		g->of[i] = NONE;
+		if (!name)
+			continue;
+		e = pg_add(g, kai ? GK_KAI : GK_KUEUE, p->meta.ns, name, i, g->next);
+		g->of[i] = e;
+		if (g->e[e].queued == NONE && (!kai || kv_find(&p->meta.labels, KAI_QUEUE)))
+			g->e[e].queued = i;
+	}
+	for (i = 0; i < ng; i++) {
+		const struct carve_mf_podgroup *pg = &b->m->podgroups[i];
+
+		g->pg_next[i] = NONE;
+		if (!br_is_volcano_pg(pg))
+			pg_add(g, GK_KAI_PG, pg->meta.ns, pg->meta.name, i, g->pg_next);
+	}
+	return true;
+}
+
+/*
  * Pod i (queued by Kueue or KAI) with the other pods of its group, as one
  * workload: a podSet per distinct request (in order of first use, at most
  * 8), counting its pods.  A Kueue group waits for
@@ -1566,7 +1714,7 @@ static bool same_ns(const char *a, const char *c)
  * PodGroup's minMember when that PodGroup is in the input.  Called for
  * the first queued pod of each group only (first_of_group).
  */
-static void add_pod(struct bld *b, size_t i)
+static void add_pod(struct bld *b, size_t i, const struct pod_groups *pgs)
 {
 	const struct carve_mf_pod *p = &b->m->pods[i];
 	bool kai = !pod_is_kueue(p);
@@ -1594,12 +1742,10 @@ static void add_pod(struct bld *b, size_t i)
 	}
 	/* from the input's first pod: members before pod i (not queued
 	 * themselves) count as those after it do */
-	for (k = group ? 0 : i; k < b->m->npods; k++) {
+	for (k = group ? pgs->e[pgs->of[i]].first : i; k != NONE;
+	     k = group ? pgs->next[k] : NONE) {
 		const struct carve_mf_pod *o = &b->m->pods[k];
 
-		if (k != i && (!group || pod_is_kueue(o) == kai || !same_ns(o->meta.ns, p->meta.ns) ||
-			       !pod_group(o, kai) || strcmp(pod_group(o, kai), group)))
-			continue;
 		npods++;
 		for (r = 0; r < nroles; r++)
 			if (same_requests(&members[r]->spec, &o->spec))
@@ -1615,8 +1761,6 @@ static void add_pod(struct bld *b, size_t i)
 			counts[nroles++] = 0;
 		}
 		counts[r]++;
-		if (!group)
-			break;
 	}
 	if (group) {
 		meta.name = group;
@@ -1661,43 +1805,18 @@ static void add_pod(struct bld *b, size_t i)
 	}
 	if (kai && group && nroles == 1) {
 		/* the KAI PodGroup of that name gives the gang's minMember */
-		for (k = 0; k < b->m->npodgroups; k++) {
+		size_t e = pg_find(pgs, GK_KAI_PG, p->meta.ns, group);
+
+		for (k = e != NONE ? pgs->e[e].first : NONE; k != NONE; k = pgs->pg_next[k]) {
 			const struct carve_mf_podgroup *pg = &b->m->podgroups[k];
 
-			if (!br_is_volcano_pg(pg) && !strcmp(pg->meta.name, group) &&
-			    same_ns(pg->meta.ns, p->meta.ns) && pg->min_member > 0 &&
-			    pg->min_member < w->podsets[0].count) {
+			if (pg->min_member > 0 && pg->min_member < w->podsets[0].count) {
 				w->podsets[0].min_count = pg->min_member;
 				w->podsets[0].has_min_count = true;
 			}
 		}
 	}
 	add_derived(b, w, queue, kai);
-}
-
-/*
- * Whether pod i is the first queued pod of its group (or has none): only
- * earlier pods that are queued themselves (a Kueue pod, or a KAI pod with
- * the kai.scheduler/queue label) count, so a group whose first pod lacks
- * the KAI queue label is still queued once, from its first labelled pod.
- */
-static bool first_of_group(const struct bld *b, size_t i)
-{
-	const struct carve_mf_pod *p = &b->m->pods[i];
-	bool kai = !pod_is_kueue(p);
-	const char *g = pod_group(p, kai);
-	size_t k;
-
-	for (k = 0; g && k < i; k++) {
-		const struct carve_mf_pod *o = &b->m->pods[k];
-		const char *og = pod_group(o, kai);
-		bool queued = kai ? !pod_is_kueue(o) && kv_find(&o->meta.labels, KAI_QUEUE)
-				  : pod_is_kueue(o);
-
-		if (queued && og && !strcmp(og, g) && same_ns(o->meta.ns, p->meta.ns))
-			return false;
-	}
-	return true;
 }
 
 /*
@@ -1765,20 +1884,28 @@ static void add_vcjob(struct bld *b, const struct carve_mf_vcjob *j)
 
 void br_add_jobs(struct bld *b)
 {
+	struct pod_groups pgs;
 	size_t i;
 
+	memset(&pgs, 0, sizeof(pgs));
 	for (i = 0; i < b->m->njobs && !b->nomem; i++)
 		add_job(b, &b->m->jobs[i]);
 	for (i = 0; i < b->m->njobsets && !b->nomem; i++)
 		add_jobset(b, &b->m->jobsets[i]);
+	if (b->m->npods && !b->nomem && !pg_build(b, &pgs))
+		b->nomem = true;
 	for (i = 0; i < b->m->npods && !b->nomem; i++) {
 		const struct carve_mf_pod *p = &b->m->pods[i];
 
 		if (!pod_is_kueue(p) && !kv_find(&p->meta.labels, KAI_QUEUE))
 			continue; /* neither Kueue's nor KAI's (a Volcano group's pods are its PodGroup) */
-		if (first_of_group(b, i))
-			add_pod(b, i);
+		if (!pod_waiting(p))
+			continue; /* bound, finished or going: not waiting */
+		/* a group is added once, from its first queued pod */
+		if (pgs.of[i] == NONE || pgs.e[pgs.of[i]].queued == i)
+			add_pod(b, i, &pgs);
 	}
+	pg_free(&pgs);
 	for (i = 0; i < b->m->nvcjobs && !b->nomem; i++)
 		add_vcjob(b, &b->m->vcjobs[i]);
 }

@@ -17,6 +17,8 @@
 
 #include "testutil.h"
 
+#include "carve/admission.h"
+
 /* Adds JSON text as one API object named source; asserts it parses. */
 static void add(struct carve_manifests *m, const char *source, const char *text)
 {
@@ -687,6 +689,82 @@ static void test_too_deep(void **state)
 	carve_manifests_destroy(m);
 }
 
+
+/* Only waiting pods become workloads: a bound, a finished and a deleting
+ * pod are left out (the scheduler reads bound pods on its own); a Kueue
+ * pod group counts its waiting pods only; groups of the same name in two
+ * namespaces, or of Kueue and KAI, stay apart. */
+static void test_waiting_pods_only(void **state)
+{
+	static const char head[] =
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+		"spec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu]\n"
+		"    flavors: [{name: f, resources: [{name: cpu, nominalQuota: \"100\"}]}]\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {name: lq, namespace: a}\nspec: {clusterQueue: cq}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {name: lq, namespace: b}\nspec: {clusterQueue: cq}\n";
+	static const char *const pods[] = {
+		/* name, namespace, extra spec, status, group, total */
+		"waiting", "a", "", "", NULL, NULL,
+		"bound", "a", ", \"nodeName\": \"n1\"", "", NULL, NULL,
+		"done", "a", "", "\"phase\": \"Succeeded\"", NULL, NULL,
+		"failed", "a", "", "\"phase\": \"Failed\"", NULL, NULL,
+		"g-0", "a", ", \"nodeName\": \"n1\"", "\"phase\": \"Running\"", "g", "2",
+		"g-1", "a", "", "\"phase\": \"Pending\"", "g", "2",
+		"h-0", "b", "", "", "g", "2",
+		"h-1", "b", "", "", "g", "2",
+	};
+	struct carve_manifests *m = tu_load(head);
+	struct carve_admission *ad;
+	char buf[2048];
+	size_t i, n = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(pods) / sizeof(pods[0]); i += 6) {
+		char labels[256];
+
+		if (pods[i + 4])
+			snprintf(labels, sizeof(labels), "\"kueue.x-k8s.io/queue-name\": \"lq\", "
+				 "\"kueue.x-k8s.io/pod-group-name\": \"%s\"}, \"annotations\": "
+				 "{\"kueue.x-k8s.io/pod-group-total-count\": \"%s\"", pods[i + 4],
+				 pods[i + 5]);
+		else
+			snprintf(labels, sizeof(labels), "\"kueue.x-k8s.io/queue-name\": \"lq\"");
+		snprintf(buf, sizeof(buf),
+			 "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"%s\","
+			 " \"namespace\": \"%s\", \"labels\": {%s}}, \"spec\": {\"containers\":"
+			 " [{\"name\": \"c\", \"resources\": {\"requests\": {\"cpu\": \"1\"}}}]%s},"
+			 " \"status\": {%s}}", pods[i], pods[i + 1], labels, pods[i + 2], pods[i + 3]);
+		add(m, pods[i], buf);
+	}
+	/* one deleting pod */
+	add(m, "going", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": "
+		"\"going\", \"namespace\": \"a\", \"deletionTimestamp\": \"2026-01-01T00:00:00Z\","
+		" \"labels\": {\"kueue.x-k8s.io/queue-name\": \"lq\"}}, \"spec\": {\"containers\":"
+		" [{\"name\": \"c\"}]}}");
+	tu_assert_clean(m);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	/* a/waiting, and b/g (two pods); a/g has one waiting pod of 2: not
+	 * queued, with the warning saying so */
+	for (i = 0; i < ad->nderived; i++) {
+		const char *name = ad->derived[i].w->meta.name;
+
+		if (!strcmp(name, "waiting"))
+			n += 1;
+		else if (!strcmp(name, "g") && !strcmp(ad->derived[i].w->meta.ns, "b"))
+			n += 10, assert_int_equal(ad->derived[i].w->podsets[0].count, 2);
+		else
+			fail_msg("unexpected workload %s/%s", ad->derived[i].w->meta.ns, name);
+	}
+	assert_int_equal(n, 11);
+	assert_diag(m, CARVE_SEV_WARNING, "g-1", "is 2 but the input has 1 of its pods");
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_string_not_bool),
 		cmocka_unit_test(test_too_deep),
+		cmocka_unit_test(test_waiting_pods_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
