@@ -884,6 +884,12 @@ static int64_t per_pod(const char *res, int64_t total, int32_t count)
 	return each > INT64_MAX / unit ? INT64_MAX : each * unit;
 }
 
+/* Whether pg is the coscheduling plugin's (scheduling.x-k8s.io). */
+static bool is_cos_pg(const struct carve_mf_podgroup *pg)
+{
+	return pg->meta.api_version && !strncmp(pg->meta.api_version, "scheduling.x-k8s.io/", 20);
+}
+
 /* Whether pg is queued as a workload at all (a warning when it is not and
  * that is its own business); its queue then. */
 static const struct xq *pg_queued(struct bld *b, const struct carve_mf_podgroup *pg,
@@ -891,8 +897,8 @@ static const struct xq *pg_queued(struct bld *b, const struct carve_mf_podgroup 
 {
 	if (!br_is_volcano_pg(pg)) {
 		carve_diag_warn(b->diags, br_meta_pos(&pg->meta),
-				"PodGroup %s: KAI PodGroups carry no resource requests; it is not "
-				"queued", key);
+				"PodGroup %s: %s PodGroups carry no resource requests; it is not "
+				"queued", key, is_cos_pg(pg) ? "coscheduling" : "KAI");
 		return NULL;
 	}
 	if (pg->phase && !strcmp(pg->phase, "Completed"))
@@ -1291,6 +1297,9 @@ int carve_admission_podgroup_job(struct carve_admission *ad, const struct carve_
 #define KQ_TOTAL "kueue.x-k8s.io/pod-group-total-count"
 #define KAI_QUEUE "kai.scheduler/queue"
 #define KAI_GROUP "pod-group-name"
+/* The coscheduling plugin's pod label (kubernetes-sigs/scheduler-plugins,
+ * pkg/coscheduling README). */
+#define COS_GROUP "scheduling.x-k8s.io/pod-group"
 #define VC_GROUP "scheduling.k8s.io/group-name"
 
 static const struct carve_kv *kv_find(const struct carve_kvlist *l, const char *key)
@@ -1538,14 +1547,27 @@ static bool same_requests(const struct carve_podspec *a, const struct carve_pods
 	return true;
 }
 
-/* The group a pod belongs to under `flavour` (Kueue or KAI), or NULL. */
-static const char *pod_group(const struct carve_mf_pod *p, bool kai)
+/* The group a pod belongs to under `flavour` (Kueue or KAI), or NULL:
+ * Kueue's label or KAI's annotation, else the coscheduling label
+ * (*cos set then, when cos is not NULL). */
+static const char *pod_group_cos(const struct carve_mf_pod *p, bool kai, bool *cos)
 {
 	const struct carve_kv *g = kai ? kv_find(&p->meta.annotations, KAI_GROUP)
 				       : kv_find(&p->meta.labels, KQ_GROUP);
 
-	return g && g->value && *g->value ? g->value : NULL;
+	if (cos)
+		*cos = false;
+	if (g && g->value && *g->value)
+		return g->value;
+	g = kv_find(&p->meta.labels, COS_GROUP);
+	if (g && g->value && *g->value) {
+		if (cos)
+			*cos = true;
+		return g->value;
+	}
+	return NULL;
 }
+
 
 /* Whether pod p is queued by Kueue (else by KAI). */
 static bool pod_is_kueue(const struct carve_mf_pod *p)
@@ -1571,7 +1593,7 @@ static bool same_ns(const char *a, const char *c)
  */
 #define NONE ((size_t)-1)
 
-enum gkind { GK_KUEUE, GK_KAI, GK_KAI_PG };
+enum gkind { GK_KUEUE, GK_KAI, GK_KUEUE_COS, GK_KAI_COS, GK_KAI_PG, GK_COS_PG };
 
 struct pg_entry {
 	enum gkind kind;
@@ -1684,14 +1706,15 @@ static bool pg_build(struct bld *b, struct pod_groups *g)
 	}
 	for (i = 0; i < np; i++) {
 		const struct carve_mf_pod *p = &b->m->pods[i];
-		bool kai = !pod_is_kueue(p);
-		const char *name = pod_waiting(p) ? pod_group(p, kai) : NULL;
+		bool kai = !pod_is_kueue(p), cos;
+		const char *name = pod_waiting(p) ? pod_group_cos(p, kai, &cos) : NULL;
+		enum gkind k = kai ? (cos ? GK_KAI_COS : GK_KAI) : (cos ? GK_KUEUE_COS : GK_KUEUE);
 		size_t e;
 
 		g->of[i] = NONE;
 		if (!name)
 			continue;
-		e = pg_add(g, kai ? GK_KAI : GK_KUEUE, p->meta.ns, name, i, g->next);
+		e = pg_add(g, k, p->meta.ns, name, i, g->next);
 		g->of[i] = e;
 		if (g->e[e].queued == NONE && (!kai || kv_find(&p->meta.labels, KAI_QUEUE)))
 			g->e[e].queued = i;
@@ -1701,7 +1724,8 @@ static bool pg_build(struct bld *b, struct pod_groups *g)
 
 		g->pg_next[i] = NONE;
 		if (!br_is_volcano_pg(pg))
-			pg_add(g, GK_KAI_PG, pg->meta.ns, pg->meta.name, i, g->pg_next);
+			pg_add(g, is_cos_pg(pg) ? GK_COS_PG : GK_KAI_PG, pg->meta.ns, pg->meta.name,
+			       i, g->pg_next);
 	}
 	return true;
 }
@@ -1717,8 +1741,8 @@ static bool pg_build(struct bld *b, struct pod_groups *g)
 static void add_pod(struct bld *b, size_t i, const struct pod_groups *pgs)
 {
 	const struct carve_mf_pod *p = &b->m->pods[i];
-	bool kai = !pod_is_kueue(p);
-	const char *group = pod_group(p, kai);
+	bool kai = !pod_is_kueue(p), cos;
+	const char *group = pod_group_cos(p, kai, &cos);
 	const char *key = br_obj_name(b, &p->meta);
 	struct carve_mf_workload tmp, *w;
 	const struct carve_mf_pod *members[LD_MAX_PODSETS_BR];
@@ -1726,6 +1750,7 @@ static void add_pod(struct bld *b, size_t i, const struct pod_groups *pgs)
 	size_t nroles = 0, k, r, npods = 0;
 	struct carve_meta meta = p->meta;
 	const char *queue = NULL;
+	int32_t cos_min = 0;
 
 	memset(&tmp, 0, sizeof(tmp));
 	if (!kai) {
@@ -1768,7 +1793,21 @@ static void add_pod(struct bld *b, size_t i, const struct pod_groups *pgs)
 		meta.kind = "Pod group";
 		key = br_obj_name(b, &meta);
 	}
-	if (group && !kai) {
+	if (group && cos) {
+		/* the coscheduling PodGroup of that name gives the gang's
+		 * minMember: the group waits for that many pods */
+		size_t e = pg_find(pgs, GK_COS_PG, p->meta.ns, group);
+		int32_t min = e != NONE ? b->m->podgroups[pgs->e[e].first].min_member : 0;
+
+		if (min > 0 && npods < (size_t)min) {
+			carve_diag_warn(b->diags, br_meta_pos(&p->meta), "Pod group %s: PodGroup "
+					"minMember is %d but the input has %zu of its pods; it is "
+					"not queued until they exist", key, (int)min, npods);
+			return;
+		}
+		if (min > 0 && nroles == 1 && (size_t)min < npods)
+			cos_min = min;
+	} else if (group && !kai) {
 		const struct carve_kv *t = kv_find(&p->meta.annotations, KQ_TOTAL);
 		int32_t total;
 
@@ -1803,7 +1842,11 @@ static void add_pod(struct bld *b, size_t i, const struct pod_groups *pgs)
 		w->podsets[r].pos = br_meta_pos(&members[r]->meta);
 		w->podsets[r].count_pos = w->podsets[r].pos;
 	}
-	if (kai && group && nroles == 1) {
+	if (cos_min > 0) {
+		w->podsets[0].min_count = cos_min;
+		w->podsets[0].has_min_count = true;
+	}
+	if (kai && group && !cos && nroles == 1) {
 		/* the KAI PodGroup of that name gives the gang's minMember */
 		size_t e = pg_find(pgs, GK_KAI_PG, p->meta.ns, group);
 

@@ -1,6 +1,7 @@
 /*
  * load_volcano.c - Volcano scheduling.volcano.sh/v1beta1 Queue and PodGroup,
- * KAI scheduling.run.ai/v2 Queue and scheduling.run.ai/v2alpha2 PodGroup.
+ * KAI scheduling.run.ai/v2 Queue and scheduling.run.ai/v2alpha2 PodGroup, the
+ * coscheduling plugin's scheduling.x-k8s.io/v1alpha1 PodGroup.
  *
  * The field tables list every field of the upstream Go types (all releases
  * seen), so real manifests never meet a false "unknown field"; fields carve
@@ -44,6 +45,8 @@ static const struct ld_field vcqueue_top[] = TOP_FIELDS(f_spec_vcqueue, f_status
 static const struct ld_field podgroup_top[] = TOP_FIELDS(f_spec_podgroup, f_status_podgroup);
 static const struct ld_field kaiqueue_top[] = TOP_FIELDS(f_spec_kaiqueue, NULL);
 static const struct ld_field kaipg_top[] = TOP_FIELDS(f_spec_kaipg, NULL);
+static void f_spec_cospg(struct ld *ld, const struct ynode *v, void *o);
+static const struct ld_field cospg_top[] = TOP_FIELDS(f_spec_cospg, NULL);
 
 /* An optional string: null means unset (out untouched). */
 static bool opt_str(struct ld *ld, const struct ynode *v, const char **out, struct carve_pos *pos)
@@ -368,6 +371,32 @@ static void append_podgroup(struct ld *ld, const struct carve_mf_podgroup *pg)
 	e = LD_APPEND(ld, ld->m->podgroups, ld->m->npodgroups, ld->m->cap_podgroups);
 	if (e)
 		*e = *pg;
+}
+
+/* The coscheduling plugin's PodGroupSpec (kubernetes-sigs/scheduler-plugins,
+ * scheduling.x-k8s.io/v1alpha1: minMember, minResources,
+ * scheduleTimeoutSeconds); no queue. */
+static const struct ld_field cospg_spec_fields[] = {
+	{"minMember", f_pg_min_member, 0},
+	{"minResources", f_pg_min_resources, 0},
+	{"scheduleTimeoutSeconds", NULL, 0},
+	{NULL, NULL, 0},
+};
+
+static void f_spec_cospg(struct ld *ld, const struct ynode *v, void *o)
+{
+	ld_fields(ld, v, cospg_spec_fields, o);
+}
+
+void load_cospodgroup(struct ld *ld, const struct ynode *doc)
+{
+	struct carve_mf_podgroup pg;
+
+	memset(&pg, 0, sizeof(pg));
+	pg.queue_pos = doc->pos; /* no queue: its pods' labels say */
+	ld_metadata(ld, doc, &pg.meta, true);
+	ld_fields(ld, doc, cospg_top, &pg);
+	append_podgroup(ld, &pg);
 }
 
 void load_podgroup(struct ld *ld, const struct ynode *doc)

@@ -47,6 +47,8 @@ void load_vcqueue(struct ld *ld, const struct ynode *doc);
 void load_podgroup(struct ld *ld, const struct ynode *doc);
 void load_kaiqueue(struct ld *ld, const struct ynode *doc);
 void load_kaipodgroup(struct ld *ld, const struct ynode *doc);
+/* scheduling.x-k8s.io/v1alpha1 PodGroup (coscheduling plugin): minMember */
+void load_cospodgroup(struct ld *ld, const struct ynode *doc);
 
 /* load_pod.c */
 void load_pod(struct ld *ld, const struct ynode *doc);

@@ -65,6 +65,7 @@ static const char *const v_kai_topo[] = {"kai.scheduler/v1alpha1", NULL};
 static const char *const v_carve[] = {"carve.dev/v1alpha1", NULL};
 static const char *const v_kueue_cfg[] = {"config.kueue.x-k8s.io/v1beta1",
 					  "config.kueue.x-k8s.io/v1beta2", NULL};
+static const char *const v_cosched[] = {"scheduling.x-k8s.io/v1alpha1", NULL};
 static const char *const v_jobset[] = {"jobset.x-k8s.io/v1alpha2", NULL};
 static const char *const v_vcbatch[] = {"batch.volcano.sh/v1alpha1", NULL};
 
@@ -97,6 +98,7 @@ static const struct kind_entry kinds[] = {
 	{"PodGroup", v_volcano, load_podgroup},
 	{"Queue", v_kai_q, load_kaiqueue},
 	{"PodGroup", v_kai_pg, load_kaipodgroup},
+	{"PodGroup", v_cosched, load_cospodgroup},
 	{"Configuration", v_kueue_cfg, load_kueue_config},
 	/* carve's own queue CRDs: Kueue v1beta2's spec schema under carve's
 	 * group (deploy/), read as kueue.x-k8s.io/v1beta2 (load_kueue.c). */

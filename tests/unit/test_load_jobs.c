@@ -12,7 +12,7 @@ static void foreign_group_same_kind_is_skipped(void **state)
 		"kind: CronJob\n"
 		"metadata: {name: c, namespace: d}\n"
 		"---\n"
-		"apiVersion: scheduling.x-k8s.io/v1alpha1\n"
+		"apiVersion: scheduling.sigs.k8s.io/v1alpha1\n"
 		"kind: PodGroup\n"
 		"metadata: {name: p, namespace: d}\n"
 		"---\n"
@@ -22,7 +22,7 @@ static void foreign_group_same_kind_is_skipped(void **state)
 
 	(void)state;
 	tu_assert_warning(m, 2, 7, "kind CronJob (batch.volcano.sh/v1alpha1) is not read by carve");
-	tu_assert_warning(m, 6, 7, "kind PodGroup (scheduling.x-k8s.io/v1alpha1) is not read");
+	tu_assert_warning(m, 6, 7, "kind PodGroup (scheduling.sigs.k8s.io/v1alpha1) is not read");
 	tu_assert_warning(m, 10, 7, "kind Workflow (argoproj.io/v1alpha1) is not read");
 	assert_int_equal(m->diags.nerrors, 0);
 	assert_int_equal(m->diags.nwarnings, 3);

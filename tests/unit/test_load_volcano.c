@@ -557,7 +557,8 @@ static void test_kaipodgroup_bad(void **state)
 	tu_assert_error(m, 8, 3, "spec: unknown field 'minResources'");
 	tu_assert_error(m, 10, 13,
 			"PodGroup: unsupported apiVersion 'scheduling.run.ai/v2' (carve reads: "
-			"scheduling.volcano.sh/v1beta1, scheduling.run.ai/v2alpha2)");
+			"scheduling.volcano.sh/v1beta1, scheduling.run.ai/v2alpha2, "
+			"scheduling.x-k8s.io/v1alpha1)");
 	assert_int_equal(m->diags.nerrors, 4);
 	assert_int_equal(m->npodgroups, 1);
 	assert_null(m->podgroups[0].queue);

@@ -765,6 +765,65 @@ static void test_waiting_pods_only(void **state)
 	carve_manifests_destroy(m);
 }
 
+
+/* The coscheduling convention: pods with the scheduling.x-k8s.io/pod-group
+ * label form one workload; its PodGroup's minMember is the gang (fewer
+ * pods than that: not queued yet); the PodGroup itself is not queued. */
+static void test_coscheduling_group(void **state)
+{
+	static const char yaml[] =
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
+		"spec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu]\n"
+		"    flavors: [{name: f, resources: [{name: cpu, nominalQuota: \"100\"}]}]\n---\n"
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
+		"metadata: {name: lq, namespace: a}\nspec: {clusterQueue: cq}\n---\n"
+		"apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+		"metadata: {name: pg, namespace: a}\n"
+		"spec: {minMember: 2, minResources: {cpu: \"2\"}, scheduleTimeoutSeconds: 60}\n"
+		"status: {phase: Pending}\n---\n"
+		"apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+		"metadata: {name: big, namespace: a}\nspec: {minMember: 5}\n";
+	struct carve_manifests *m = tu_load(yaml);
+	struct carve_admission *ad;
+	char buf[1024];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		snprintf(buf, sizeof(buf),
+			 "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"p%d\","
+			 " \"namespace\": \"a\", \"labels\": {\"kueue.x-k8s.io/queue-name\": \"lq\","
+			 " \"scheduling.x-k8s.io/pod-group\": \"%s\"}}, \"spec\": {\"containers\":"
+			 " [{\"name\": \"c\", \"resources\": {\"requests\": {\"cpu\": \"1\"}}}]}}",
+			 i, i < 3 ? "pg" : "big");
+		add(m, "pod", buf);
+	}
+	tu_assert_clean(m);
+	assert_int_equal(m->npodgroups, 2);
+	assert_int_equal(m->podgroups[0].min_member, 2);
+	assert_null(m->podgroups[0].queue);
+	ad = carve_admission_build(m);
+	assert_non_null(ad);
+	assert_int_equal(ad->nderived, 1);
+	assert_string_equal(ad->derived[0].w->meta.name, "pg");
+	assert_int_equal(ad->derived[0].w->podsets[0].count, 3);
+	assert_true(ad->derived[0].w->podsets[0].has_min_count);
+	assert_int_equal(ad->derived[0].w->podsets[0].min_count, 2);
+	assert_diag(m, CARVE_SEV_WARNING, "pod", "Pod group a/big: PodGroup minMember is 5 but "
+		    "the input has 2 of its pods");
+	for (i = 0; i < (int)m->diags.n; i++)
+		if (strstr(m->diags.v[i].msg, "PodGroup a/pg: coscheduling PodGroups carry no "
+			   "resource requests; it is not queued"))
+			break;
+	if (i == (int)m->diags.n) {
+		tu_dump(m);
+		fail();
+	}
+	carve_admission_destroy(ad);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_string_not_bool),
 		cmocka_unit_test(test_too_deep),
 		cmocka_unit_test(test_waiting_pods_only),
+		cmocka_unit_test(test_coscheduling_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
