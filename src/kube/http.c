@@ -337,8 +337,13 @@ static void setup_common(struct carve_kube *k, CURL *h)
 	if (k->c.ca_data) {
 		struct curl_blob b = { k->c.ca_data, strlen(k->c.ca_data), CURL_BLOB_COPY };
 
+		/* Only the cluster's CA is trusted, like client-go: no
+		 * system bundle or directory besides it. */
+		curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
+		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
 		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
 	} else if (k->c.ca_file) {
+		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
 		curl_easy_setopt(h, CURLOPT_CAINFO, k->c.ca_file);
 	}
 	if (k->c.cert_data) {
