@@ -1334,6 +1334,25 @@ static void test_caps(void **state)
 	t0 = kube_mono_ns();
 	carve_kube_watch_stop(r);
 	assert_true(ms_since(t0) < 1500);
+
+	/* The default 64 MiB line cap against a line without end. */
+	kube_set_limits(k, 0, 0);
+	faults(k, "{\"endless_line\": 1}");
+	s.log[0] = '\0';
+	r = carve_kube_watch_start(k, &spec, 1, q, &err);
+	assert_non_null(r);
+	wait_log(q, &s, "R3 ");
+	t0 = kube_mono_ns();
+	do {
+		carve_kube_watch_stats(r, &ws);
+		usleep(20000);
+	} while (ws.relists == 0 && ms_since(t0) < 10000);
+	assert_int_equal(ws.relists, 1);
+	assert_int_equal(ws.errors, 1);
+	create_cm(k, "d");
+	wait_log(q, &s, "A:d ");
+	assert_store_is_server(k, s.store);
+	carve_kube_watch_stop(r);
 	carve_kube_store_destroy(s.store);
 	carve_kube_queue_destroy(q);
 	carve_kube_destroy(k);
