@@ -89,7 +89,11 @@ void carve_kube_set_retry(struct carve_kube *k, const struct carve_kube_retry *r
  * "application/merge-patch+json", "application/strategic-merge-patch+json"
  * or "application/json-patch+json").  Waits for the rate limiter; retries
  * connection failures, 429 and 5xx with exponential backoff and jitter,
- * honouring Retry-After (seconds) when the server sends it.  Returns the
+ * waiting at least Retry-After (seconds, at most 60) when the server sends
+ * it.  A POST is not idempotent: it is retried only when it was never
+ * sent (no connection, unknown host) or answered 429; a timeout or a 5xx
+ * after sending is returned at once (client-go's rule).  A body over
+ * 256 MiB fails with CARVE_EIO ("response too large").  Returns the
  * final HTTP status (200..599; a 4xx other than 429 is returned at once,
  * not retried), with *out (when out is not NULL) the parsed JSON body or
  * NULL when the body is empty or not JSON; or a negative CARVE_EIO when no

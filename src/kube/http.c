@@ -7,10 +7,13 @@
  * out with jansson; a token-bucket rate limiter shared by every thread
  * (client-go's flowcontrol: qps refill, burst size, callers wait for
  * their turn); retries of transport errors, 429 and 5xx with capped
- * exponential backoff and full jitter, Retry-After honoured.
+ * exponential backoff and full jitter, Retry-After a floor under it (a
+ * POST only when it never left or got 429); responses capped at 256 MiB,
+ * stream lines at 64 MiB; TCP keepalive on every connection and a
+ * low-speed limit on streams.
  *
  * Invariants: a handle belongs to one request at a time (taken from the
- * pool, given back after); k->mu guards the pool, the token cache, the
+ * pool, given back reset, holding no pointer into a finished request); k->mu guards the pool, the token cache, the
  * retry policy and the counters; the limiter has its own lock and never
  * sleeps holding it.
  */
@@ -28,6 +31,8 @@
 
 #define POOL_MAX 16
 #define RETRY_AFTER_MAX_S 60
+#define BODY_MAX_DEFAULT ((size_t)256 << 20) /* one response body */
+#define LINE_MAX_DEFAULT ((size_t)64 << 20)  /* one line of a watch */
 
 struct carve_kube {
 	struct carve_kube_config c; /* own copies */
@@ -40,6 +45,7 @@ struct carve_kube {
 	int npool;
 	struct carve_kube_retry retry;
 	struct carve_kube_stats st;
+	size_t body_max, line_max;  /* kube_set_limits */
 	/* the rate limiter */
 	pthread_mutex_t lim_mu;
 	double tokens;
@@ -96,7 +102,7 @@ void kube_nap(pthread_mutex_t *mu, pthread_cond_t *cv, const atomic_bool *stop, 
 
 	if (ms <= 0)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* cv waits on CLOCK_MONOTONIC */
 	until = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + ms * 1000000;
 	ts.tv_sec = (time_t)(until / 1000000000);
 	ts.tv_nsec = (long)(until % 1000000000);
@@ -183,6 +189,8 @@ struct carve_kube *carve_kube_create(const struct carve_kube_config *c, struct c
 	pthread_mutex_init(&k->lim_mu, NULL);
 	k->tokens = c->burst;
 	k->lim_ns = kube_mono_ns();
+	k->body_max = BODY_MAX_DEFAULT;
+	k->line_max = LINE_MAX_DEFAULT;
 	if (rc) {
 		carve_kube_destroy(k);
 		carve_errorf(err, CARVE_ENOMEM, "out of memory");
@@ -211,6 +219,14 @@ void carve_kube_set_retry(struct carve_kube *k, const struct carve_kube_retry *r
 {
 	pthread_mutex_lock(&k->mu);
 	k->retry = *r;
+	pthread_mutex_unlock(&k->mu);
+}
+
+void kube_set_limits(struct carve_kube *k, size_t body_max, size_t line_max)
+{
+	pthread_mutex_lock(&k->mu);
+	k->body_max = body_max ? body_max : BODY_MAX_DEFAULT;
+	k->line_max = line_max ? line_max : LINE_MAX_DEFAULT;
 	pthread_mutex_unlock(&k->mu);
 }
 
@@ -267,6 +283,12 @@ static int auth_header(struct carve_kube *k, char **out, struct carve_error *err
 
 			if (f) {
 				n = fread(buf, 1, sizeof(buf) - 1, f);
+				if (n == sizeof(buf) - 1 && fgetc(f) != EOF) {
+					fclose(f);
+					return carve_errorf(err, CARVE_EIO,
+							    "token file %s: larger than %zu bytes",
+							    k->c.token_file, sizeof(buf) - 1);
+				}
 				fclose(f);
 			}
 			buf[n] = '\0';
@@ -312,6 +334,9 @@ static CURL *handle_take(struct carve_kube *k)
 
 static void handle_give(struct carve_kube *k, CURL *h)
 {
+	/* Forget the request's pointers (error buffer, write target, headers
+	 * on the caller's stack); the connection and caches stay. */
+	curl_easy_reset(h);
 	pthread_mutex_lock(&k->mu);
 	if (k->npool < POOL_MAX) {
 		k->pool[k->npool++] = h;
@@ -328,6 +353,8 @@ static void setup_common(struct carve_kube *k, CURL *h)
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, k->ua);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 30L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 15L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, NULL);
 	if (k->c.insecure) {
@@ -337,8 +364,13 @@ static void setup_common(struct carve_kube *k, CURL *h)
 	if (k->c.ca_data) {
 		struct curl_blob b = { k->c.ca_data, strlen(k->c.ca_data), CURL_BLOB_COPY };
 
+		/* Only the cluster's CA is trusted, like client-go: no
+		 * system bundle or directory besides it. */
+		curl_easy_setopt(h, CURLOPT_CAINFO, NULL);
+		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
 		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
 	} else if (k->c.ca_file) {
+		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
 		curl_easy_setopt(h, CURLOPT_CAINFO, k->c.ca_file);
 	}
 	if (k->c.cert_data) {
@@ -374,7 +406,9 @@ static char *make_url(struct carve_kube *k, const char *path)
 struct buf {
 	char *p;
 	size_t n, cap;
+	size_t max;     /* the most bytes it may hold (0: no cap) */
 	bool oom;
+	bool too_large; /* refused bytes beyond max */
 };
 
 static size_t buf_write(char *data, size_t size, size_t nmemb, void *ctx)
@@ -382,6 +416,10 @@ static size_t buf_write(char *data, size_t size, size_t nmemb, void *ctx)
 	struct buf *b = ctx;
 	size_t n = size * nmemb;
 
+	if (b->max && n > b->max - b->n) {
+		b->too_large = true;
+		return 0;
+	}
 	if (b->n + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
 		char *p;
@@ -414,9 +452,48 @@ static void count_answer(struct carve_kube *k, long status, int64_t wait_ns)
 	pthread_mutex_unlock(&k->mu);
 }
 
+/* Progress callback of a request or stream: ends it once *stop is set. */
+static int stop_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+	const atomic_bool *stop = ctx;
+
+	(void)a, (void)b, (void)c, (void)d;
+	return stop && atomic_load(stop) ? 1 : 0;
+}
+
+/* Sleeps ms in slices of at most 50 ms, returning early once *stop is set
+ * (stop may be NULL). */
+static void sleep_stoppable(int64_t ms, const atomic_bool *stop)
+{
+	int64_t until = kube_mono_ns() + ms * 1000000, left;
+
+	while ((left = until - kube_mono_ns()) > 0 && !(stop && atomic_load(stop)))
+		sleep_ns(left < 50000000 ? left : 50000000);
+}
+
+/*
+ * Whether a failed attempt may be sent again.  A POST is not idempotent:
+ * it is retried only when the request surely never reached the server
+ * (no connection, no name) or on 429 (the server refused it before
+ * acting); a timeout or a 5xx after sending goes back to the caller
+ * (client-go's rule).  Every other method is retried on transport errors,
+ * 429 and 5xx.
+ */
+static bool may_retry(const char *method, CURLcode cc, long status)
+{
+	bool post = strcmp(method, "POST") == 0;
+
+	if (cc != CURLE_OK)
+		return !post || cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
+		       cc == CURLE_COULDNT_RESOLVE_PROXY;
+	if (status == 429)
+		return true;
+	return status >= 500 && !post;
+}
+
 int kube_request_r(struct carve_kube *k, const struct carve_kube_retry *r, const char *method,
 		   const char *path, const char *content_type, json_t *body, json_t **out,
-		   struct carve_error *err)
+		   const atomic_bool *stop, struct carve_error *err)
 {
 	int attempts = r->max_attempts > 0 ? r->max_attempts : 5;
 	int64_t base = r->base_ms > 0 ? r->base_ms : 200, cap = r->cap_ms > 0 ? r->cap_ms : 10000;
@@ -440,12 +517,15 @@ int kube_request_r(struct carve_kube *k, const struct carve_kube_retry *r, const
 		rc = carve_errorf(err, CARVE_ENOMEM, "out of memory");
 		goto out;
 	}
+	pthread_mutex_lock(&k->mu);
+	b.max = k->body_max;
+	pthread_mutex_unlock(&k->mu);
 	snprintf(ctype, sizeof(ctype), "Content-Type: %s",
 		 content_type ? content_type : "application/json");
 	for (i = 0; i < attempts; i++) {
 		CURLcode cc;
-		curl_off_t retry_after = -1;
-		int64_t t0, sleep_ms;
+		curl_off_t retry_after = 0;
+		int64_t t0, sleep_ms, ceil_ms;
 
 		if (i > 0) {
 			pthread_mutex_lock(&k->mu);
@@ -488,6 +568,12 @@ int kube_request_r(struct carve_kube *k, const struct carve_kube_retry *r, const
 		curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_err);
 		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, buf_write);
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
+		if (stop) {
+			/* a reflector's list ends once the reflector stops */
+			curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+			curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, stop_progress);
+			curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)stop);
+		}
 		if (strcmp(method, "GET") == 0) {
 			curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
 		} else {
@@ -514,9 +600,25 @@ int kube_request_r(struct carve_kube *k, const struct carve_kube_retry *r, const
 		status = 0;
 		if (cc == CURLE_OK) {
 			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+			/* 0 when the header is absent (or says 0): no wait asked */
 			curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after);
 		}
 		count_answer(k, status, kube_mono_ns() - t0);
+		if (b.too_large) {
+			rc = carve_errorf(err, CARVE_EIO, "%s %s: response too large (over %zu bytes)",
+					  method, url, b.max);
+			curl_easy_cleanup(h); /* the rest of the body is still on its connection */
+			h = NULL;
+			goto out;
+		}
+		if (stop && atomic_load(stop)) {
+			rc = carve_errorf(err, CARVE_EIO, "%s %s: stopped", method, url);
+			if (cc != CURLE_OK) {
+				curl_easy_cleanup(h);
+				h = NULL;
+			}
+			goto out;
+		}
 		if (cc != CURLE_OK) {
 			carve_errorf(err, CARVE_EIO, "%s %s: %s", method, url,
 				     curl_err[0] ? curl_err : curl_easy_strerror(cc));
@@ -528,17 +630,23 @@ int kube_request_r(struct carve_kube *k, const struct carve_kube_retry *r, const
 		} else {
 			carve_errorf(err, CARVE_EIO, "%s %s: HTTP %ld", method, url, status);
 		}
-		if (i + 1 == attempts)
+		if (i + 1 == attempts || !may_retry(method, cc, status))
 			break;
-		if (retry_after >= 0) {
-			sleep_ms = (retry_after > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S
-								    : (int64_t)retry_after) * 1000;
-		} else {
-			int64_t ceil_ms = base << (i < 20 ? i : 20);
+		/* The server's Retry-After is a floor under the jittered backoff. */
+		ceil_ms = base << (i < 20 ? i : 20);
+		sleep_ms = (int64_t)kube_rand((uint64_t)(ceil_ms < cap ? ceil_ms : cap) + 1);
+		if (retry_after > 0) {
+			int64_t ra_ms = (retry_after > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S
+									 : (int64_t)retry_after) * 1000;
 
-			sleep_ms = (int64_t)kube_rand((uint64_t)(ceil_ms < cap ? ceil_ms : cap) + 1);
+			if (ra_ms > sleep_ms)
+				sleep_ms = ra_ms;
 		}
-		sleep_ns(sleep_ms * 1000000);
+		sleep_stoppable(sleep_ms, stop);
+		if (stop && atomic_load(stop)) {
+			rc = carve_errorf(err, CARVE_EIO, "%s %s: stopped", method, url);
+			goto out;
+		}
 	}
 	if (status == 0) {
 		rc = CARVE_EIO; /* err holds the transport error */
@@ -570,7 +678,7 @@ int carve_kube_request(struct carve_kube *k, const char *method, const char *pat
 	pthread_mutex_lock(&k->mu);
 	r = k->retry;
 	pthread_mutex_unlock(&k->mu);
-	return kube_request_r(k, &r, method, path, content_type, body, out, err);
+	return kube_request_r(k, &r, method, path, content_type, body, out, NULL, err);
 }
 
 /* ---- streamed GET ---- */
@@ -592,6 +700,10 @@ static size_t stream_write(char *data, size_t size, size_t nmemb, void *ctx)
 		char *nl = memchr(data + i, '\n', n - i);
 		size_t m = nl ? (size_t)(nl - (data + i)) : n - i;
 
+		if (s->line.max && m > s->line.max - s->line.n) {
+			s->line.too_large = true; /* whole or in pieces */
+			return 0;
+		}
 		if (!nl) {
 			if (buf_write(data + i, 1, m, &s->line) != m)
 				return 0;
@@ -615,14 +727,6 @@ static size_t stream_write(char *data, size_t size, size_t nmemb, void *ctx)
 	return n;
 }
 
-static int stream_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
-{
-	const struct stream *s = ctx;
-
-	(void)a, (void)b, (void)c, (void)d;
-	return atomic_load(s->stop) ? 1 : 0;
-}
-
 int kube_stream(struct carve_kube *k, const char *path, int timeout_s,
 		int (*line)(void *ctx, const char *text, size_t len), void *ctx,
 		const atomic_bool *stop, struct carve_error *err)
@@ -639,6 +743,7 @@ int kube_stream(struct carve_kube *k, const char *path, int timeout_s,
 	if (!url)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	pthread_mutex_lock(&k->mu);
+	s.line.max = k->line_max;
 	rc = auth_header(k, &auth, err);
 	pthread_mutex_unlock(&k->mu);
 	if (rc) {
@@ -665,8 +770,12 @@ int kube_stream(struct carve_kube *k, const char *path, int timeout_s,
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, stream_progress);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, stop_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)stop);
+	/* A stream silent for 2 minutes is dead: a healthy watch carries
+	 * bookmarks far more often than that. */
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 120L);
 	/* The server ends the watch after timeoutSeconds; a guard beyond it
 	 * for a server that never does. */
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)(timeout_s > 0 ? timeout_s + 60 : 0));
@@ -688,9 +797,13 @@ int kube_stream(struct carve_kube *k, const char *path, int timeout_s,
 	}
 	if (s.line.oom) {
 		rc = carve_errorf(err, CARVE_ENOMEM, "out of memory");
+	} else if (s.line.too_large) {
+		rc = carve_errorf(err, CARVE_ERANGE, "GET %s: response too large (a line over %zu bytes)",
+				  url, s.line.max);
 	} else if (cc == CURLE_OK || s.ended || (cc == CURLE_ABORTED_BY_CALLBACK && atomic_load(stop))) {
-		/* The last line may lack its newline (a Status body). */
-		if (!s.ended && s.line.n)
+		/* The last line may lack its newline (a Status body); a line cut
+		 * short by stop is not handed on. */
+		if (cc == CURLE_OK && !s.ended && s.line.n)
 			line(ctx, s.line.p, s.line.n);
 		rc = status > 0 ? (int)status : 200;
 	} else if (status >= 200 && status < 300) {

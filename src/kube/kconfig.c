@@ -296,6 +296,12 @@ static int from_tree(struct kc *kc, const struct ynode *root, const char *contex
 	    (rc = kc_data(kc, cl, "certificate-authority-data", where, &c->ca_data)) ||
 	    (rc = kc_bool(kc, cl, "insecure-skip-tls-verify", where, &c->insecure)))
 		return rc;
+	/* client-go refuses the pair: "specifying a root certificates file
+	 * with the insecure flag is not allowed" (transport config). */
+	if (c->insecure && (c->ca_file || c->ca_data))
+		return kc_fail(kc, cl, CARVE_EPARSE,
+			       "%s: insecure-skip-tls-verify together with a certificate "
+			       "authority is not allowed", where);
 
 	snprintf(where, sizeof(where), "users[%s].user", us_name);
 	if ((v = ytree_get(us, "exec")) && !ytree_is_null(v))

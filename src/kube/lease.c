@@ -116,7 +116,7 @@ static int write_lease(struct carve_kube_elector *e, json_t *body, bool create)
 	struct carve_error err = { 0 };
 	json_t *out = NULL;
 	int st = kube_request_r(e->k, &once, create ? "POST" : "PUT", create ? e->coll : e->path,
-				NULL, body, &out, &err);
+				NULL, body, &out, NULL, &err);
 
 	if (st >= 200 && st < 300 && json_is_object(out)) {
 		json_decref(e->lease);
@@ -142,7 +142,7 @@ static bool try_acquire_or_renew(struct carve_kube_elector *e)
 
 	int64_t t0 = kube_mono_ns();
 
-	st = kube_request_r(e->k, &once, "GET", e->path, NULL, NULL, &cur, &err);
+	st = kube_request_r(e->k, &once, "GET", e->path, NULL, NULL, &cur, &e->stop, &err);
 	now = kube_mono_ns();
 	if (st == 404) {
 		json_decref(cur);
@@ -186,9 +186,9 @@ static bool try_acquire_or_renew(struct carve_kube_elector *e)
 		return false;
 	}
 	trans = json_integer_value(json_object_get(spec, "leaseTransitions"));
-	/* Keep acquireTime and transitions when we renew our own term. */
-	body = record(e, cur, e->identity, !(mine && e->holding), mine && e->holding ? trans : trans + 1,
-		      lease_seconds(e));
+	/* The record names us already (our term, or one we held before a
+	 * restart): acquireTime and leaseTransitions stay (client-go). */
+	body = record(e, cur, e->identity, !mine, mine ? trans : trans + 1, lease_seconds(e));
 	json_decref(cur);
 	if (!body)
 		return false;
@@ -244,8 +244,10 @@ static void *elect(void *arg)
 			 (e->retry_ns + (e->holding ? 0 : (int64_t)kube_rand((uint64_t)e->retry_ns / 5 + 1))) /
 				 1000000);
 	}
-	release(e);
+	/* No longer leading before the release goes out: another
+	 * candidate may take over as soon as it lands. */
 	set_leading(e, false);
+	release(e);
 	return NULL;
 }
 
@@ -268,6 +270,7 @@ struct carve_kube_elector *carve_kube_elect_start(struct carve_kube *k,
 						  struct carve_kube_queue *q, struct carve_error *err)
 {
 	struct carve_kube_elector *e;
+	pthread_condattr_t ca;
 	size_t n;
 
 	if (!o || !o->ns || !*o->ns || !o->name || !*o->name || !o->identity || !*o->identity) {
@@ -281,7 +284,10 @@ struct carve_kube_elector *carve_kube_elect_start(struct carve_kube *k,
 		return NULL;
 	}
 	pthread_mutex_init(&e->mu, NULL);
-	pthread_cond_init(&e->cv, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* kube_nap's clock */
+	pthread_cond_init(&e->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	atomic_init(&e->stop, false);
 	e->k = k;
 	e->q = q;

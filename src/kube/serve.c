@@ -1,9 +1,12 @@
 /*
  * serve.c - the scheduler's HTTP endpoints (serve.h): /metrics, /healthz
- * and /readyz on libmicrohttpd's internal polling thread.
+ * and /readyz, one libmicrohttpd thread per connection (at most 64), so
+ * a probe never queues behind a long /metrics render on another
+ * connection.
  *
- * Invariants: the handler reads only atomics and the registry (which
- * locks itself), so it never waits on the scheduler thread; every answer
+ * Invariants: /healthz and /readyz read only atomics; /metrics reads the
+ * registry (which locks itself), so neither waits on the scheduler
+ * thread; every answer
  * is built whole before it is queued.  A request with a body is answered
  * at once (405) and the body is discarded by the library.
  */
@@ -152,7 +155,8 @@ struct kube_server *kube_serve_start(const struct kube_serve_opts *o, struct car
 	s->stale_ns = (int64_t)(o->stale_ms > 0 ? o->stale_ms : 30000) * 1000000;
 	atomic_store(&s->beat_ns, mono_ns());
 	atomic_store(&s->ready, false);
-	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, 0, NULL, NULL, handle, s,
+	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+				MHD_USE_AUTO, 0, NULL, NULL, handle, s,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
 				(unsigned)10, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
 	if (!s->d) {

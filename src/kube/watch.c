@@ -11,13 +11,19 @@
  * resourceVersion with a random timeoutSeconds in [300, 600]; the stream
  * is parsed line by line as it arrives; a watch that ends is resumed from
  * the last resourceVersion seen (events and bookmarks move it); HTTP 410
- * or an ERROR event with code 410 starts over with a list; other errors
- * back off (jittered, doubling up to 30 s); an optional kind whose list
- * answers 404 is tried again every 30 s.
+ * or an ERROR event with code 410 starts over with a list; a watch
+ * answered with another HTTP error, or carrying a line over the client's
+ * cap, starts over with a list after the backoff; transport errors back
+ * off (jittered, doubling up to 30 s) and watch again; a 410 on a
+ * continue page lists again, after the backoff from the second in a row
+ * (each counted as an error); an optional kind whose list answers 404 is
+ * tried again every 30 s, and when it had been listed before, an empty
+ * REPLACE drops its objects from the store.
  *
  * Invariants: the thread only pushes events into the queue and updates
  * its own counters (under r->mu); stop sets an atomic flag that every
- * wait and the streaming transfer check, so a reflector stops within
+ * wait (on CLOCK_MONOTONIC), the list requests and the streaming transfer
+ * check, so a reflector stops within
  * about a second.  The queue hands its whole array to the consumer.
  */
 #include <stdio.h>
@@ -156,6 +162,8 @@ struct carve_kube_reflector {
 	struct carve_kube_watch_stats st;
 	char *rv;
 	int fails; /* errors in a row, for the backoff */
+	int expired_pages; /* continue pages answered 410, in a row */
+	bool present; /* the last list found the kind (an optional one may go) */
 };
 
 static void count(struct carve_kube_reflector *r, uint64_t *field)
@@ -241,12 +249,14 @@ static int list_all(struct carve_kube_reflector *r)
 		snprintf(path, n, "%s?limit=%d%s%s%s", r->path, r->page_size, r->sel,
 			 cont ? "&continue=" : "", cont ? cont : "");
 		paging = cont != NULL;
-		status = kube_request_r(r->k, &once, "GET", path, NULL, NULL, &resp, &err);
+		status = kube_request_r(r->k, &once, "GET", path, NULL, NULL, &resp, &r->stop, &err);
 		carve_free(path);
 		carve_free(cont);
 		cont = NULL;
 		if (status == 404 && r->optional) {
 			rc = LIST_MISSING;
+		} else if (status < 0 && atomic_load(&r->stop)) {
+			rc = LIST_FAILED; /* stopped in flight */
 		} else if (status == 410 && paging) {
 			rc = LIST_RESTART; /* the continue token expired */
 		} else if (status != 200 || !json_is_object(resp)) {
@@ -292,7 +302,8 @@ static int list_all(struct carve_kube_reflector *r)
 	return rc;
 }
 
-enum { W_RESUME, W_RELIST, W_ERROR };
+/* W_ERROR: back off, watch again; W_ERROR_RELIST: back off, list again. */
+enum { W_RESUME, W_RELIST, W_ERROR, W_ERROR_RELIST };
 
 struct wctx {
 	struct carve_kube_reflector *r;
@@ -395,11 +406,14 @@ static int watch_once(struct carve_kube_reflector *r)
 		return W_RELIST;
 	if (status < 0) {
 		fprintf(stderr, "carve: watch %s: %s\n", r->kind, err.text);
-		return W_ERROR;
+		/* a line over the cap: what followed it is lost, start over */
+		return status == CARVE_ERANGE ? W_ERROR_RELIST : W_ERROR;
 	}
 	if (status != 200) {
+		/* Watching again from the same resourceVersion would get the
+		 * same answer (403, 404 of a kind gone, 500...): list again. */
 		fprintf(stderr, "carve: watch %s: HTTP %d\n", r->kind, status);
-		return W_ERROR;
+		return W_ERROR_RELIST;
 	}
 	return w.outcome;
 }
@@ -411,12 +425,28 @@ static void *reflect(void *arg)
 	while (!atomic_load(&r->stop)) {
 		int rc = list_all(r);
 
+		if (rc != LIST_RESTART)
+			r->expired_pages = 0;
 		if (rc == LIST_MISSING) {
+			/* The kind went away (its CRD was deleted): the store
+			 * drops what it held. */
+			if (r->present) {
+				json_t *none = json_array();
+
+				if (none && queue_push(r->q, r->id, CARVE_KEV_REPLACE, none) == 0)
+					r->present = false;
+			}
 			kube_nap(&r->mu, &r->cv, &r->stop, OPTIONAL_RETRY_MS);
 			continue;
 		}
-		if (rc == LIST_RESTART)
+		if (rc == LIST_RESTART) {
+			/* The continue token expired: list again at once, but
+			 * from the second in a row after the backoff. */
+			count(r, &r->st.errors);
+			if (++r->expired_pages >= 2)
+				backoff(r);
 			continue;
+		}
 		if (rc == LIST_FAILED) {
 			if (!atomic_load(&r->stop)) {
 				count(r, &r->st.errors);
@@ -425,6 +455,7 @@ static void *reflect(void *arg)
 			continue;
 		}
 		r->fails = 0;
+		r->present = true;
 		while (!atomic_load(&r->stop)) {
 			int64_t t0 = kube_mono_ns();
 			uint64_t before = r->st.events + r->st.bookmarks;
@@ -434,9 +465,11 @@ static void *reflect(void *arg)
 				break;
 			if (w == W_RELIST)
 				break;
-			if (w == W_ERROR) {
+			if (w == W_ERROR || w == W_ERROR_RELIST) {
 				count(r, &r->st.errors);
 				backoff(r);
+				if (w == W_ERROR_RELIST)
+					break;
 				continue;
 			}
 			r->fails = 0;
@@ -503,7 +536,7 @@ struct carve_kube_reflector *carve_kube_watch_start(struct carve_kube *k,
 	}
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_REALTIME);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* kube_nap's clock */
 	pthread_cond_init(&r->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_init(&r->stop, false);

@@ -895,6 +895,7 @@ class Faults:
         self.latency_ms = 0
         self.match = ""          # path substring the counted faults apply to
         self.split_chunks = False  # watch events cut across chunks
+        self.endless_line = 0    # the next N watches stream one line without end
         self.drop_pending = None  # arms the next watch to open
 
     def take(self, name, path):
@@ -1690,7 +1691,8 @@ class Handler(BaseHTTPRequestHandler):
             if not isinstance(f, dict):
                 raise bad_request("faults: a JSON object expected")
             known = {"drop_watch_after", "conflict_next_writes", "throttle", "retry_after",
-                     "fail_500", "latency_ms", "compact", "match", "reset", "split_chunks"}
+                     "fail_500", "latency_ms", "compact", "match", "reset", "split_chunks",
+                     "endless_line"}
             bad = set(f) - known
             if bad:
                 raise bad_request("faults: unknown field(s) %s" % ", ".join(sorted(bad)))
@@ -1698,6 +1700,7 @@ class Handler(BaseHTTPRequestHandler):
             with fl.lock:
                 if f.get("reset"):
                     fl.conflict = fl.throttle = fl.fail_500 = fl.latency_ms = 0
+                    fl.endless_line = 0
                     fl.match, fl.drop_pending, fl.split_chunks = "", None, False
                 if "conflict_next_writes" in f:
                     fl.conflict = int(f["conflict_next_writes"])
@@ -1713,6 +1716,8 @@ class Handler(BaseHTTPRequestHandler):
                     fl.match = str(f["match"])
                 if "split_chunks" in f:
                     fl.split_chunks = bool(f["split_chunks"])
+                if "endless_line" in f:
+                    fl.endless_line = int(f["endless_line"])
             if "drop_watch_after" in f:
                 n = int(f["drop_watch_after"])
                 with api.store.lock:
@@ -2088,6 +2093,15 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             self.wfile.flush()
+            if api.faults.take("endless_line", self.path.split("?")[0]):
+                # one line that never ends (up to 1 GiB or the deadline):
+                # the client must give up on it
+                piece, sent = b"x" * (1 << 20), 0
+                while sent < (1 << 30) and time.monotonic() < deadline:
+                    self.chunk(piece)
+                    sent += len(piece)
+                self.close_connection = True
+                return
             for o in initial:
                 if not self.emit(w, "ADDED", api.out(res, o)):
                     return

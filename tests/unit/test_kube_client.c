@@ -1090,6 +1090,437 @@ static void test_election(void **state)
 	fake_stop(&f);
 }
 
+/* ---- review fixes: a canned server, retries, caps, stop, relists ---- */
+
+/* Answers connection i with canned[i] (status 0: a watch stream that
+ * sends body and stays open until the client goes); records each
+ * request line. */
+struct canned {
+	int status;
+	const char *body;
+	const char *extra; /* more header lines, or NULL */
+};
+
+struct seq {
+	int ls;
+	const struct canned *c;
+	int n;
+	atomic_int served;
+	char got[8][512];
+};
+
+static void *seq_server(void *arg)
+{
+	struct seq *s = arg;
+	char buf[64];
+	int i, c;
+
+	for (i = 0; i < s->n; i++) {
+		if ((c = accept_request(s->ls, s->got[i], sizeof(s->got[i]))) < 0)
+			return NULL;
+		s->served = i + 1;
+		if (s->c[i].status) {
+			char head[512];
+
+			snprintf(head, sizeof(head), "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+				 "%sContent-Length: %zu\r\nConnection: close\r\n\r\n", s->c[i].status,
+				 s->c[i].extra ? s->c[i].extra : "", strlen(s->c[i].body));
+			(void)!send(c, head, strlen(head), MSG_NOSIGNAL);
+			(void)!send(c, s->c[i].body, strlen(s->c[i].body), MSG_NOSIGNAL);
+			close(c);
+			continue;
+		}
+		{
+			static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+						   "Connection: close\r\n\r\n";
+
+			(void)!send(c, head, strlen(head), MSG_NOSIGNAL);
+			(void)!send(c, s->c[i].body, strlen(s->c[i].body), MSG_NOSIGNAL);
+		}
+		while (recv(c, buf, sizeof(buf), 0) > 0)
+			;
+		close(c);
+	}
+	return NULL;
+}
+
+static struct carve_kube *seq_start(struct seq *s, pthread_t *th)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	char url[64];
+
+	s->ls = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(bind(s->ls, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(s->ls, 8), 0);
+	assert_int_equal(getsockname(s->ls, (struct sockaddr *)&a, &len), 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	assert_int_equal(pthread_create(th, NULL, seq_server, s), 0);
+	return client_for(url);
+}
+
+static void seq_end(struct seq *s, pthread_t th)
+{
+	shutdown(s->ls, SHUT_RDWR); /* a server still waiting in accept ends */
+	pthread_join(th, NULL);
+	close(s->ls);
+}
+
+#define LIST(rv, cont, items)                                                                  \
+	"{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" rv \
+	"\"" cont "},\"items\":[" items "]}"
+#define STATUS(code) "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"code\":" #code "}"
+
+/* A 5xx without Retry-After still waits the backoff; POST is retried
+ * only when it was never sent or got 429. */
+static void test_retry_rules(void **state)
+{
+	struct carve_kube_retry five = { .max_attempts = 5, .base_ms = 100, .cap_ms = 1000 };
+	struct carve_kube_retry slow = { .max_attempts = 3, .base_ms = 10, .timeout_ms = 300 };
+	const char *cm = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"p\"}}";
+	struct carve_kube_stats st, st2;
+	struct carve_kube *k;
+	struct fake f;
+	int64_t t0;
+
+	(void)state;
+	fake_start(&f, NULL, NULL, NULL, NULL);
+	k = client_for(f.url);
+	carve_kube_set_retry(k, &five);
+	/* Four 500s (no Retry-After): four jittered waits of up to
+	 * 100, 200, 400, 800 ms, not none at all. */
+	faults(k, "{\"fail_500\": 4}");
+	t0 = kube_mono_ns();
+	assert_int_equal(req(k, "GET", "/api/v1/namespaces/default", NULL, NULL, NULL), 200);
+	assert_true(ms_since(t0) >= 40);
+	/* A POST answered 500 is not sent again. */
+	faults(k, "{\"fail_500\": 1}");
+	carve_kube_stats(k, &st);
+	assert_int_equal(req(k, "POST", CM_PATH, NULL, cm, NULL), 500);
+	carve_kube_stats(k, &st2);
+	assert_int_equal(st2.requests - st.requests, 1);
+	assert_int_equal(st2.retries, st.retries);
+	/* A POST answered 429 is. */
+	faults(k, "{\"throttle\": 1, \"retry_after\": 0}");
+	carve_kube_stats(k, &st2);
+	assert_int_equal(req(k, "POST", CM_PATH, NULL, cm, NULL), 201);
+	carve_kube_stats(k, &st);
+	assert_int_equal(st.requests - st2.requests, 2);
+	/* A PUT answered 500 is. */
+	faults(k, "{\"fail_500\": 1}");
+	carve_kube_stats(k, &st);
+	assert_int_equal(req(k, "PUT", CM_PATH "/p", NULL, cm, NULL), 200);
+	carve_kube_stats(k, &st2);
+	assert_int_equal(st2.requests - st.requests, 2);
+	/* A POST that timed out after sending is not sent again. */
+	carve_kube_set_retry(k, &slow);
+	faults(k, "{\"latency_ms\": 1000}");
+	carve_kube_stats(k, &st2);
+	assert_int_equal(req(k, "POST", CM_PATH, NULL,
+			     "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"q\"}}",
+			     NULL), CARVE_EIO);
+	carve_kube_stats(k, &st);
+	assert_int_equal(st.requests - st2.requests, 1);
+	/* A GET that timed out is. */
+	assert_int_equal(req(k, "GET", CM_PATH, NULL, NULL, NULL), CARVE_EIO);
+	carve_kube_stats(k, &st2);
+	assert_int_equal(st2.requests - st.requests, 3);
+	carve_kube_destroy(k);
+	fake_stop(&f);
+}
+
+struct stopper {
+	atomic_bool *stop;
+	int ms;
+};
+
+static void *stop_later(void *arg)
+{
+	struct stopper *s = arg;
+
+	usleep((useconds_t)s->ms * 1000);
+	atomic_store(s->stop, true);
+	return NULL;
+}
+
+/* Stop ends a list in flight and a retry's sleep. */
+static void test_stop_prompt(void **state)
+{
+	struct carve_kube_watch_spec spec = { .kind = "ConfigMap", .path = CM_PATH };
+	struct carve_kube_retry r = { .max_attempts = 3, .base_ms = 10 };
+	struct carve_kube_queue *q = carve_kube_queue_create();
+	struct carve_error err = { 0 };
+	struct carve_kube_reflector *rf;
+	atomic_bool stop = false;
+	struct stopper sp = { &stop, 300 };
+	struct carve_kube *k;
+	pthread_t th;
+	struct fake f;
+	int64_t t0;
+
+	(void)state;
+	fake_start(&f, NULL, NULL, NULL, NULL);
+	k = client_for(f.url);
+	/* A retry waiting out Retry-After: 5. */
+	faults(k, "{\"throttle\": 1, \"retry_after\": 5}");
+	assert_int_equal(pthread_create(&th, NULL, stop_later, &sp), 0);
+	t0 = kube_mono_ns();
+	assert_int_equal(kube_request_r(k, &r, "GET", CM_PATH, NULL, NULL, NULL, &stop, &err),
+			 CARVE_EIO);
+	assert_true(ms_since(t0) < 1500);
+	assert_non_null(strstr(err.text, "stopped"));
+	pthread_join(th, NULL);
+	/* A list the server is slow to answer. */
+	faults(k, "{\"reset\": true, \"latency_ms\": 5000}");
+	rf = carve_kube_watch_start(k, &spec, 1, q, &err);
+	assert_non_null(rf);
+	usleep(300000); /* the list is in flight */
+	t0 = kube_mono_ns();
+	carve_kube_watch_stop(rf);
+	assert_true(ms_since(t0) < 1500);
+	faults(k, "{\"reset\": true}");
+	carve_kube_queue_destroy(q);
+	carve_kube_destroy(k);
+	fake_stop(&f);
+}
+
+/* A response body or a watch line over the caps. */
+static void test_caps(void **state)
+{
+	struct carve_kube_watch_spec spec = { .kind = "ConfigMap", .path = CM_PATH,
+					      .label_selector = "app=t" };
+	struct carve_kube_queue *q = carve_kube_queue_create();
+	struct seen s = { .store = carve_kube_store_create() };
+	struct carve_kube_watch_stats ws;
+	struct carve_error err = { 0 };
+	struct carve_kube_reflector *r;
+	char body[8192], big[4096];
+	struct carve_kube *k;
+	struct fake f;
+	json_t *out = NULL;
+	int64_t t0;
+
+	(void)state;
+	fake_start(&f, NULL, NULL, NULL, NULL);
+	k = client_for(f.url);
+	create_cm(k, "a");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	snprintf(body, sizeof(body),
+		 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"big\","
+		 "\"labels\":{\"app\":\"t\"}},\"data\":{\"x\":\"%s\"}}", big);
+	/* The list now passes 2 KiB: refused whole, not retried. */
+	assert_int_equal(req(k, "POST", CM_PATH, NULL, body, NULL), 201);
+	kube_set_limits(k, 2048, 2048);
+	assert_int_equal(carve_kube_request(k, "GET", CM_PATH, NULL, NULL, &out, &err), CARVE_EIO);
+	assert_null(out);
+	assert_non_null(strstr(err.text, "response too large"));
+	kube_set_limits(k, 0, 0);
+	assert_int_equal(req(k, "DELETE", CM_PATH "/big", NULL, NULL, NULL), 200);
+	/* A watch event of 4 KiB over a 2 KiB line cap: the reflector
+	 * backs off and lists again (the list holds the big one). */
+	kube_set_limits(k, 0, 2048);
+	r = carve_kube_watch_start(k, &spec, 1, q, &err);
+	assert_non_null(r);
+	wait_log(q, &s, "R1 ");
+	assert_int_equal(req(k, "POST", CM_PATH, NULL, body, NULL), 201);
+	wait_log(q, &s, "R1 R2 ");
+	create_cm(k, "c");
+	wait_log(q, &s, "A:c ");
+	carve_kube_watch_stats(r, &ws);
+	assert_int_equal(ws.relists, 1);
+	assert_true(ws.errors >= 1);
+	assert_store_is_server(k, s.store);
+	t0 = kube_mono_ns();
+	carve_kube_watch_stop(r);
+	assert_true(ms_since(t0) < 1500);
+
+	/* The default 64 MiB line cap against a line without end. */
+	kube_set_limits(k, 0, 0);
+	faults(k, "{\"endless_line\": 1}");
+	s.log[0] = '\0';
+	r = carve_kube_watch_start(k, &spec, 1, q, &err);
+	assert_non_null(r);
+	wait_log(q, &s, "R3 ");
+	t0 = kube_mono_ns();
+	do {
+		carve_kube_watch_stats(r, &ws);
+		usleep(20000);
+	} while (ws.relists == 0 && ms_since(t0) < 10000);
+	assert_int_equal(ws.relists, 1);
+	assert_int_equal(ws.errors, 1);
+	create_cm(k, "d");
+	wait_log(q, &s, "A:d ");
+	assert_store_is_server(k, s.store);
+	carve_kube_watch_stop(r);
+	carve_kube_store_destroy(s.store);
+	carve_kube_queue_destroy(q);
+	carve_kube_destroy(k);
+	fake_stop(&f);
+}
+
+/* A watch answered 500 lists again; a kind gone (404) empties the store;
+ * 410 on continue pages is counted and backed off from the second. */
+static void test_watch_errors_relist(void **state)
+{
+	static const struct canned c[] = {
+		{ 200, LIST("5", "", ITEM("a")), NULL },
+		{ 500, STATUS(500), NULL },
+		{ 200, LIST("6", "", ITEM("a") "," ITEM("b")), NULL },
+		{ 404, STATUS(404), NULL },
+		{ 404, STATUS(404), NULL },
+	};
+	static const struct canned c410[] = {
+		{ 200, LIST("5", ",\"continue\":\"t\"", ITEM("a")), NULL },
+		{ 410, STATUS(410), NULL },
+		{ 200, LIST("5", ",\"continue\":\"t\"", ITEM("a")), NULL },
+		{ 410, STATUS(410), NULL },
+		{ 200, LIST("5", ",\"continue\":\"t\"", ITEM("a")), NULL },
+		{ 200, LIST("5", "", ITEM("b")), NULL },
+		{ 0, "", NULL },
+	};
+	struct carve_kube_watch_spec spec = { .kind = "ConfigMap", .path = CM_PATH, .optional = true };
+	struct carve_kube_queue *q = carve_kube_queue_create();
+	struct seen s = { .store = carve_kube_store_create() };
+	struct seq sq = { .c = c, .n = 5 };
+	struct carve_kube_watch_stats ws;
+	struct carve_error err = { 0 };
+	struct carve_kube_reflector *r;
+	struct carve_kube *k;
+	pthread_t th;
+
+	(void)state;
+	k = seq_start(&sq, &th);
+	r = carve_kube_watch_start(k, &spec, 1, q, &err);
+	assert_non_null(r);
+	wait_log(q, &s, "R1 R2 R0 ");
+	assert_int_equal(carve_kube_store_count(s.store), 0);
+	carve_kube_watch_stats(r, &ws);
+	assert_int_equal(ws.errors, 2);
+	carve_kube_watch_stop(r);
+	carve_kube_destroy(k);
+	seq_end(&sq, th);
+	assert_non_null(strstr(sq.got[1], "watch=1&resourceVersion=5&"));
+	assert_non_null(strstr(sq.got[2], "?limit="));
+	assert_non_null(strstr(sq.got[3], "watch=1&resourceVersion=6&"));
+	assert_non_null(strstr(sq.got[4], "?limit="));
+
+	memset(&sq, 0, sizeof(sq));
+	sq.c = c410;
+	sq.n = 7;
+	spec.optional = false;
+	k = seq_start(&sq, &th);
+	r = carve_kube_watch_start(k, &spec, 1, q, &err);
+	assert_non_null(r);
+	wait_log(q, &s, "R2 ");
+	{
+		int64_t t0 = kube_mono_ns();
+
+		while (sq.served < 7 && ms_since(t0) < 5000) /* the watch opens */
+			usleep(10000);
+	}
+	carve_kube_watch_stats(r, &ws);
+	assert_int_equal(ws.errors, 2);
+	assert_int_equal(ws.lists, 1);
+	carve_kube_watch_stop(r);
+	carve_kube_destroy(k);
+	seq_end(&sq, th);
+	assert_non_null(strstr(sq.got[6], "watch=1&resourceVersion=5&"));
+	carve_kube_store_destroy(s.store);
+	carve_kube_queue_destroy(q);
+}
+
+/* A line cut short by stop is not handed on. */
+static void test_stream_stop_partial(void **state)
+{
+	static const struct canned c[] = {
+		{ 0, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n{\"ty", NULL },
+	};
+	struct seq sq = { .c = c, .n = 1 };
+	struct carve_error err = { 0 };
+	atomic_bool stop = false;
+	struct stopper sp = { &stop, 300 };
+	char log[512] = "";
+	struct carve_kube *k;
+	pthread_t th, th2;
+
+	(void)state;
+	k = seq_start(&sq, &th);
+	assert_int_equal(pthread_create(&th2, NULL, stop_later, &sp), 0);
+	assert_int_equal(kube_stream(k, "/w", 10, raw_line, log, &stop, &err), 200);
+	assert_string_equal(log, "ADDED:1 ");
+	pthread_join(th2, NULL);
+	carve_kube_destroy(k);
+	seq_end(&sq, th);
+}
+
+/* A token file larger than the client reads is refused, not cut. */
+static void test_token_file_too_big(void **state)
+{
+	struct carve_kube_config c = { 0 };
+	struct carve_error err = { 0 };
+	struct carve_kube *k;
+	char path[128];
+	FILE *fp;
+	int i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bigtoken", tmp);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	for (i = 0; i < 20000; i++)
+		fputc('t', fp);
+	fclose(fp);
+	c.server = (char *)"http://127.0.0.1:1";
+	c.token_file = path;
+	k = carve_kube_create(&c, &err);
+	assert_non_null(k);
+	assert_int_equal(carve_kube_request(k, "GET", "/api", NULL, NULL, NULL, &err), CARVE_EIO);
+	assert_non_null(strstr(err.text, "bigtoken: larger than"));
+	carve_kube_destroy(k);
+	unlink(path);
+}
+
+/* A Lease naming us already (a restart): acquireTime and
+ * leaseTransitions stay, like client-go. */
+static void test_election_restart_keeps_record(void **state)
+{
+	struct carve_kube_queue *q = carve_kube_queue_create();
+	struct carve_error err = { 0 };
+	struct carve_kube_elector *a;
+	struct carve_kube *k;
+	struct fake f;
+	json_t *hold = NULL, *spec;
+
+	(void)state;
+	fake_start(&f, NULL, NULL, NULL, NULL);
+	k = client_for(f.url);
+	assert_int_equal(req(k, "POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", NULL,
+			     "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\","
+			     "\"metadata\":{\"name\":\"carve\"},\"spec\":{\"holderIdentity\":\"a\","
+			     "\"leaseDurationSeconds\":2,\"leaseTransitions\":5,"
+			     "\"acquireTime\":\"2026-01-01T00:00:00.000000Z\","
+			     "\"renewTime\":\"2026-01-01T00:00:01.000000Z\"}}", NULL), 201);
+	a = carve_kube_elect_start(k, &opts_a, q, &err);
+	assert_non_null(a);
+	assert_true(wait_leader(a, q, 3000));
+	spec = lease_spec(k, &hold);
+	assert_string_equal(json_string_value(json_object_get(spec, "holderIdentity")), "a");
+	assert_int_equal(json_integer_value(json_object_get(spec, "leaseTransitions")), 5);
+	assert_string_equal(json_string_value(json_object_get(spec, "acquireTime")),
+			    "2026-01-01T00:00:00.000000Z");
+	assert_string_not_equal(json_string_value(json_object_get(spec, "renewTime")),
+				"2026-01-01T00:00:01.000000Z");
+	json_decref(hold);
+	carve_kube_elect_stop(a);
+	spec = lease_spec(k, &hold);
+	assert_string_equal(json_string_value(json_object_get(spec, "holderIdentity")), "");
+	json_decref(hold);
+	carve_kube_queue_destroy(q);
+	carve_kube_destroy(k);
+	fake_stop(&f);
+}
+
 static int setup(void **state)
 {
 	static char path[512];
@@ -1131,6 +1562,13 @@ int main(void)
 		cmocka_unit_test(test_reflector),
 		cmocka_unit_test(test_optional_kind),
 		cmocka_unit_test(test_election),
+		cmocka_unit_test(test_retry_rules),
+		cmocka_unit_test(test_stop_prompt),
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_watch_errors_relist),
+		cmocka_unit_test(test_stream_stop_partial),
+		cmocka_unit_test(test_token_file_too_big),
+		cmocka_unit_test(test_election_restart_keeps_record),
 	};
 	int rc = cmocka_run_group_tests(offline, setup, teardown);
 

@@ -321,6 +321,13 @@ static void test_bad_files(void **state)
 		   "users:\n- name: u\n  user: {}\n"
 		   "contexts:\n- name: k\n  context: {cluster: c, user: u}\n", "k",
 		   CARVE_EPARSE, ":3: clusters[c].cluster.server: \"ftp://x\" is not an http(s) URL");
+	/* client-go refuses a CA with insecure-skip-tls-verify. */
+	expect_bad("clusters:\n- name: c\n  cluster:\n    server: https://x\n"
+		   "    certificate-authority-data: " CA_B64 "\n    insecure-skip-tls-verify: true\n"
+		   "users:\n- name: u\n  user: {}\n"
+		   "contexts:\n- name: k\n  context: {cluster: c, user: u}\n", "k",
+		   CARVE_EPARSE, ":4: clusters[c].cluster: insecure-skip-tls-verify together with a "
+		   "certificate authority is not allowed");
 	expect_bad("clusters:\n- name: c\n  cluster: {server: https://x, insecure-skip-tls-verify: maybe}\n"
 		   "users:\n- name: u\n  user: {}\n"
 		   "contexts:\n- name: k\n  context: {cluster: c, user: u}\n", "k",
