@@ -33,11 +33,10 @@
  *  - workload keys: "ns/name" for a single pod; "ns/<kind>:group" for a
  *    group, kind one of pod-group (Kueue), volcano, kai, coscheduling.
  *  - pending pods of other schedulers with status.nominatedNodeName are
- *    not held: kube-scheduler reserves a nominated pod's requests only
- *    among its own pods of lower or equal priority, and carve does not
- *    see their priorities the same way; the capacity is taken once they
- *    are bound (a bind may then be refused by the kubelet, and the pod is
- *    retried).
+ *    not held (kube-scheduler holds a nominated pod's requests against
+ *    pods of lower or equal priority): carve counts them once bound, so
+ *    a carve pod may take room such a pod was nominated for, and that
+ *    pod waits for its scheduler's next attempt.
  *  - Nodes, ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
  *    (Workload)PriorityClasses, Volcano/KAI queues and PodGroups, the
  *    device-plugin and mig-parted ConfigMaps: as `carve admit` reads them.
