@@ -51,8 +51,6 @@
 #define PLACE_ONLY "carve-place-only"
 /* Kueue's Workload CRD: at most 8 podSets (spec.podSets maxItems). */
 #define MAX_PS 8
-/* Engine cycles of one plan when opts->max_cycles is 0. */
-#define DEFAULT_CYCLES 64
 
 enum gkind { GK_NONE = 0, GK_KUEUE, GK_VOLCANO, GK_KAI, GK_COSCHED };
 
@@ -84,6 +82,8 @@ struct gang {
 	struct carve_pod_place *pl;   /* bound gangs: places, podSet by podSet */
 	size_t off[MAX_PS];           /* first place of each podSet */
 	bool reserved;                /* its bound pods' devices held by reserve() */
+	bool extra;                   /* pods past a half-bound gang's declared size */
+	bool plain;                   /* bound pods held exactly, outside the engine */
 };
 
 struct box {
@@ -109,8 +109,12 @@ struct ctx {
 	size_t ng;
 	const struct carve_mf_pod **foreign;
 	size_t nforeign;
+	const struct carve_mf_pod **holders; /* carve-bound pods being deleted */
+	size_t nholders;
+	const struct carve_mf_podgroup **pgs; /* PodGroups by namespace, name */
 	size_t *gang_of_wl;           /* engine id -> gang index (SIZE_MAX: none) */
 	size_t nwl;
+	bool capped;                  /* run_cycles stopped at its cap, not quiet */
 	bool nomem;
 };
 
