@@ -5,7 +5,9 @@
  * sched_ (the loop) and act_ (the actions).
  *
  * Threads: the loop thread owns the stores and the act state; act_run's
- * bind workers only send requests and fill their own result slots.
+ * bind workers only send requests and fill their own result slots; act's
+ * writer thread sends the queued pending-pod writes (the queue under its
+ * mutex) and reads nothing else of the act state.
  */
 #ifndef CARVE_KUBE_SCHED_H
 #define CARVE_KUBE_SCHED_H
