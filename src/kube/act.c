@@ -19,6 +19,9 @@
  *  - preemption: the DisruptionTarget condition (PreemptionByScheduler) on
  *    each victim, then DELETE with the pod's grace period and its uid as
  *    precondition; status.nominatedNodeName on the preemptor's pods.
+ *    A bind that got no answer or a 5xx may have succeeded: the pod is
+ *    held as bound the same way ("maybe bound") until the watch shows it
+ *    or act_settle's GET says what the server holds.
  *  - releases (a half-bound gang that cannot complete): a Warning event,
  *    then DELETE, so the gang is queued whole again.
  *  - queue status: ClusterQueue and LocalQueue status as Kueue's
@@ -45,6 +48,7 @@
 #include "carve/devices.h"
 #include "metrics.h"
 #include "sched.h"
+#include "trim.h"
 
 #define ACT_WORKERS 8
 #define EVENT_NOTE_MAX 1024        /* events.k8s.io/v1 note limit */
@@ -73,6 +77,8 @@ struct act {
 	atomic_size_t transient;     /* 429/5xx/no answer, counted by req */
 	pthread_mutex_t log_mu;
 	json_t *logged;              /* "METHOD path status" of persistent failures */
+	json_t *maybe;               /* "ns/name" -> uid: binds that may have succeeded
+				      * (timed out, 5xx), held as bound (loop thread) */
 	/* the pending-pod writes: pod key -> {"ns","name","pod","cond","note"} */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -110,7 +116,8 @@ struct act *act_create(const struct act_opts *o)
 	a->written = json_object();
 	a->logged = json_object();
 	a->sq = json_object();
-	if (!a->identity || !a->pending_memo || !a->written || !a->logged || !a->sq) {
+	a->maybe = json_object();
+	if (!a->identity || !a->pending_memo || !a->written || !a->logged || !a->sq || !a->maybe) {
 		act_destroy(a);
 		return NULL;
 	}
@@ -137,6 +144,7 @@ void act_destroy(struct act *a)
 	pthread_mutex_destroy(&a->mu);
 	pthread_mutex_destroy(&a->log_mu);
 	json_decref(a->sq);
+	json_decref(a->maybe);
 	json_decref(a->logged);
 	json_decref(a->written);
 	json_decref(a->pending_memo);
@@ -514,6 +522,20 @@ static int do_binds(struct act *a, const struct carve_plan *p, const struct act_
 			r->bind_errors++;
 			if (a->reg)
 				kube_metrics_bind(a->reg, "error", j.secs[k]);
+			/* no answer or a 5xx: the server may have bound it; its
+			 * devices stay held until the watch or a GET settles it */
+			if ((j.status[k] >= 500 || j.status[k] == CARVE_EIO) && stored &&
+			    (pod = assume_bound(stored, b))) {
+				snprintf(key, sizeof(key), "%s/%s", b->pod.ns, b->pod.name);
+				sched_logf("bind Pod %s: no clear answer; held as bound to %s until "
+					   "the watch or a GET settles it", key, b->node);
+				if (carve_kube_store_put(s->pods, pod) == 0 && assumed) {
+					json_object_set(assumed, key, pod);
+					json_object_set_new(a->maybe, key,
+							    json_string(b->pod.uid ? b->pod.uid : ""));
+				}
+				json_decref(pod);
+			}
 			continue;
 		}
 		r->bound++;
@@ -1066,6 +1088,59 @@ static void do_podgroups(struct act *a, const struct carve_plan *p, const struct
 		patch_status(a, path, st ? carve_kube_store_get(st, g->ns, g->name) : NULL, want,
 			     what, r);
 	}
+}
+
+size_t act_settle(struct act *a, const struct act_stores *s, json_t *assumed)
+{
+	const char *key;
+	json_t *uid;
+	void *tmp;
+
+	json_object_foreach_safe(a->maybe, tmp, key, uid) {
+		char path[768], ns[256], name[256];
+		json_t *pod = NULL;
+		const char *slash = strchr(key, '/');
+		int st;
+
+		if (!json_object_get(assumed, key)) { /* the watch settled it */
+			json_object_del(a->maybe, key);
+			continue;
+		}
+		if (!slash || (size_t)(slash - key) >= sizeof(ns) || strlen(slash + 1) >= sizeof(name))
+			continue;
+		memcpy(ns, key, (size_t)(slash - key));
+		ns[slash - key] = '\0';
+		strcpy(name, slash + 1);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+		st = req(a, "GET", path, NULL, NULL, &pod, path);
+		if (st == 404 || (st == 200 && json_is_object(pod))) {
+			const char *u = carve_kube_uid(pod);
+
+			if (st == 200) {
+				json_object_set_new(pod, "kind", json_string("Pod"));
+				json_object_set_new(pod, "apiVersion", json_string("v1"));
+				kube_trim(pod, true);
+			}
+			json_object_del(assumed, key);
+			if (st == 404 || !u || strcmp(u, json_string_value(uid))) {
+				struct carve_kube_event ev = {.type = CARVE_KEV_DELETED};
+
+				ev.obj = carve_kube_store_get(s->pods, ns, name);
+				if (ev.obj) {
+					json_incref(ev.obj);
+					carve_kube_store_apply(s->pods, &ev, NULL);
+					json_decref(ev.obj);
+				}
+				if (st == 200)
+					carve_kube_store_put(s->pods, pod);
+			} else {
+				carve_kube_store_put(s->pods, pod); /* bound or not: the truth */
+			}
+			json_object_del(a->maybe, key);
+		}
+		json_decref(pod);
+	}
+	return json_object_size(a->maybe);
 }
 
 int act_run(struct act *a, const struct carve_plan *p, const struct act_stores *s,

@@ -544,6 +544,8 @@ static int cycle(struct sched *S, int *retry)
 	*retry = 0;
 	if (!m)
 		return CARVE_ENOMEM;
+	/* binds that may have succeeded (timeouts, 5xx) settled first */
+	act_settle(S->act, &(struct act_stores){.pods = S->store[K_POD]}, S->assumed);
 	m->names_warn = true;
 	carve_diags_init(&d);
 	f.m = m;

@@ -122,6 +122,16 @@ size_t act_status_queued(struct act *a);
 int act_run(struct act *a, const struct carve_plan *p, const struct act_stores *s,
 	    json_t *assumed, int64_t now_ns, struct act_result *r);
 
+/*
+ * Settles the binds that may have succeeded (a timeout or a 5xx: act_run
+ * keeps such a pod bound in s->pods and in assumed, holding its devices):
+ * one the watch has settled meanwhile (no longer in assumed) is forgotten;
+ * for the others a GET of the pod puts the server's truth in s->pods and
+ * ends the assumption (404: the pod is gone).  Loop thread, before a
+ * cycle.  Returns how many stay unsettled (the GET failed).
+ */
+size_t act_settle(struct act *a, const struct act_stores *s, json_t *assumed);
+
 /* Posts an events.k8s.io/v1 Event about obj (apiVersion/kind/ns/name/uid
  * read from it): type "Normal" or "Warning", reason, note (cut to 1 KiB).
  * Returns the HTTP status or a negative carve error (logged). */
