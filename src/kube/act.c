@@ -1008,7 +1008,6 @@ static void patch_status(struct act *a, const char *path, const json_t *obj, jso
 		return;
 	}
 	beat(a);
-	json_incref(want);
 	st = req(a, "PATCH", path, "application/merge-patch+json",
 		 json_pack("{s:O}", "status", want), &out, what);
 	if (ok2xx(st)) {
