@@ -337,6 +337,12 @@ int carve_adm_finish(struct carve_adm *a, uint32_t wl);
  */
 int carve_adm_cycle(struct carve_adm *a, int64_t now);
 
+/* How many queue heads the last cycle set aside (BestEffortFIFO): a cycle
+ * that decided nothing and set none aside would be repeated exactly by
+ * the next (carve_adm_run's stop condition, for callers that cycle
+ * without evicting). */
+int carve_adm_last_set_aside(const struct carve_adm *a);
+
 /* Releases the quota of every marked workload and puts it back in its
  * queue, ordered by the time of the last cycle (Kueue's default
  * requeuing timestamp, Eviction).  Returns how many. */

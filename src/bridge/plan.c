@@ -120,6 +120,21 @@ static bool same_requests(const struct carve_mf_pod *a, const struct carve_mf_po
 		       kv(&b->meta.annotations, "gpu-memory")) == 0;
 }
 
+/* A workload's key: "ns/name" for a single pod (the pod's own name), and
+ * for a group "ns/<kind>:name" (a ':' no object name holds), so a pod and
+ * a group of one name, or groups of two kinds, are never one workload. */
+static const char *gang_key(struct ctx *c, const struct gang *g)
+{
+	static const char *const kinds[] = {
+		[GK_KUEUE] = "pod-group", [GK_VOLCANO] = "volcano", [GK_KAI] = "kai",
+		[GK_COSCHED] = "coscheduling",
+	};
+
+	if (g->gk == GK_NONE)
+		return sfmt(c, "%s/%s", g->ns, g->name);
+	return sfmt(c, "%s/%s:%s", g->ns, kinds[g->gk], g->name);
+}
+
 /* Sorts the pods into gangs and says of each what it needs. */
 static void make_gangs(struct ctx *c)
 {
@@ -145,7 +160,7 @@ static void make_gangs(struct ctx *c)
 		g->ns = p0->meta.ns ? p0->meta.ns : "default";
 		g->name = c->pods[i].gname;
 		g->gk = c->pods[i].gk;
-		g->key = sfmt(c, "%s/%s", g->ns, g->name);
+		g->key = gang_key(c, g);
 		g->wl = -1;
 		for (k = i; k < j; k++) {
 			struct ppod *q = &c->pods[k];
@@ -193,8 +208,8 @@ static void make_gangs(struct ctx *c)
 			}
 		} else if (g->gk == GK_VOLCANO || g->gk == GK_KAI) {
 			if (!g->pg)
-				g->why = g->why ? g->why : sfmt(c, "waiting for its PodGroup %s",
-								g->key);
+				g->why = g->why ? g->why : sfmt(c, "waiting for its PodGroup %s/%s",
+								g->ns, g->name);
 			else
 				need = g->pg->min_member > 0 ? g->pg->min_member : 1;
 		} else if (g->gk == GK_COSCHED) {
@@ -203,8 +218,8 @@ static void make_gangs(struct ctx *c)
 		/* A gang is considered once the pods it needs exist; one with
 		 * bound pods already ran (or was cut off) and is kept. */
 		if (!g->why && !g->nbound && g->n < (size_t)need)
-			g->why = sfmt(c, "waiting for the pods of gang %s: %zu of %d exist",
-				      g->key, g->n, (int)need);
+			g->why = sfmt(c, "waiting for all %d pods of gang %s to exist "
+				      "(a gang is considered once they do)", (int)need, g->key);
 	}
 }
 
@@ -812,22 +827,31 @@ static const char *const *all_resources(struct ctx *c, size_t *n)
 
 /* Runs cycles at opts->now without evicting marked workloads (their pods
  * are deleted by the driver; the preemptor is admitted in a later plan,
- * once their devices are free): until two cycles in a row decide nothing
- * (a BestEffortFIFO head set aside gets its second try), or max_cycles. */
-static int run_cycles(struct ctx *c)
+ * once their devices are free) until quiet: a cycle that decides nothing
+ * and sets no BestEffortFIFO head aside (the next would be the same; a
+ * head set aside lets the next workload of its queue be tried in this
+ * plan, so one fitting pod behind inadmissible ones is still bound).
+ * opts->max_cycles caps it when positive; with 0 the cap is only a
+ * safety net of the workloads pending + a few cycles, reached only when
+ * admissions keep requeueing set-aside heads (c->capped then). */
+static int run_cycles(struct ctx *c, size_t npending)
 {
-	int max = c->o->max_cycles > 0 ? c->o->max_cycles : DEFAULT_CYCLES, n = 0, quiet = 0;
+	size_t cap = npending + 8;
+	int max = c->o->max_cycles > 0 ? c->o->max_cycles
+				       : (cap > INT32_MAX ? INT32_MAX : (int)cap), n = 0;
 
-	while (n < max && quiet < 2) {
+	while (n < max) {
 		int rc = carve_adm_cycle(c->ad->adm, c->o->now);
 
 		if (rc < 0) {
 			c->nomem = true;
-			break;
+			return n;
 		}
 		n++;
-		quiet = rc ? 0 : quiet + 1;
+		if (!rc && !carve_adm_last_set_aside(c->ad->adm))
+			return n;
 	}
+	c->capped = true;
 	return n;
 }
 
@@ -897,7 +921,7 @@ static bool reserve(struct ctx *c, struct gang *g, bool take)
 
 static void decide(struct ctx *c)
 {
-	size_t i;
+	size_t i, npending = 0;
 
 	/* 1. gangs holding exact devices (the bound pods of half-bound ones
 	 * reserved), 2. others' pods, 3. half-bound gangs completed around
@@ -938,11 +962,13 @@ static void decide(struct ctx *c)
 	for (i = 0; i < c->ng && !c->nomem; i++) {
 		struct gang *g = &c->g[i];
 
-		if (!g->nbound && !g->why)
+		if (!g->nbound && !g->why) {
 			add_pending(c, g);
+			npending += g->wl >= 0;
+		}
 	}
 	if (!c->nomem)
-		c->out->p.cycles = run_cycles(c);
+		c->out->p.cycles = run_cycles(c, npending);
 }
 
 int carve_plan_build(struct carve_manifests *m, const struct carve_plan_opts *o,

@@ -51,8 +51,6 @@
 #define PLACE_ONLY "carve-place-only"
 /* Kueue's Workload CRD: at most 8 podSets (spec.podSets maxItems). */
 #define MAX_PS 8
-/* Engine cycles of one plan when opts->max_cycles is 0. */
-#define DEFAULT_CYCLES 64
 
 enum gkind { GK_NONE = 0, GK_KUEUE, GK_VOLCANO, GK_KAI, GK_COSCHED };
 
@@ -111,6 +109,7 @@ struct ctx {
 	size_t nforeign;
 	size_t *gang_of_wl;           /* engine id -> gang index (SIZE_MAX: none) */
 	size_t nwl;
+	bool capped;                  /* run_cycles stopped at its cap, not quiet */
 	bool nomem;
 };
 

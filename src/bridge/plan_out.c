@@ -389,6 +389,8 @@ void br_plan_read_back(struct ctx *c)
 		const struct carve_wl_status *st = g->wl >= 0 ? carve_adm_status(c->ad->adm,
 									   (uint32_t)g->wl) : NULL;
 
+		const char *msg;
+
 		if (g->release) {
 			add_release(c, g);
 			continue;
@@ -406,9 +408,13 @@ void br_plan_read_back(struct ctx *c)
 				bind_gang(c, g, st);
 			continue;
 		}
+		msg = st->message;
+		if (c->capped && msg && !strcmp(msg, "waiting behind the head of its queue"))
+			msg = sfmt(c, "%s (not reached in this scheduling pass: the pass stopped "
+				   "at its cycle limit; tried again in the next)", msg);
 		for (k = g->first; k < g->first + g->n; k++)
 			if (!c->pods[k].bound)
-				add_pending_pod(c, g, c->pods[k].p, "Unschedulable", st->message);
+				add_pending_pod(c, g, c->pods[k].p, "Unschedulable", msg);
 		if (st->pending_reason == CARVE_PEND_PREEMPTION_ISSUED)
 			add_nominate(c, g);
 	}

@@ -1029,6 +1029,11 @@ out:
 	return rc;
 }
 
+int carve_adm_last_set_aside(const struct carve_adm *a)
+{
+	return a->sched.set_aside;
+}
+
 /* ---- between cycles ---- */
 
 int carve_adm_evict_marked(struct carve_adm *a)

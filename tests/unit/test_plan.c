@@ -92,6 +92,45 @@ static int64_t usage_of(const struct carve_plan_cq *q, const char *res)
 	return -1;
 }
 
+/* Adds one pod as the API server returns it: namespace, name, labels and
+ * annotations (JSON object bodies), spec.nodeName (NULL: waiting), GPUs
+ * and CPUs asked for, created at minute `minute` of 2026-01-01. */
+static void add_pod(struct carve_manifests *m, const char *ns, const char *name,
+		    const char *labels, const char *annots, const char *node, const char *gpus,
+		    const char *cpus, int minute)
+{
+	char buf[4096];
+	json_error_t jerr;
+	json_t *j;
+
+	snprintf(buf, sizeof(buf),
+		 "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"namespace\": "
+		 "\"%s\", \"name\": \"%s\", \"uid\": \"u-%s\", \"labels\": {%s}, "
+		 "\"annotations\": {%s}, \"creationTimestamp\": \"2026-01-01T00:%02d:00Z\"}, "
+		 "\"spec\": {\"schedulerName\": \"carve\"%s%s%s, \"nodeSelector\": "
+		 "{\"carve.dev/pool\": \"train\"}, \"containers\": [{\"name\": \"c\", "
+		 "\"resources\": {\"requests\": {\"cpu\": \"%s\", \"memory\": \"1Gi\", "
+		 "\"nvidia.com/gpu\": \"%s\"}}}]}, \"status\": {\"phase\": \"%s\"}}",
+		 ns, name, name, labels, annots, minute, node ? ", \"nodeName\": \"" : "",
+		 node ? node : "", node ? "\"" : "", cpus, gpus, node ? "Running" : "Pending");
+	j = json_loads(buf, 0, &jerr);
+	if (!j)
+		fprintf(stderr, "%s: %s\n", buf, jerr.text);
+	assert_non_null(j);
+	assert_int_equal(carve_manifests_add_json(m, "Pod", j), 0);
+	json_decref(j);
+}
+
+static const struct carve_plan_pending *pending_of(const struct carve_plan *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->npending; i++)
+		if (!strcmp(p->pending[i].pod.name, name))
+			return &p->pending[i];
+	return NULL;
+}
+
 /* The one device of a bind, parsed. */
 static struct carve_devref dev_of(const struct carve_plan_bind *b)
 {
@@ -133,7 +172,7 @@ static void test_gang_whole(void **state)
 	no_errors(m);
 	assert_int_equal(p->pods_seen, 4);
 	assert_int_equal(p->ngangs, 1);
-	assert_string_equal(p->gangs[0].workload, "ns-a/train");
+	assert_string_equal(p->gangs[0].workload, "ns-a/pod-group:train");
 	assert_string_equal(p->gangs[0].cq, "team-a");
 	assert_int_equal(p->gangs[0].first, 0);
 	assert_int_equal(p->gangs[0].n, 4);
@@ -150,7 +189,7 @@ static void test_gang_whole(void **state)
 		assert_string_equal(p->binds[i].node, p->binds[0].node); /* one node: binpack */
 		assert_true(!strncmp(p->binds[i].node, "train-", 6));
 		assert_string_equal(p->binds[i].flavors, "cpu=any,memory=any,nvidia.com/gpu=any");
-		assert_string_equal(p->binds[i].workload, "ns-a/train");
+		assert_string_equal(p->binds[i].workload, "ns-a/pod-group:train");
 		assert_int_equal(p->binds[i].gang, 0);
 		assert_int_equal(dev_of(&p->binds[i]).mig_start, -1);
 		assert_int_equal(dev_of(&p->binds[i]).replica, -1);
@@ -248,7 +287,7 @@ static void test_over_quota(void **state)
 	assert_int_equal(p->npending, 4);
 	for (i = 0; i < 4; i++) {
 		assert_string_equal(p->pending[i].reason, "Unschedulable");
-		assert_string_equal(p->pending[i].workload, "ns-b/big");
+		assert_string_equal(p->pending[i].workload, "ns-b/pod-group:big");
 		assert_non_null(strstr(p->pending[i].message,
 				       "insufficient quota for nvidia.com/gpu in flavor any"));
 	}
@@ -275,7 +314,7 @@ static void test_preemption(void **state)
 
 		snprintf(name, sizeof(name), "old-%zu", i);
 		assert_string_equal(p->victims[i].pod.name, name);
-		assert_string_equal(p->victims[i].workload, "ns-a/old");
+		assert_string_equal(p->victims[i].workload, "ns-a/pod-group:old");
 		assert_string_equal(p->victims[i].preemptor, "ns-a/urgent");
 		assert_string_equal(p->victims[i].reason, "InClusterQueue");
 		assert_non_null(strstr(p->victims[i].message, "ns-a/urgent"));
@@ -421,8 +460,8 @@ static void test_halfbound_released(void **state)
 	assert_string_equal(p->releases[0].pod.name, "train-0");
 	assert_string_equal(p->releases[1].pod.name, "train-1");
 	for (i = 0; i < 2; i++) {
-		assert_string_equal(p->releases[i].workload, "ns-a/train");
-		assert_non_null(strstr(p->releases[i].message, "ns-a/train"));
+		assert_string_equal(p->releases[i].workload, "ns-a/pod-group:train");
+		assert_non_null(strstr(p->releases[i].message, "ns-a/pod-group:train"));
 	}
 	assert_int_equal(p->npending, 2);
 	assert_string_equal(p->pending[0].pod.name, "train-2");
@@ -510,17 +549,17 @@ static void test_volcano_podgroups(void **state)
 	(void)state;
 	no_errors(m);
 	assert_int_equal(p->nbinds, 2);
-	assert_string_equal(p->binds[0].workload, "vc/sweep");
+	assert_string_equal(p->binds[0].workload, "vc/volcano:sweep");
 	assert_string_equal(p->binds[0].flavors, "cpu=volcano,memory=volcano,nvidia.com/gpu=volcano");
 	assert_string_equal(p->gangs[0].cq, "research");
 	/* partial has two of the three pods its minMember asks for */
 	assert_int_equal(p->npending, 2);
-	assert_non_null(strstr(p->pending[0].message, "2 of 3 exist"));
+	assert_non_null(strstr(p->pending[0].message, "all 3 pods"));
 	assert_int_equal(p->npodgroups, 2);
 	assert_string_equal(p->podgroups[0].name, "partial");
 	assert_string_equal(p->podgroups[0].phase, "Pending");
 	assert_string_equal(p->podgroups[0].api_version, "scheduling.volcano.sh/v1beta1");
-	assert_non_null(strstr(p->podgroups[0].message, "2 of 3 exist"));
+	assert_non_null(strstr(p->podgroups[0].message, "all 3 pods"));
 	assert_string_equal(p->podgroups[1].name, "sweep");
 	assert_string_equal(p->podgroups[1].phase, "Inqueue");
 	assert_string_equal(p->podgroups[1].message, "");
@@ -564,6 +603,101 @@ static void test_bad_objects(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* [e9] A fitting pod behind two older over-quota pods of its queue
+ * (BestEffortFIFO) is bound in the same plan: each inadmissible head set
+ * aside lets the next be tried. */
+static void test_starvation(void **state)
+{
+	struct carve_manifests *m = load("cluster", NULL);
+	struct carve_plan *p;
+
+	(void)state;
+	add_pod(m, "ns-b", "huge-1", "\"kueue.x-k8s.io/queue-name\": \"lq\"", "", NULL, "3", "1", 0);
+	add_pod(m, "ns-b", "huge-2", "\"kueue.x-k8s.io/queue-name\": \"lq\"", "", NULL, "3", "1", 1);
+	add_pod(m, "ns-b", "small", "\"kueue.x-k8s.io/queue-name\": \"lq\"", "", NULL, "1", "1", 2);
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	no_errors(m);
+	assert_int_equal(p->nbinds, 1);
+	assert_string_equal(p->binds[0].pod.name, "small");
+	assert_int_equal(p->npending, 2);
+	assert_non_null(strstr(pending_of(p, "huge-1")->message, "insufficient quota"));
+	assert_non_null(strstr(pending_of(p, "huge-2")->message, "insufficient quota"));
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
+/* [e3] max_cycles 0 runs until quiet: 100 fitting one-CPU pods of one
+ * queue are all bound in one plan, none left "waiting behind the head". */
+static void test_until_quiet(void **state)
+{
+	struct carve_manifests *m = load("cluster", NULL);
+	struct carve_plan *p;
+	char name[32];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "cpu-%03d", i);
+		add_pod(m, "ns-a", name, "\"kueue.x-k8s.io/queue-name\": \"lq\"", "", NULL, "0",
+			"1", i % 60);
+	}
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	no_errors(m);
+	assert_int_equal(p->nbinds, 100);
+	assert_int_equal(p->npending, 0);
+	assert_true(p->cycles >= 100 && p->cycles <= 108);
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
+/* A gang still filling up keeps one message whatever pods arrive. */
+static void test_filling_message(void **state)
+{
+	struct carve_manifests *m = load("cluster", NULL);
+	const char *lab = "\"kueue.x-k8s.io/queue-name\": \"lq\", "
+			  "\"kueue.x-k8s.io/pod-group-name\": \"g\"";
+	const char *ann = "\"kueue.x-k8s.io/pod-group-total-count\": \"4\"";
+	struct carve_plan *p;
+	char first[512];
+
+	(void)state;
+	add_pod(m, "ns-a", "g-0", lab, ann, NULL, "1", "1", 0);
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	assert_int_equal(p->npending, 1);
+	snprintf(first, sizeof(first), "%s", p->pending[0].message);
+	assert_non_null(strstr(first, "all 4 pods"));
+	carve_plan_free(p);
+	add_pod(m, "ns-a", "g-1", lab, ann, NULL, "1", "1", 0);
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	assert_int_equal(p->npending, 2);
+	assert_string_equal(p->pending[0].message, first);
+	assert_string_equal(p->pending[1].message, first);
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
+/* [e4] A single pod "train" and a Kueue group "train" in one namespace
+ * are two workloads: both are bound. */
+static void test_distinct_keys(void **state)
+{
+	struct carve_manifests *m = load("cluster", NULL);
+	struct carve_plan *p;
+
+	(void)state;
+	add_pod(m, "ns-a", "train", "\"kueue.x-k8s.io/queue-name\": \"lq\"", "", NULL, "1", "1", 0);
+	add_pod(m, "ns-a", "w-0", "\"kueue.x-k8s.io/queue-name\": \"lq\", "
+		"\"kueue.x-k8s.io/pod-group-name\": \"train\"",
+		"\"kueue.x-k8s.io/pod-group-total-count\": \"1\"", NULL, "1", "1", 0);
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	no_errors(m);
+	assert_int_equal(p->nbinds, 2);
+	assert_int_equal(p->ngangs, 2);
+	assert_string_not_equal(p->gangs[0].workload, p->gangs[1].workload);
+	assert_string_equal(bind_of(p, "train")->workload, "ns-a/train");
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +716,10 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_volcano_podgroups),
 		cmocka_unit_test(test_bad_objects),
+		cmocka_unit_test(test_starvation),
+		cmocka_unit_test(test_until_quiet),
+		cmocka_unit_test(test_filling_message),
+		cmocka_unit_test(test_distinct_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
