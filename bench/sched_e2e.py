@@ -8,9 +8,12 @@ JSON object; errors on stderr with a non-zero exit):
       POST FILE (a v1 List) to FAKE/fake/load; prints created and seconds.
   wait METRICS N TIMEOUT PID
       polls METRICS/metrics every 0.2 s until carve_binds_total{result=
-      "success"} >= N; prints the seconds from the call to that, the
-      counter, carve_api_* and carve_cycle_duration_seconds figures, and
-      PID's CPU seconds (utime + stime) and peak RSS (VmHWM) at the end.
+      "success"} >= N; prints the seconds from the call to that (the
+      counter is published as binds are answered or, in a long act step,
+      when it ends: so first_bind_s is when the first batch showed), the counter, carve_api_* and carve_cycle_duration_seconds
+      figures, and PID's CPU seconds (utime + stime) and peak RSS (VmHWM);
+      then waits until PID is quiet (< 5 % CPU over 1 s) and prints the
+      same again (quiet_s, quiet, quiet_metrics).
   gang FAKE METRICS FILE N TIMEOUT
       reads the success counter (B), POSTs FILE to FAKE/fake/load, then
       polls METRICS every 2 ms until the counter reaches B + N; prints the
@@ -115,18 +118,36 @@ def cmd_load(fake, path):
 def cmd_wait(murl, n, timeout, pid):
     t0 = time.monotonic()
     m = {}
+    first = None
     while True:
         try:
             m = metrics(murl)
         except OSError:
             m = {}          # not serving yet
+        if first is None and binds(m) > 0:
+            first = time.monotonic() - t0
         if binds(m) >= n:
             break
         if time.monotonic() - t0 > timeout:
             die("timeout: %d of %d pods bound after %.0f s" % (binds(m), n, timeout))
         time.sleep(0.2)
-    out = {"seconds": round(time.monotonic() - t0, 3), "metrics": m}
+    out = {"seconds": round(time.monotonic() - t0, 3),
+           "first_bind_s": round(first if first is not None else 0, 3), "metrics": m}
     out.update(proc(pid))
+    # then until the scheduler is quiet (under 5 % of a CPU over a second:
+    # the watch events of its binds handled, the cycle reported), at most
+    # 120 s; its metrics then (the loop publishes the client's counters
+    # between cycles, so the snapshot above may predate the last cycle's)
+    last = proc(pid)["cpu_s"]
+    while time.monotonic() - t0 < timeout:
+        time.sleep(1.0)
+        now = proc(pid)["cpu_s"]
+        if now - last < 0.05:
+            break
+        last = now
+    out["quiet_s"] = round(time.monotonic() - t0, 3)
+    out["quiet"] = proc(pid)
+    out["quiet_metrics"] = metrics(murl)
     print(json.dumps(out))
 
 

@@ -82,6 +82,8 @@ wait "$SCHED_PID"
 rc=$?
 SCHED_PID=
 [ "$rc" -eq 0 ] || fail "carve scheduler exited $rc"
+echo "the scheduler's cycles that did something (its log, the first 12):"
+grep -E ' cycle [0-9]+:' "$tmp/sched.log" | head -n 12 | cut -c1-400
 ceil_n=$((pods / 5 < 2000 ? 2000 : pods / 5))
 [ "$ceil_n" -gt 10000 ] && ceil_n=10000
 ceil_js=$($PY ceiling "$FAKE_URL" "$ceil_n" 8) || fail "the ceiling run failed"
@@ -92,22 +94,26 @@ pods, gang = int(sys.argv[1]), int(sys.argv[2])
 w, g, f0, f1, se, c, ld = (json.loads(a) for a in sys.argv[3:10])
 out = sys.argv[10]
 m = w["metrics"]
+q = w["quiet_metrics"]
 wall = w["seconds"]
-server = m.get('carve_api_wait_seconds_total{on="server"}')
-limiter = m.get('carve_api_wait_seconds_total{on="rate_limiter"}')
+server = q.get('carve_api_wait_seconds_total{on="server"}')
+limiter = q.get('carve_api_wait_seconds_total{on="rate_limiter"}')
 fake_cpu = f1["cpu_s"] - f0["cpu_s"]
 r = {
     "pods": pods, "wall_s": wall, "binds_per_s": round(pods / wall, 1),
     "sched_cpu_s": w["cpu_s"], "sched_cpu_us_per_bound_pod": round(w["cpu_s"] / pods * 1e6, 1),
     "sched_cpu_share_of_wall": round(w["cpu_s"] / wall, 3),
-    "fake_cpu_s": round(fake_cpu, 2), "fake_cpu_share_of_wall": round(fake_cpu / wall, 3),
+    "quiet_s": w["quiet_s"], "sched_cpu_s_quiet": w["quiet"]["cpu_s"],
+    "sched_cpu_us_per_bound_pod_quiet": round(w["quiet"]["cpu_s"] / pods * 1e6, 1),
+    "fake_cpu_s": round(fake_cpu, 2), "fake_cpu_share_of_wall": round(fake_cpu / w["quiet_s"], 3),
+    "api_requests": sum(v for k, v in q.items() if k.startswith("carve_api_requests_total")),
     "api_server_wait_s": server, "api_rate_limiter_wait_s": limiter,
-    "api_requests_in_flight_avg": None if server is None else round(server / wall, 2),
-    "bind_round_trip_ms_avg": round(m["carve_bind_duration_seconds_sum"] / m["carve_bind_duration_seconds_count"] * 1e3, 2)
-        if m.get("carve_bind_duration_seconds_count") else None,
-    "cycles": m.get("carve_cycle_duration_seconds_count"),
-    "cycle_s_sum": m.get("carve_cycle_duration_seconds_sum"),
-    "vmhwm_kib_bound": w["vmhwm_kib"], "bytes_per_pod_vmhwm": round(w["vmhwm_kib"] * 1024 / pods),
+    "api_requests_in_flight_avg": None if server is None else round(server / w["quiet_s"], 2),
+    "bind_round_trip_ms_avg": round(q["carve_bind_duration_seconds_sum"] / q["carve_bind_duration_seconds_count"] * 1e3, 2)
+        if q.get("carve_bind_duration_seconds_count") else None,
+    "cycles": q.get("carve_cycle_duration_seconds_count"),
+    "cycle_s_sum": q.get("carve_cycle_duration_seconds_sum"),
+    "vmhwm_kib_bound": w["quiet"]["vmhwm_kib"], "bytes_per_pod_vmhwm": round(w["quiet"]["vmhwm_kib"] * 1024 / pods),
     "vmhwm_kib_end": se["vmhwm_kib"], "bytes_per_pod_vmhwm_end": round(se["vmhwm_kib"] * 1024 / (pods + gang)),
     "gang": gang, "gang_ms_load_answer_to_last_bind": g["ms_from_load_answer"], "gang_load_ms": g["load_ms"],
     "fake_bind_ceiling_per_s": c["binds_per_s"], "fake_ceiling_codes": c["codes"],
