@@ -86,6 +86,7 @@ set(CARVE_KUBE_SOURCES
   src/kube/lease.c
   src/kube/sched.c
   src/kube/act.c
+  src/kube/trim.c
   src/kube/metrics.c
   src/kube/serve.c
 )

@@ -10,11 +10,18 @@
  *    cache), and a Normal "Scheduled" event says where.
  *  - pending pods: PodScheduled=False, reason Unschedulable and the
  *    engine's message (a strategic-merge PATCH of pods/NAME/status, only
- *    when it changed), and a Warning FailedScheduling event, again only
- *    when the message changed or a minute passed (per pod).
+ *    when it changed; lastTransitionTime kept while the status stays
+ *    False), and a Warning FailedScheduling event, again only when the
+ *    message changed or after a backoff per pod that doubles from 1 to 10
+ *    minutes (kube-scheduler's event aggregation).  Both go through a
+ *    bounded queue keyed by pod (the latest message wins) drained by the
+ *    writer thread on its own client, so binds never wait behind them.
  *  - preemption: the DisruptionTarget condition (PreemptionByScheduler) on
  *    each victim, then DELETE with the pod's grace period and its uid as
  *    precondition; status.nominatedNodeName on the preemptor's pods.
+ *    A bind that got no answer or a 5xx may have succeeded: the pod is
+ *    held as bound the same way ("maybe bound") until the watch shows it
+ *    or act_settle's GET says what the server holds.
  *  - releases (a half-bound gang that cannot complete): a Warning event,
  *    then DELETE, so the gang is queued whole again.
  *  - queue status: ClusterQueue and LocalQueue status as Kueue's
@@ -23,8 +30,10 @@
  *    PodGroup status.phase: a merge PATCH of the status subresource, only
  *    when it differs from the stored object.
  * Events are events.k8s.io/v1 (reportingController carve.dev/scheduler).
- * Every API error is logged with the object and counted; nothing here
- * stops the loop.  Sources: kube-scheduler's binder, its
+ * Leadership is checked before every request; once lost, nothing more is
+ * sent (act_lost_leadership).  Every API error is logged with the object
+ * and counted (403/404/422, which retrying does not cure, logged once per
+ * request and status); nothing here stops the loop.  Sources: kube-scheduler's binder, its
  * FailedScheduling/Scheduled/Preempted events and PodScheduled condition,
  * the DisruptionTarget condition (Kubernetes' pod disruption conditions),
  * Kueue's ClusterQueueStatus (apis/kueue/v1beta2/clusterqueue_types.go).
@@ -39,10 +48,14 @@
 #include "carve/devices.h"
 #include "metrics.h"
 #include "sched.h"
+#include "trim.h"
 
 #define ACT_WORKERS 8
 #define EVENT_NOTE_MAX 1024        /* events.k8s.io/v1 note limit */
-#define EVENT_REPEAT_S 60          /* a pending pod's event again after this */
+#define EVENT_REPEAT_S 60          /* a pending pod's event again after this, */
+#define EVENT_REPEAT_MAX_S 600     /* doubling each time up to this */
+#define STATUS_QUEUE_MAX 10000     /* pending-pod writes queued at most */
+#define LOGGED_MAX 20000           /* persistent failures remembered */
 #define CONTROLLER "carve.dev/scheduler"
 
 struct act {
@@ -52,24 +65,64 @@ struct act {
 	int workers;
 	struct kube_registry *reg;   /* metrics, or NULL */
 	atomic_ulong seq;            /* event names unique within one ns */
-	json_t *pending_memo;        /* pod uid -> {"m": message, "t": seconds, "p": patched} */
+	json_t *pending_memo;        /* pod uid -> {"m": message, "t": seconds, "b": backoff,
+				      * "p": patched} (loop thread) */
+	json_t *written;             /* status path -> {"want", "have"}: what a status
+				      * PATCH sent and the server kept (loop thread) */
+	struct carve_kube *sk;       /* the writer's client */
+	struct carve_kube_elector *el;
+	void (*beat)(void *);
+	void *beat_ctx;
+	atomic_bool lost;            /* leadership lost: nothing more is sent */
+	atomic_size_t transient;     /* 429/5xx/no answer, counted by req */
+	pthread_mutex_t log_mu;
+	json_t *logged;              /* "METHOD path status" of persistent failures */
+	json_t *maybe;               /* "ns/name" -> uid: binds that may have succeeded
+				      * (timed out, 5xx), held as bound (loop thread) */
+	/* the pending-pod writes: pod key -> {"ns","name","pod","cond","note"} */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	json_t *sq;
+	size_t sq_max;
+	bool stop, started;
+	pthread_t writer;
 };
 
-struct act *act_create(struct carve_kube *k, const char *identity, enum carve_queues_mode queues,
-		       int workers, struct kube_registry *reg)
+static void *writer_main(void *arg);
+
+struct act *act_create(const struct act_opts *o)
 {
 	struct act *a = carve_calloc(1, sizeof(*a));
 
 	if (!a)
 		return NULL;
-	a->k = k;
-	a->identity = carve_strdup(identity);
-	a->queues = queues;
-	a->workers = workers > 0 ? workers : ACT_WORKERS;
-	a->reg = reg;
+	a->k = o->k;
+	a->sk = o->status_k ? o->status_k : o->k;
+	a->el = o->el;
+	a->beat = o->beat;
+	a->beat_ctx = o->beat_ctx;
+	a->identity = carve_strdup(o->identity ? o->identity : "carve");
+	a->queues = o->queues;
+	a->workers = o->workers > 0 ? o->workers : ACT_WORKERS;
+	a->reg = o->reg;
+	a->sq_max = o->status_queue_max ? o->status_queue_max : STATUS_QUEUE_MAX;
 	atomic_init(&a->seq, 0);
+	atomic_init(&a->lost, false);
+	atomic_init(&a->transient, 0);
+	pthread_mutex_init(&a->log_mu, NULL);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cv, NULL);
 	a->pending_memo = json_object();
-	if (!a->identity || !a->pending_memo) {
+	a->written = json_object();
+	a->logged = json_object();
+	a->sq = json_object();
+	a->maybe = json_object();
+	if (!a->identity || !a->pending_memo || !a->written || !a->logged || !a->sq || !a->maybe) {
+		act_destroy(a);
+		return NULL;
+	}
+	a->started = pthread_create(&a->writer, NULL, writer_main, a) == 0;
+	if (!a->started) {
 		act_destroy(a);
 		return NULL;
 	}
@@ -80,9 +133,44 @@ void act_destroy(struct act *a)
 {
 	if (!a)
 		return;
+	if (a->started) {
+		pthread_mutex_lock(&a->mu);
+		a->stop = true;
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->writer, NULL);
+	}
+	pthread_cond_destroy(&a->cv);
+	pthread_mutex_destroy(&a->mu);
+	pthread_mutex_destroy(&a->log_mu);
+	json_decref(a->sq);
+	json_decref(a->maybe);
+	json_decref(a->logged);
+	json_decref(a->written);
 	json_decref(a->pending_memo);
 	carve_free(a->identity);
 	carve_free(a);
+}
+
+bool act_lost_leadership(const struct act *a)
+{
+	return atomic_load(&((struct act *)a)->lost);
+}
+
+size_t act_status_queued(struct act *a)
+{
+	size_t n;
+
+	pthread_mutex_lock(&a->mu);
+	n = json_object_size(a->sq);
+	pthread_mutex_unlock(&a->mu);
+	return n;
+}
+
+static void beat(struct act *a)
+{
+	if (a->beat)
+		a->beat(a->beat_ctx);
 }
 
 static double mono_s(void)
@@ -98,19 +186,70 @@ static bool ok2xx(int status)
 	return status >= 200 && status < 300;
 }
 
-/* One request; body stolen (may be NULL).  Logs a failure naming what. */
+/* Whether a failure may pass by itself (429, 5xx, no answer). */
+static bool transient(int st)
+{
+	return st < 0 || st == 429 || st >= 500;
+}
+
+/* Whether this process may still write: checked before every request. */
+static bool leads(struct act *a)
+{
+	if (atomic_load(&a->lost))
+		return false;
+	if (a->el && !carve_kube_is_leader(a->el)) {
+		atomic_store(&a->lost, true);
+		return false;
+	}
+	return true;
+}
+
+/* A persistent failure (403, 404, 422...) is logged once per request and
+ * status; true when this one was not logged before. */
+static bool first_failure(struct act *a, const char *method, const char *path, int st)
+{
+	char key[1024];
+	bool first;
+
+	snprintf(key, sizeof(key), "%s %s %d", method, path, st);
+	pthread_mutex_lock(&a->log_mu);
+	if (json_object_size(a->logged) >= LOGGED_MAX)
+		json_object_clear(a->logged);
+	first = !json_object_get(a->logged, key);
+	if (first)
+		json_object_set_new(a->logged, key, json_true());
+	pthread_mutex_unlock(&a->log_mu);
+	return first;
+}
+
+/* One request through client k; body stolen (may be NULL).  Logs a
+ * failure naming what.  CARVE_EINVAL, nothing sent, once leadership is lost. */
+static int req_on(struct act *a, struct carve_kube *k, const char *method, const char *path,
+		  const char *ctype, json_t *body, json_t **out, const char *what)
+{
+	struct carve_error err = {0};
+	int st;
+
+	if (!leads(a)) {
+		json_decref(body);
+		return CARVE_EINVAL;
+	}
+	st = carve_kube_request(k, method, path, ctype, body, out, &err);
+	json_decref(body);
+	if (transient(st) && k == a->k) /* the writer's own retries: not the loop's */
+		atomic_fetch_add(&a->transient, 1);
+	if (st < 0)
+		sched_logf("%s: %s", what, err.text[0] ? err.text : carve_strerror(st));
+	else if (!ok2xx(st) && st != 409 && (transient(st) || first_failure(a, method, path, st)))
+		sched_logf("%s: HTTP %d%s", what, st,
+			   transient(st) ? "" : " (logged once; not retried until something changes)");
+	return st;
+}
+
 static int req(struct act *a, const char *method, const char *path, const char *ctype,
 	       json_t *body, json_t **out, const char *what)
 {
-	struct carve_error err = {0};
-	int st = carve_kube_request(a->k, method, path, ctype, body, out, &err);
-
-	json_decref(body);
-	if (st < 0)
-		sched_logf("%s: %s", what, err.text[0] ? err.text : carve_strerror(st));
-	else if (!ok2xx(st) && st != 409)
-		sched_logf("%s: HTTP %d", what, st);
-	return st;
+	return req_on(a, a->k, method, path, ctype, body, out, what);
 }
 
 char *act_qty(const char *res, int64_t milli, char *buf, size_t size)
@@ -154,8 +293,8 @@ static const char *str_at(const json_t *o, const char *k)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-int act_event(struct act *a, const json_t *obj, const char *type, const char *reason,
-	      const char *note, int64_t now_ns)
+static int event_on(struct act *a, struct carve_kube *k, const json_t *obj, const char *type,
+		    const char *reason, const char *note, int64_t now_ns)
 {
 	const char *ns = carve_kube_ns(obj), *name = carve_kube_name(obj), *uid = carve_kube_uid(obj);
 	const char *kind = str_at(obj, "kind"), *apiv = str_at(obj, "apiVersion");
@@ -187,7 +326,13 @@ int act_event(struct act *a, const json_t *obj, const char *type, const char *re
 		return CARVE_ENOMEM;
 	snprintf(path, sizeof(path), "/apis/events.k8s.io/v1/namespaces/%s/events", ns);
 	snprintf(what, sizeof(what), "event %s on %s %s/%s", reason, kind ? kind : "Pod", ns, name);
-	return req(a, "POST", path, NULL, ev, NULL, what);
+	return req_on(a, k, "POST", path, NULL, ev, NULL, what);
+}
+
+int act_event(struct act *a, const json_t *obj, const char *type, const char *reason,
+	      const char *note, int64_t now_ns)
+{
+	return event_on(a, a->k, obj, type, reason, note, now_ns);
 }
 
 /* ---- binds ---- */
@@ -227,8 +372,14 @@ static void *bind_worker(void *arg)
 		const struct carve_plan_bind *b = &j->p->binds[i];
 		char path[768], what[768], note[1024];
 		double t0 = mono_s();
-		json_t *body = bind_body(b), *pod;
+		json_t *body, *pod;
 
+		beat(j->a);
+		if (!leads(j->a)) { /* stop at once: the rest stays unbound */
+			j->status[i] = CARVE_EINVAL;
+			continue;
+		}
+		body = bind_body(b);
 		if (!body) {
 			j->status[i] = CARVE_ENOMEM;
 			continue;
@@ -371,10 +522,29 @@ static int do_binds(struct act *a, const struct carve_plan *p, const struct act_
 			r->bind_errors++;
 			if (a->reg)
 				kube_metrics_bind(a->reg, "error", j.secs[k]);
+			/* no answer or a 5xx: the server may have bound it; its
+			 * devices stay held until the watch or a GET settles it */
+			if ((j.status[k] >= 500 || j.status[k] == CARVE_EIO) && stored &&
+			    (pod = assume_bound(stored, b))) {
+				snprintf(key, sizeof(key), "%s/%s", b->pod.ns, b->pod.name);
+				sched_logf("bind Pod %s: no clear answer; held as bound to %s until "
+					   "the watch or a GET settles it", key, b->node);
+				if (carve_kube_store_put(s->pods, pod) == 0 && assumed) {
+					json_object_set(assumed, key, pod);
+					json_object_set_new(a->maybe, key,
+							    json_string(b->pod.uid ? b->pod.uid : ""));
+				}
+				json_decref(pod);
+			}
 			continue;
 		}
 		r->bound++;
 		r->bind_seconds_sum += j.secs[k];
+		if (b->pod.uid && *b->pod.uid) { /* nothing pending to write about it any more */
+			pthread_mutex_lock(&a->mu);
+			json_object_del(a->sq, b->pod.uid);
+			pthread_mutex_unlock(&a->mu);
+		}
 		if (a->reg)
 			kube_metrics_bind(a->reg, "success", j.secs[k]);
 		if (!stored)
@@ -442,8 +612,9 @@ static int patch_pod_status(struct act *a, const struct carve_plan_pod *pp, json
 		   json_pack("{s:o}", "status", status), NULL, w);
 }
 
+/* A condition; lastTransitionTime is since when (NULL: now). */
 static json_t *condition(const char *type, const char *st, const char *reason, const char *msg,
-			 int64_t now_ns)
+			 const char *since, int64_t now_ns)
 {
 	char t[40], *dot;
 
@@ -452,9 +623,105 @@ static json_t *condition(const char *type, const char *st, const char *reason, c
 	if (dot) /* conditions carry whole seconds (metav1.Time) */
 		strcpy(dot, "Z");
 	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "status", st, "reason", reason,
-			 "message", msg ? msg : "", "lastTransitionTime", t);
+			 "message", msg ? msg : "", "lastTransitionTime", since ? since : t);
 }
 
+/* ---- the pending-pod writer ---- */
+
+/* Queues a PodScheduled condition (cond, stolen, or NULL) and/or a
+ * FailedScheduling event (note, or NULL) for pod; what is already queued
+ * for it is replaced (the latest message wins).  false when the queue is
+ * full (nothing queued). */
+static bool status_enqueue(struct act *a, const char *key, const struct carve_plan_pod *pp,
+			   const json_t *pod, json_t *cond, const char *note)
+{
+	json_t *e, *ref;
+	bool ok = true;
+
+	pthread_mutex_lock(&a->mu);
+	e = json_object_get(a->sq, key);
+	if (!e && json_object_size(a->sq) >= a->sq_max) {
+		ok = false;
+	} else if (!e) {
+		ref = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Pod",
+				"metadata", "namespace", pp->ns, "name", pp->name, "uid",
+				carve_kube_uid(pod) ? carve_kube_uid(pod) : "");
+		e = json_pack("{s:s, s:s, s:o}", "ns", pp->ns, "name", pp->name, "pod", ref);
+		ok = e && !json_object_set_new(a->sq, key, e);
+	}
+	if (ok) {
+		if (cond) {
+			json_object_set(e, "cond", cond);
+			json_object_set_new(e, "rv", json_string(carve_kube_rv(pod) ? carve_kube_rv(pod)
+										      : ""));
+		}
+		if (note)
+			json_object_set_new(e, "note", json_string(note));
+		pthread_cond_signal(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	json_decref(cond);
+	return ok;
+}
+
+static void writer_one(struct act *a, json_t *e)
+{
+	const char *ns = str_at(e, "ns"), *name = str_at(e, "name");
+	json_t *cond = json_object_get(e, "cond");
+	const char *note = str_at(e, "note");
+	struct timespec ts;
+	char path[768], w[768];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (cond) {
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/status", ns, name);
+		snprintf(w, sizeof(w), "PodScheduled condition of Pod %s/%s", ns, name);
+		/* the pod's resourceVersion as precondition: a pod bound (or
+		 * changed) since the condition was decided gets a 409, and no
+		 * PodScheduled=False lands on top of the binding's True */
+		req_on(a, a->sk, "PATCH", path, "application/strategic-merge-patch+json",
+		       json_pack("{s:{s:s}, s:{s:[O]}}", "metadata", "resourceVersion",
+				 str_at(e, "rv") ? str_at(e, "rv") : "", "status", "conditions",
+				 cond),
+		       NULL, w);
+	}
+	if (note)
+		event_on(a, a->sk, json_object_get(e, "pod"), "Warning", "FailedScheduling", note,
+			 (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
+/* The writer thread: one queued pod at a time, until act_destroy. */
+static void *writer_main(void *arg)
+{
+	struct act *a = arg;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		void *it;
+		json_t *e;
+
+		while (!a->stop && !json_object_size(a->sq))
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->stop)
+			break;
+		if (!leads(a)) {
+			json_object_clear(a->sq);
+			continue;
+		}
+		it = json_object_iter(a->sq);
+		e = json_incref(json_object_iter_value(it));
+		json_object_del(a->sq, json_object_iter_key(it));
+		pthread_mutex_unlock(&a->mu);
+		writer_one(a, e);
+		json_decref(e);
+		pthread_mutex_lock(&a->mu);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* Decides the pending pods' writes on the loop thread and queues them for
+ * the writer (nothing is sent here). */
 static int do_pending(struct act *a, const struct carve_plan *p, const struct act_stores *s,
 		      int64_t now_ns, struct act_result *r)
 {
@@ -466,38 +733,63 @@ static int do_pending(struct act *a, const struct carve_plan *p, const struct ac
 		return CARVE_ENOMEM;
 	for (i = 0; i < p->npending; i++) {
 		const struct carve_plan_pending *pe = &p->pending[i];
-		json_t *pod = plan_pod(s, &pe->pod), *c, *old, *m;
+		json_t *pod = plan_pod(s, &pe->pod), *c, *old, *m, *cond = NULL;
 		const char *key, *reason = pe->reason ? pe->reason : "Unschedulable";
-		const char *msg = pe->message ? pe->message : "";
-		bool same, again;
+		const char *msg = pe->message ? pe->message : "", *since = NULL;
+		double backoff;
+		bool same, again, patch, was_false;
 
 		if (!pod)
 			continue;
 		key = carve_kube_uid(pod) ? carve_kube_uid(pod) : carve_kube_name(pod);
 		old = json_object_get(a->pending_memo, key);
 		c = pod_condition(pod, "PodScheduled");
-		same = c && str_eq(str_at(c, "status"), "False") && str_eq(str_at(c, "reason"), reason) &&
+		was_false = c && str_eq(str_at(c, "status"), "False");
+		same = was_false && str_eq(str_at(c, "reason"), reason) &&
 		       str_eq(str_at(c, "message"), msg);
-		if (!same && !(old && str_eq(str_at(old, "p"), msg))) {
-			if (ok2xx(patch_pod_status(a, &pe->pod,
-						   json_pack("{s:[o]}", "conditions",
-							     condition("PodScheduled", "False", reason,
-								       msg, now_ns)),
-						   "PodScheduled condition")))
-				r->pending_updates++;
-			else
-				r->errors++;
+		/* "p"/"v": the message last queued at the pod's resourceVersion then
+		 * (the write may have lost to a bind or another change: a pod
+		 * changed since is written again) */
+		patch = !same && !(old && str_eq(str_at(old, "p"), msg) &&
+				   str_eq(str_at(old, "v"), carve_kube_rv(pod)));
+		if (patch) {
+			if (was_false) /* the status stays False: so does its transition time */
+				since = str_at(c, "lastTransitionTime");
+			cond = condition("PodScheduled", "False", reason, msg, since, now_ns);
 		}
+		backoff = old ? json_real_value(json_object_get(old, "b")) : 0;
+		if (backoff < EVENT_REPEAT_S)
+			backoff = EVENT_REPEAT_S;
 		again = !old || !str_eq(str_at(old, "m"), msg) ||
-			now_s - json_real_value(json_object_get(old, "t")) >= EVENT_REPEAT_S;
-		if (again) {
-			if (act_event(a, pod, "Warning", "FailedScheduling", msg, now_ns) >= 0)
-				r->events++;
-			m = json_pack("{s:s, s:f, s:s}", "m", msg, "t", now_s, "p", msg);
-		} else {
+			now_s - json_real_value(json_object_get(old, "t")) >= backoff;
+		if (!patch && !again) {
 			m = json_deep_copy(old);
 			if (m)
 				json_object_set_new(m, "p", json_string(msg));
+		} else if (!status_enqueue(a, key, &pe->pod, pod, cond, again ? msg : NULL)) {
+			m = old ? json_deep_copy(old) : NULL; /* full: tried again next cycle */
+		} else {
+			r->status_queued++;
+			if (patch)
+				r->pending_updates++;
+			if (again) {
+				r->events++;
+				/* the same message again only after a backoff that doubles */
+				backoff = old && str_eq(str_at(old, "m"), msg) ? backoff * 2
+									 : EVENT_REPEAT_S;
+				if (backoff > EVENT_REPEAT_MAX_S)
+					backoff = EVENT_REPEAT_MAX_S;
+				m = json_pack("{s:s, s:f, s:f, s:s, s:s}", "m", msg, "t", now_s,
+					      "b", backoff, "p", msg, "v",
+					      carve_kube_rv(pod) ? carve_kube_rv(pod) : "");
+			} else {
+				m = json_deep_copy(old);
+				if (m) {
+					json_object_set_new(m, "p", json_string(msg));
+					json_object_set_new(m, "v", json_string(carve_kube_rv(pod)
+										? carve_kube_rv(pod) : ""));
+				}
+			}
 		}
 		if (m)
 			json_object_set_new(memo, key, m);
@@ -581,10 +873,11 @@ static void do_victims(struct act *a, const struct carve_plan *p, const struct a
 		snprintf(msg, sizeof(msg), "%s: preempted to make room for workload %s%s%s",
 			 v->reason ? v->reason : "Preempted", v->preemptor ? v->preemptor : "?",
 			 v->message && *v->message ? ": " : "", v->message ? v->message : "");
+		beat(a);
 		st = patch_pod_status(a, &v->pod,
 				      json_pack("{s:[o]}", "conditions",
 						condition("DisruptionTarget", "True",
-							  "PreemptionByScheduler", msg, now_ns)),
+							  "PreemptionByScheduler", msg, NULL, now_ns)),
 				      "DisruptionTarget condition");
 		if (!ok2xx(st)) {
 			r->errors++;
@@ -694,18 +987,39 @@ static json_t *flavors_usage(const struct carve_plan_cq *cq)
 	return arr;
 }
 
+/* PATCHes the status subresource at path to want (stolen) unless obj's
+ * status has it already, or unless this very status was sent before and
+ * the server kept obj's status as it answered then (a schema that prunes
+ * a field is not written again every cycle). */
 static void patch_status(struct act *a, const char *path, const json_t *obj, json_t *want,
 			 const char *what, struct act_result *r)
 {
+	json_t *prev = json_object_get(a->written, path), *out = NULL;
+	int st;
+
 	if (obj && status_has(obj, want)) {
+		json_object_del(a->written, path);
 		json_decref(want);
 		return;
 	}
-	if (ok2xx(req(a, "PATCH", path, "application/merge-patch+json",
-		      json_pack("{s:o}", "status", want), NULL, what)))
+	if (obj && prev && json_equal(json_object_get(prev, "want"), want) &&
+	    json_equal(json_object_get(prev, "have"), json_object_get(obj, "status"))) {
+		json_decref(want);
+		return;
+	}
+	beat(a);
+	st = req(a, "PATCH", path, "application/merge-patch+json",
+		 json_pack("{s:O}", "status", want), &out, what);
+	if (ok2xx(st)) {
 		r->status_updates++;
-	else
+		json_object_set_new(a->written, path,
+				    json_pack("{s:o, s:O?}", "want", want, "have",
+					      json_object_get(out, "status")));
+	} else {
+		json_decref(want);
 		r->errors++;
+	}
+	json_decref(out);
 }
 
 static void do_queues(struct act *a, const struct carve_plan *p, const struct act_stores *s,
@@ -775,22 +1089,83 @@ static void do_podgroups(struct act *a, const struct carve_plan *p, const struct
 	}
 }
 
+size_t act_settle(struct act *a, const struct act_stores *s, json_t *assumed)
+{
+	const char *key;
+	json_t *uid;
+	void *tmp;
+
+	json_object_foreach_safe(a->maybe, tmp, key, uid) {
+		char path[768], ns[256], name[256];
+		json_t *pod = NULL;
+		const char *slash = strchr(key, '/');
+		int st;
+
+		if (!json_object_get(assumed, key)) { /* the watch settled it */
+			json_object_del(a->maybe, key);
+			continue;
+		}
+		if (!slash || (size_t)(slash - key) >= sizeof(ns) || strlen(slash + 1) >= sizeof(name))
+			continue;
+		memcpy(ns, key, (size_t)(slash - key));
+		ns[slash - key] = '\0';
+		strcpy(name, slash + 1);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+		st = req(a, "GET", path, NULL, NULL, &pod, path);
+		if (st == 404 || (st == 200 && json_is_object(pod))) {
+			const char *u = carve_kube_uid(pod);
+
+			if (st == 200) {
+				json_object_set_new(pod, "kind", json_string("Pod"));
+				json_object_set_new(pod, "apiVersion", json_string("v1"));
+				kube_trim(pod, true);
+			}
+			json_object_del(assumed, key);
+			if (st == 404 || !u || strcmp(u, json_string_value(uid))) {
+				struct carve_kube_event ev = {.type = CARVE_KEV_DELETED};
+
+				ev.obj = carve_kube_store_get(s->pods, ns, name);
+				if (ev.obj) {
+					json_incref(ev.obj);
+					carve_kube_store_apply(s->pods, &ev, NULL);
+					json_decref(ev.obj);
+				}
+				if (st == 200)
+					carve_kube_store_put(s->pods, pod);
+			} else {
+				carve_kube_store_put(s->pods, pod); /* bound or not: the truth */
+			}
+			json_object_del(a->maybe, key);
+		}
+		json_decref(pod);
+	}
+	return json_object_size(a->maybe);
+}
+
 int act_run(struct act *a, const struct carve_plan *p, const struct act_stores *s,
 	    json_t *assumed, int64_t now_ns, struct act_result *r)
 {
 	int rc;
 
+	size_t t0 = atomic_load(&a->transient);
+
 	memset(r, 0, sizeof(*r));
 	rc = do_binds(a, p, s, assumed, now_ns, r);
-	if (rc)
-		return rc;
+	if (rc || (r->lost = atomic_load(&a->lost)))
+		goto out;
 	do_victims(a, p, s, now_ns, r);
 	do_nominate(a, p, s, r);
 	do_releases(a, p, s, now_ns, r);
+	if ((r->lost = atomic_load(&a->lost)))
+		goto out;
 	rc = do_pending(a, p, s, now_ns, r);
 	if (rc)
-		return rc;
+		goto out;
+	beat(a);
 	do_queues(a, p, s, r);
 	do_podgroups(a, p, s, r);
-	return 0;
+	r->lost = atomic_load(&a->lost);
+out:
+	r->transient = atomic_load(&a->transient) - t0;
+	return rc;
 }

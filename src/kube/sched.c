@@ -47,13 +47,17 @@
 #include "metrics.h"
 #include "sched.h"
 #include "serve.h"
+#include "trim.h"
 
 #define TICK_MS 2000            /* the longest wait: the health heartbeat */
 #define RESYNC_PENDING_S 30.0   /* a cycle again when pods stay pending */
-#define RETRY_ERRORS_S 1.0      /* a cycle again after failed requests */
+#define RETRY_ERRORS_S 1.0      /* a cycle again after failed binds or 429/5xx, */
+#define RETRY_MAX_S 30.0        /* the delay doubling up to this while they go on */
+#define STATUS_SHARE 0.25       /* of --qps/--burst: the pending-pod writer's client */
 #define OPTIONAL_WAIT_S 30.0    /* optional kinds served at start: wait at most
 				 * this long for their first list */
-#define REPORTED_MAX 20000      /* object problems remembered (then forgotten) */
+#define REPORTED_MAX 20000      /* object problems remembered; past it, those
+				 * not seen in the last cycle are forgotten */
 
 /* ---- logging ---- */
 
@@ -117,6 +121,7 @@ struct sched {
 	const struct sched_opts *o;
 	struct carve_kube_config cfg;
 	struct carve_kube *k;
+	struct carve_kube *sk;           /* the pending-pod writer's client */
 	struct carve_kube_queue *q;
 	struct carve_kube_reflector *refl[K__COUNT];
 	struct carve_kube_store *store[K__COUNT];
@@ -130,8 +135,9 @@ struct sched {
 	struct act *act;
 	char *identity;
 	json_t *assumed;                 /* "ns/name" -> the pod as bound here */
-	json_t *reported;                /* object problems already logged */
+	json_t *reported;                /* object problems already logged -> cycle seen */
 	double started;
+	double retry_s;                  /* the next retry delay (doubles) */
 	uint64_t cycles;
 };
 
@@ -251,6 +257,44 @@ static void reassume(struct sched *S)
 	}
 }
 
+/* Whether o's key k equals n's, the keys named in drop left out of both. */
+static bool equal_but(const json_t *o, const json_t *n, const char *k, const char *const *drop)
+{
+	json_t *a = json_copy(json_object_get(o, k)), *b = json_copy(json_object_get(n, k));
+	bool eq;
+
+	for (; drop && *drop; drop++) {
+		json_object_del(a, *drop);
+		json_object_del(b, *drop);
+	}
+	eq = json_equal(a, b) || (!a && !b);
+	json_decref(a);
+	json_decref(b);
+	return eq;
+}
+
+/* Whether a new version n of stored pod o changes nothing the plan reads:
+ * only its resourceVersion, managedFields or status conditions moved (the
+ * PodScheduled writes coming back through the watch). */
+static bool same_for_plan(const json_t *o, const json_t *n)
+{
+	static const char *const meta[] = {"resourceVersion", "managedFields", NULL};
+	static const char *const status[] = {"conditions", NULL};
+	const char *k;
+	json_t *v;
+
+	if (!o || !n)
+		return false;
+	json_object_foreach((json_t *)n, k, v)
+		if (strcmp(k, "metadata") && strcmp(k, "status") &&
+		    !json_equal(v, json_object_get(o, k)))
+			return false;
+	json_object_foreach((json_t *)o, k, v)
+		if (!json_object_get(n, k))
+			return false;
+	return equal_but(o, n, "metadata", meta) && equal_but(o, n, "status", status);
+}
+
 /* Applies one event; returns true when a store changed. */
 static bool apply_event(struct sched *S, struct carve_kube_event *ev)
 {
@@ -258,15 +302,19 @@ static bool apply_event(struct sched *S, struct carve_kube_event *ev)
 	int id = ev->source, rc;
 	char key[512];
 	json_t *as = NULL, *it;
+	bool same = false;
 	size_t i;
 
 	if (id < 0 || id >= K__COUNT || !S->store[id])
 		return false;
 	if (ev->type == CARVE_KEV_REPLACE) {
-		json_array_foreach(ev->obj, i, it)
+		json_array_foreach(ev->obj, i, it) {
 			typed(it, &kinds[id], S->apiv[id]);
+			kube_trim(it, id == K_POD);
+		}
 	} else {
 		typed(ev->obj, &kinds[id], S->apiv[id]);
+		kube_trim(ev->obj, id == K_POD);
 	}
 	if (id == K_POD && ev->type != CARVE_KEV_REPLACE) {
 		pod_key(ev->obj, key, sizeof(key));
@@ -276,11 +324,16 @@ static bool apply_event(struct sched *S, struct carve_kube_event *ev)
 		if (as)
 			json_object_del(S->assumed, key);
 	}
+	if (id == K_POD && ev->type == CARVE_KEV_MODIFIED)
+		same = same_for_plan(carve_kube_store_get(S->store[id], carve_kube_ns(ev->obj),
+							  carve_kube_name(ev->obj)), ev->obj);
 	rc = carve_kube_store_apply(S->store[id], ev, &err);
 	if (rc < 0) {
 		sched_logf("%s event refused: %s", kinds[id].kind, err.text);
 		return false;
 	}
+	if (same)
+		return false; /* stored, but nothing the plan reads changed */
 	if (id == K_POD && ev->type == CARVE_KEV_REPLACE && json_object_size(S->assumed))
 		reassume(S);
 	return rc > 0;
@@ -363,8 +416,6 @@ static void report_diags(struct sched *S, const struct carve_diags *d, int64_t n
 {
 	size_t i;
 
-	if (json_object_size(S->reported) > REPORTED_MAX)
-		json_object_clear(S->reported);
 	for (i = 0; i < d->n; i++) {
 		const struct carve_diag *g = &d->v[i];
 		json_t *obj;
@@ -377,14 +428,32 @@ static void report_diags(struct sched *S, const struct carve_diags *d, int64_t n
 		rv = obj ? carve_kube_rv(obj) : NULL;
 		snprintf(key, sizeof(key), "%s\n%s\n%s", g->pos.file ? g->pos.file : "",
 			 rv ? rv : "", g->msg);
-		if (json_object_get(S->reported, key))
+		if (json_object_get(S->reported, key)) {
+			json_object_set_new(S->reported, key, json_integer((json_int_t)S->cycles));
 			continue;
-		json_object_set_new(S->reported, key, json_true());
+		}
+		json_object_set_new(S->reported, key, json_integer((json_int_t)S->cycles));
 		sched_logf("%s: %s: %s", g->pos.file ? g->pos.file : "(cluster)",
 			   g->sev == CARVE_SEV_ERROR ? "error" : "warning", g->msg);
 		if (obj && g->sev == CARVE_SEV_ERROR) /* cluster-scoped: in "default" */
 			act_event(S->act, obj, "Warning", "InvalidObject", g->msg, now_ns);
 	}
+}
+
+/* Past REPORTED_MAX problems remembered, forgets those not seen in this
+ * cycle (fixed or gone); the ones still there stay remembered, so they are
+ * neither logged nor posted again. */
+static void forget_reported(struct sched *S)
+{
+	const char *key;
+	json_t *v;
+	void *tmp;
+
+	if (json_object_size(S->reported) <= REPORTED_MAX)
+		return;
+	json_object_foreach_safe(S->reported, tmp, key, v)
+		if (json_integer_value(v) != (json_int_t)S->cycles)
+			json_object_del(S->reported, key);
 }
 
 /* carve_gpu_allocated from the bound carve pods (their devices annotation). */
@@ -475,6 +544,8 @@ static int cycle(struct sched *S, int *retry)
 	*retry = 0;
 	if (!m)
 		return CARVE_ENOMEM;
+	/* binds that may have succeeded (timeouts, 5xx) settled first */
+	act_settle(S->act, &(struct act_stores){.pods = S->store[K_POD]}, S->assumed);
 	m->names_warn = true;
 	carve_diags_init(&d);
 	f.m = m;
@@ -497,6 +568,7 @@ static int cycle(struct sched *S, int *retry)
 	rc = carve_plan_build(m, &po, &d, &plan, &err);
 	report_diags(S, &m->diags, now);
 	report_diags(S, &d, now);
+	forget_reported(S);
 	if (rc) {
 		sched_logf("cycle %llu: the plan failed: %s", (unsigned long long)S->cycles,
 			   err.text[0] ? err.text : carve_strerror(rc));
@@ -521,7 +593,11 @@ static int cycle(struct sched *S, int *retry)
 		kube_metrics_plan(S->reg, plan, mono_s() - t0);
 		gpu_metrics(S);
 	}
-	*retry = ar.bind_errors || ar.errors || ar.bind_conflicts;
+	/* a fast retry only for failed binds and 429/5xx/no answer: a 403, 404
+	 * or 422 on a status write waits for the next change or resync */
+	*retry = ar.bind_errors || ar.bind_conflicts || ar.transient;
+	if (ar.lost)
+		*retry = -1;
 	pending = (int)(plan->npending > 1000000 ? 1000000 : plan->npending);
 	carve_plan_free(plan);
 	carve_manifests_destroy(m);
@@ -640,6 +716,8 @@ static void teardown(struct sched *S)
 {
 	int id;
 
+	act_destroy(S->act); /* stops the writer thread first */
+	S->act = NULL;
 	if (S->el)
 		carve_kube_elect_stop(S->el); /* a leader releases the Lease */
 	for (id = 0; id < K__COUNT; id++)
@@ -653,10 +731,16 @@ static void teardown(struct sched *S)
 	kube_registry_destroy(S->reg);
 	carve_kube_queue_destroy(S->q);
 	carve_kube_destroy(S->k);
+	carve_kube_destroy(S->sk);
 	carve_kube_config_free(&S->cfg);
 	json_decref(S->assumed);
 	json_decref(S->reported);
 	carve_free(S->identity);
+}
+
+static void beat(void *srv)
+{
+	kube_serve_heartbeat(srv);
 }
 
 static int setup(struct sched *S)
@@ -671,9 +755,15 @@ static int setup(struct sched *S)
 		memset(&S->cfg, 0, sizeof(S->cfg));
 		return rc;
 	}
-	S->cfg.qps = o->qps;
-	S->cfg.burst = o->burst;
-	S->k = carve_kube_create(&S->cfg, &err);
+	/* the pending-pod writer gets STATUS_SHARE of the rate budget on its
+	 * own client, so binds never wait behind status writes */
+	S->cfg.qps = o->qps > 0 ? o->qps * STATUS_SHARE : o->qps;
+	S->cfg.burst = o->burst * STATUS_SHARE >= 1 ? (int)(o->burst * STATUS_SHARE) : 1;
+	S->sk = carve_kube_create(&S->cfg, &err);
+	S->cfg.qps = o->qps > 0 ? o->qps - S->cfg.qps : o->qps;
+	S->cfg.burst = o->burst - S->cfg.burst >= 1 ? o->burst - S->cfg.burst : 1;
+	if (S->sk)
+		S->k = carve_kube_create(&S->cfg, &err);
 	if (!S->k) {
 		sched_logf("%s: %s", S->cfg.source ? S->cfg.source : "kubeconfig", err.text);
 		return CARVE_EINVAL;
@@ -684,9 +774,6 @@ static int setup(struct sched *S)
 	S->assumed = json_object();
 	S->reported = json_object();
 	if (!S->identity || !S->q || !S->reg || !S->assumed || !S->reported)
-		return CARVE_ENOMEM;
-	S->act = act_create(S->k, S->identity, o->queues, 0, S->reg);
-	if (!S->act)
 		return CARVE_ENOMEM;
 	if (o->metrics_addr && strcmp(o->metrics_addr, "0")) {
 		struct kube_serve_opts so = {.addr = o->metrics_addr, .metrics = S->reg};
@@ -715,6 +802,12 @@ static int setup(struct sched *S)
 		}
 		sched_logf("%s: candidate for Lease %s/%s", S->identity, lo.ns, lo.name);
 	}
+	S->act = act_create(&(struct act_opts){
+		.k = S->k, .status_k = S->sk, .el = S->el, .identity = S->identity,
+		.queues = o->queues, .reg = S->reg, .beat = S->srv ? beat : NULL,
+		.beat_ctx = S->srv});
+	if (!S->act)
+		return CARVE_ENOMEM;
 	return 0;
 }
 
@@ -786,12 +879,23 @@ static int loop(struct sched *S)
 		changed = false;
 		next_cycle = INFINITY;
 		rc = cycle(S, &retry);
+		if (retry < 0 || (S->act && act_lost_leadership(S->act))) {
+			sched_logf("%s: leadership lost while acting: stopped; exiting so a fresh "
+				   "process starts over", S->identity);
+			return 1;
+		}
 		if (rc == CARVE_ENOMEM)
 			sched_logf("cycle: out of memory; trying again");
-		if (retry || rc < 0)
-			next_cycle = mono_s() + RETRY_ERRORS_S;
-		else if (rc > 0)
-			next_cycle = mono_s() + RESYNC_PENDING_S;
+		if (retry || rc < 0) {
+			if (S->retry_s < RETRY_ERRORS_S)
+				S->retry_s = RETRY_ERRORS_S;
+			next_cycle = mono_s() + S->retry_s;
+			S->retry_s = S->retry_s * 2 > RETRY_MAX_S ? RETRY_MAX_S : S->retry_s * 2;
+		} else {
+			S->retry_s = RETRY_ERRORS_S;
+			if (rc > 0)
+				next_cycle = mono_s() + RESYNC_PENDING_S;
+		}
 	}
 }
 

@@ -5,7 +5,9 @@
  * sched_ (the loop) and act_ (the actions).
  *
  * Threads: the loop thread owns the stores and the act state; act_run's
- * bind workers only send requests and fill their own result slots.
+ * bind workers only send requests and fill their own result slots; act's
+ * writer thread sends the queued pending-pod writes (the queue under its
+ * mutex) and reads nothing else of the act state.
  */
 #ifndef CARVE_KUBE_SCHED_H
 #define CARVE_KUBE_SCHED_H
@@ -67,21 +69,45 @@ struct act_result {
 	size_t bound, bind_conflicts, bind_errors;
 	size_t pending_updates, events, preempted, nominated, released;
 	size_t status_updates, errors;
+	size_t transient;         /* binds or writes that got 429/5xx or no answer */
+	size_t status_queued;     /* pending-pod writes handed to the writer thread */
+	bool lost;                /* stopped: leadership lost */
 	double bind_seconds_sum;  /* latency of the successful binds, summed */
 };
 
 struct act;
 struct kube_registry;
 
+/* How act_create sets the actions up. */
+struct act_opts {
+	struct carve_kube *k;          /* binds, preemption, queue status (borrowed) */
+	struct carve_kube *status_k;   /* the pending-pod writer's own client (its own
+					* share of the rate budget), borrowed; NULL: k */
+	struct carve_kube_elector *el; /* checked before every write; NULL: always leads */
+	const char *identity;          /* copied; reportingInstance of every event */
+	enum carve_queues_mode queues;
+	int workers;                   /* bind threads (0: 8) */
+	struct kube_registry *reg;     /* metrics fed, borrowed, or NULL */
+	void (*beat)(void *ctx);       /* called while act works (health heartbeat), or NULL */
+	void *beat_ctx;
+	size_t status_queue_max;       /* pending-pod writes queued at most (0: 10000) */
+};
+
 /*
- * Actions through k (borrowed, must outlive it) on behalf of identity
- * (copied; reportingInstance of every event).  workers: bind threads
- * (0: 8).  reg: the metrics fed (bind latency and results, admitted
- * gangs, preemptions), borrowed, or NULL.  NULL on allocation failure.
+ * The actions, and the pending-pod writer thread (PodScheduled=False and
+ * FailedScheduling events go through a bounded queue keyed by pod, the
+ * latest message winning, drained by that thread through status_k).  NULL
+ * on allocation failure.  act_destroy stops the writer (what is still
+ * queued is dropped: the next leader writes it again).
  */
-struct act *act_create(struct carve_kube *k, const char *identity, enum carve_queues_mode queues,
-		       int workers, struct kube_registry *reg);
+struct act *act_create(const struct act_opts *o);
 void act_destroy(struct act *a);
+
+/* Whether a write was refused because leadership was lost (the loop exits). */
+bool act_lost_leadership(const struct act *a);
+
+/* Pending-pod writes queued now (tests, metrics). */
+size_t act_status_queued(struct act *a);
 
 /*
  * Carries p out: binds (concurrently, the pods put in s->pods as bound
@@ -95,6 +121,16 @@ void act_destroy(struct act *a);
  */
 int act_run(struct act *a, const struct carve_plan *p, const struct act_stores *s,
 	    json_t *assumed, int64_t now_ns, struct act_result *r);
+
+/*
+ * Settles the binds that may have succeeded (a timeout or a 5xx: act_run
+ * keeps such a pod bound in s->pods and in assumed, holding its devices):
+ * one the watch has settled meanwhile (no longer in assumed) is forgotten;
+ * for the others a GET of the pod puts the server's truth in s->pods and
+ * ends the assumption (404: the pod is gone).  Loop thread, before a
+ * cycle.  Returns how many stay unsettled (the GET failed).
+ */
+size_t act_settle(struct act *a, const struct act_stores *s, json_t *assumed);
 
 /* Posts an events.k8s.io/v1 Event about obj (apiVersion/kind/ns/name/uid
  * read from it): type "Normal" or "Warning", reason, note (cut to 1 KiB).
