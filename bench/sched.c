@@ -22,6 +22,13 @@
  *
  *   carve-bench-sched [--quick] [--wall] [--count-bytes] [--nodes N]
  *                     [--pods N] [--gang N] [--out FILE]
+ *                     [--emit-json FILE] [--emit-gang FILE]
+ *
+ * --emit-json writes the objects instead of measuring (for
+ * bench/sched_e2e.sh, which loads them into the fake API server): a v1
+ * List of the four namespaces, the cluster and the pending pods, without
+ * resourceVersion and uid (a create must not set them); --emit-gang a
+ * List of figure 2's gang (--gang pods named big-train-K).
  * Exit codes: 0 ok, 1 a step failed (or bound fewer pods than asked),
  * 2 usage.
  */
@@ -308,6 +315,7 @@ struct opts {
 	struct kgen_opts k;
 	int gang;                 /* figure 2's gang size */
 	const char *out;
+	const char *emit, *emit_gang; /* --emit-json, --emit-gang */
 	bool count_bytes;         /* count carve's and jansson's bytes (costs time and RSS) */
 };
 
@@ -544,7 +552,10 @@ static void usage(FILE *f)
 		   "  --nodes N   nodes, a multiple of 10 (default 5000)\n"
 		   "  --pods N    pending pods (default 50000)\n"
 		   "  --gang N    figure 2's gang size (default 500)\n"
-		   "  --out FILE  the figures as one flat JSON object\n");
+		   "  --out FILE  the figures as one flat JSON object\n"
+		   "  --emit-json FILE  write the namespaces, cluster and pending pods as a v1 List\n"
+		   "              for an API server and exit (bench/sched_e2e.sh)\n"
+		   "  --emit-gang FILE  write the --gang pods of figure 2 as a v1 List and exit\n");
 }
 
 static int parse_size(const char *s, size_t min, size_t max, size_t *out)
@@ -585,6 +596,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			i++;
 		} else if (!strcmp(a, "--gang") && next && !parse_size(next, 2, 10000, &v)) {
 			o->gang = (int)v;
+			i++;
+		} else if (!strcmp(a, "--emit-json") && next) {
+			o->emit = next;
+			i++;
+		} else if (!strcmp(a, "--emit-gang") && next) {
+			o->emit_gang = next;
 			i++;
 		} else if (!strcmp(a, "--out") && next) {
 			o->out = next;
@@ -628,6 +645,89 @@ static int write_out(const char *path, const struct figs *f)
 	return fclose(out) ? -1 : 0;
 }
 
+/* An object as a create sends it: the server's fields dropped. */
+static json_t *for_create(json_t *o)
+{
+	json_t *md = json_object_get(o, "metadata");
+
+	json_object_del(md, "resourceVersion");
+	json_object_del(md, "uid");
+	json_object_del(md, "creationTimestamp");
+	json_object_del(o, "status");
+	return o;
+}
+
+/* Nodes keep their status (capacity, allocatable): a create may set it. */
+static int list_add(json_t *items, json_t *o)
+{
+	const char *kind;
+
+	if (!o)
+		return -1;
+	kind = json_string_value(json_object_get(o, "kind"));
+	bool node = kind && !strcmp(kind, "Node");
+	if (node) {
+		json_t *md = json_object_get(o, "metadata");
+		json_object_del(md, "resourceVersion");
+		json_object_del(md, "uid");
+	} else {
+		for_create(o);
+	}
+	return json_array_append_new(items, o);
+}
+
+/* Writes items as a v1 List to path; consumes items.  0, or -1 with a message. */
+static int write_list(const char *path, json_t *items)
+{
+	json_t *l = json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind", "List", "items", items);
+
+	if (!l || json_dump_file(l, path, JSON_COMPACT)) {
+		fprintf(stderr, "carve-bench-sched: cannot write %s\n", path);
+		json_decref(l);
+		return -1;
+	}
+	json_decref(l);
+	return 0;
+}
+
+static int emit(const struct opts *o)
+{
+	static const char *const ns[] = { "gpu-operator", "team-research", "team-production", "team-dev" };
+	json_t *items, *cluster, *v;
+	size_t i;
+
+	if (o->emit) {
+		if (!(items = json_array()) || !(cluster = kgen_cluster(&o->k)))
+			goto oom;
+		for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+			if (list_add(items, json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind",
+						      "Namespace", "metadata", "name", ns[i])))
+				goto oom;
+		json_array_foreach(cluster, i, v)
+			if (list_add(items, json_incref(v)))
+				goto oom;
+		json_decref(cluster);
+		for (i = 0; i < o->k.pods; i++)
+			if (list_add(items, kgen_pod(&o->k, i)))
+				goto oom;
+		if (write_list(o->emit, items))
+			return 1;
+	}
+	if (o->emit_gang) {
+		if (!(items = json_array()))
+			goto oom;
+		for (int k = 0; k < o->gang; k++)
+			if (list_add(items, kgen_gang_pod(&o->k, "big-train", o->gang, k)))
+				goto oom;
+		if (write_list(o->emit_gang, items))
+			return 1;
+	}
+	return 0;
+oom:
+	fprintf(stderr, "carve-bench-sched: out of memory\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -644,6 +744,8 @@ int main(int argc, char **argv)
 		*nan_fields[i] = NAN;
 	if (parse_args(argc, argv, &o))
 		return 2;
+	if (o.emit || o.emit_gang)
+		return emit(&o);
 	if (o.count_bytes) {
 		bench_alloc_install();
 		json_set_alloc_funcs(jmalloc, jfree);

@@ -655,6 +655,10 @@ static const struct kube_mdesc metric_table[KM__COUNT] = {
 	[KM_API_REQUESTS] = { "carve_api_requests_total",
 		"Requests to the API server per answer class (1xx..5xx, error: no answer).", KUBE_COUNTER,
 		{ "code_class" }, NULL, 0 },
+	[KM_API_WAIT] = { "carve_api_wait_seconds_total",
+		"Seconds requests waited, summed over concurrent requests: on=\"server\" from sending to "
+		"the answer's first bytes (a watch until its stream begins), on=\"rate_limiter\" for the "
+		"client-side --qps/--burst limit.", KUBE_COUNTER, { "on" }, NULL, 0 },
 	[KM_GPU_ALLOCATED] = { "carve_gpu_allocated",
 		"Share of one GPU (0..1) held by pods of one ClusterQueue.", KUBE_GAUGE,
 		{ "node", "gpu", "queue" }, NULL, 0 },
@@ -779,6 +783,9 @@ int kube_metrics_api(struct kube_registry *r, const struct carve_kube_stats *s)
 	kube_registry_begin(r);
 	for (int i = 0; i < 6; i++)
 		UPD(rc, kube_metric_set(r, KM_API_REQUESTS, &cls[i], (double)s->by_class[i]));
+	UPD(rc, kube_metric_set(r, KM_API_WAIT, (const char *[]){ "server" }, (double)s->server_ns / 1e9));
+	UPD(rc, kube_metric_set(r, KM_API_WAIT, (const char *[]){ "rate_limiter" },
+				(double)s->throttled_ns / 1e9));
 	kube_registry_commit(r);
 	return rc;
 }

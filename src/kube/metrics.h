@@ -127,6 +127,7 @@ enum kube_metric {
 	KM_CYCLE_DURATION,           /* carve_cycle_duration_seconds histogram */
 	KM_WATCH_RESTARTS,           /* carve_watch_restarts_total{kind,reason} */
 	KM_API_REQUESTS,             /* carve_api_requests_total{code_class} */
+	KM_API_WAIT,                 /* carve_api_wait_seconds_total{on}: server, rate_limiter */
 	KM_GPU_ALLOCATED,            /* carve_gpu_allocated{node,gpu,queue} gauge */
 	KM_LEADER,                   /* carve_leader gauge, 0 or 1 */
 	KM__COUNT

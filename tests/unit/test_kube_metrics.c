@@ -439,7 +439,8 @@ static const char *const all_names[KM__COUNT] = {
 	"kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota",
 	"kueue_cluster_queue_borrowing_limit", "kueue_cluster_queue_lending_limit",
 	"carve_bind_duration_seconds", "carve_binds_total", "carve_cycle_duration_seconds",
-	"carve_watch_restarts_total", "carve_api_requests_total", "carve_gpu_allocated", "carve_leader",
+	"carve_watch_restarts_total", "carve_api_requests_total", "carve_api_wait_seconds_total", "carve_gpu_allocated",
+	"carve_leader",
 };
 
 static void metric_set_has_every_family(void **state)
@@ -473,7 +474,9 @@ static void metric_set_has_every_family(void **state)
 	assert_int_equal(kube_metrics_preempted(r, "prod", "InCohortReclamation", "dev"), 0);
 	assert_int_equal(kube_metrics_watch_restart(r, "Pod", "expired"), 0);
 	assert_int_equal(kube_metrics_leader(r, true), 0);
-	struct carve_kube_stats st = { .by_class = { 1, 0, 40, 0, 2, 3 } };
+	struct carve_kube_stats st = { .by_class = { 1, 0, 40, 0, 2, 3 },
+				       .server_ns = 1500000000,
+				       .throttled_ns = 250000000 };
 	assert_int_equal(kube_metrics_api(r, &st), 0);
 	st.by_class[2] = 39; /* a cumulative counter going back is refused */
 	assert_int_equal(kube_metrics_api(r, &st), CARVE_ERANGE);
@@ -496,6 +499,8 @@ static void metric_set_has_every_family(void **state)
 	assert_true(val(&e, "carve_watch_restarts_total", "kind", "Pod", "reason", "expired") == 1);
 	assert_true(val(&e, "carve_api_requests_total", "code_class", "2xx", NULL, NULL) == 40);
 	assert_true(val(&e, "carve_api_requests_total", "code_class", "error", NULL, NULL) == 1);
+	assert_true(val(&e, "carve_api_wait_seconds_total", "on", "server", NULL, NULL) == 1.5);
+	assert_true(val(&e, "carve_api_wait_seconds_total", "on", "rate_limiter", NULL, NULL) == 0.25);
 	assert_true(val(&e, "carve_leader", NULL, NULL, NULL, NULL) == 1);
 	expo_free(&e);
 	free(t);
