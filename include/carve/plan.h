@@ -21,7 +21,22 @@
  *    node's capacity: carve's own (a carve.dev/devices annotation) hold
  *    exactly the devices it names and their workload's quota (flavors from
  *    carve.dev/flavors); anyone else's hold cpu, memory and as many
- *    devices of the kinds they request on that node.
+ *    devices of the kinds they request on that node.  A carve-bound gang
+ *    that cannot be held as an admitted workload (its flavor gone, no
+ *    flavors annotation, a node carve does not know, no LocalQueue ...)
+ *    keeps its exact devices without charging quota, with a warning:
+ *    running pods are never deleted for configuration or bad input;
+ *    releases are only for half-bound gangs whose remaining pods cannot
+ *    be placed around the bound ones.  Carve-bound pods being deleted
+ *    hold their devices outside their gang; a half-bound gang is
+ *    completed up to its declared size only (extra pods stay pending).
+ *  - workload keys: "ns/name" for a single pod; "ns/<kind>:group" for a
+ *    group, kind one of pod-group (Kueue), volcano, kai, coscheduling.
+ *  - pending pods of other schedulers with status.nominatedNodeName are
+ *    not held (kube-scheduler holds a nominated pod's requests against
+ *    pods of lower or equal priority): carve counts them once bound, so
+ *    a carve pod may take room such a pod was nominated for, and that
+ *    pod waits for its scheduler's next attempt.
  *  - Nodes, ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
  *    (Workload)PriorityClasses, Volcano/KAI queues and PodGroups, the
  *    device-plugin and mig-parted ConfigMaps: as `carve admit` reads them.
@@ -52,7 +67,9 @@ struct carve_plan_opts {
 	const char *policy;           /* placement policy; NULL: "binpack" */
 	uint64_t seed;
 	int64_t now;                  /* seconds since the epoch */
-	int max_cycles;               /* engine cycles per plan; 0: until quiet */
+	int max_cycles;               /* engine cycles per plan; 0: until quiet (a cycle
+					 * that decides nothing and sets no head aside;
+					 * capped at the pending workloads + 8) */
 };
 
 /* A pod named by the plan. */

@@ -82,19 +82,54 @@ static int ppod_cmp_group(const struct ppod *a, const struct ppod *b)
 	return r;
 }
 
-/* The PodGroup of a Volcano, KAI or coscheduling group, or NULL. */
-static const struct carve_mf_podgroup *find_pg(const struct ctx *c, const struct gang *g)
+static int pg_cmp(const void *x, const void *y)
+{
+	const struct carve_mf_podgroup *a = *(const struct carve_mf_podgroup *const *)x;
+	const struct carve_mf_podgroup *b = *(const struct carve_mf_podgroup *const *)y;
+	int r = nullcmp(a->meta.ns, b->meta.ns);
+
+	return r ? r : strcmp(a->meta.name, b->meta.name);
+}
+
+/* The PodGroups sorted by namespace and name (c->pgs), for find_pg. */
+static void sort_pgs(struct ctx *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->m->npodgroups; i++) {
-		const struct carve_mf_podgroup *pg = &c->m->podgroups[i];
-		bool vc = br_is_volcano_pg(pg);
+	c->pgs = scratch(c, c->m->npodgroups, sizeof(*c->pgs));
+	if (!c->pgs)
+		return;
+	for (i = 0; i < c->m->npodgroups; i++)
+		c->pgs[i] = &c->m->podgroups[i];
+	if (c->m->npodgroups)
+		qsort(c->pgs, c->m->npodgroups, sizeof(*c->pgs), pg_cmp);
+}
 
-		if (strcmp(pg->meta.name, g->name) || nullcmp(pg->meta.ns, g->ns))
-			continue;
+/* The PodGroup of a Volcano, KAI or coscheduling group, or NULL: a binary
+ * search of c->pgs, then the PodGroups of that namespace and name in
+ * order (a Volcano and a KAI one may share it). */
+static const struct carve_mf_podgroup *find_pg(const struct ctx *c, const struct gang *g)
+{
+	struct carve_mf_podgroup key;
+	const struct carve_mf_podgroup *kp = &key;
+	size_t lo = 0, hi = c->m->npodgroups, i;
+
+	memset(&key, 0, sizeof(key));
+	key.meta.ns = g->ns;
+	key.meta.name = g->name;
+	while (lo < hi) { /* the first not below key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pg_cmp(&c->pgs[mid], &kp) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < c->m->npodgroups && !pg_cmp(&c->pgs[i], &kp); i++) {
+		bool vc = br_is_volcano_pg(c->pgs[i]);
+
 		if ((g->gk == GK_VOLCANO && vc) || (g->gk == GK_KAI && !vc) || g->gk == GK_COSCHED)
-			return pg;
+			return c->pgs[i];
 	}
 	return NULL;
 }
@@ -135,6 +170,72 @@ static const char *gang_key(struct ctx *c, const struct gang *g)
 	return sfmt(c, "%s/%s:%s", g->ns, kinds[g->gk], g->name);
 }
 
+/* The number of pods group g declares (Kueue's total-count annotation,
+ * a PodGroup's minMember); 0 when unknown. */
+static int32_t declared_size(const struct ctx *c, const struct gang *g)
+{
+	const struct carve_kv *t;
+	char *end = NULL;
+	long x;
+
+	if (g->gk == GK_KUEUE) {
+		t = kv_at(&c->pods[g->first].p->meta.annotations, KQ_TOTAL);
+		x = t && t->value && *t->value ? strtol(t->value, &end, 10) : 0;
+		return end && !*end && x > 0 && x <= INT32_MAX ? (int32_t)x : 0;
+	}
+	if (g->gk != GK_NONE && g->pg && g->pg->min_member > 0)
+		return g->pg->min_member;
+	return 0;
+}
+
+/*
+ * A gang with bound pods is completed up to its declared size, never
+ * past it: waiting pods beyond it (after the bound ones and the first
+ * waiting ones by name) move to the end of its range and become a gang
+ * entry of their own that stays pending with a message (g->n shrinks;
+ * the entry takes c->g's next slot, which the pods it holds pay for).
+ */
+static void split_extra(struct ctx *c, struct gang *g)
+{
+	int32_t decl = declared_size(c, g);
+	size_t nb = 0, keep, seen = 0, i, w, nx;
+	struct ppod *tmp;
+	struct gang *x;
+
+	for (i = g->first; i < g->first + g->n; i++)
+		nb += c->pods[i].bound;
+	if (!nb || decl <= 0 || g->n <= (size_t)decl)
+		return;
+	keep = nb < (size_t)decl ? (size_t)decl - nb : 0;
+	tmp = scratch(c, g->n, sizeof(*tmp));
+	if (!tmp)
+		return;
+	nx = 0;
+	w = 0;
+	for (i = g->first; i < g->first + g->n; i++) {
+		if (c->pods[i].bound || seen++ < keep)
+			c->pods[g->first + w++] = c->pods[i];
+		else
+			tmp[nx++] = c->pods[i];
+	}
+	memcpy(&c->pods[g->first + w], tmp, nx * sizeof(*tmp));
+	g->n = w;
+	x = g + 1; /* filled after g: make_gangs continues past both */
+	memset(x, 0, sizeof(*x));
+	x->first = g->first + w;
+	x->n = nx;
+	x->ns = g->ns;
+	x->name = g->name;
+	x->gk = g->gk;
+	x->key = g->key;
+	x->wl = -1;
+	x->nwait = nx;
+	x->why = sfmt(c, "gang %s declares %d pods and %zu of them are bound or being "
+		      "bound; this pod is one too many and is not scheduled", g->key,
+		      (int)decl, nb + keep);
+	x->extra = true;
+}
+
 /* Sorts the pods into gangs and says of each what it needs. */
 static void make_gangs(struct ctx *c)
 {
@@ -143,7 +244,8 @@ static void make_gangs(struct ctx *c)
 	if (c->npods)
 		qsort(c->pods, c->npods, sizeof(*c->pods), ppod_cmp);
 	c->g = scratch(c, c->npods, sizeof(*c->g));
-	if (!c->g)
+	sort_pgs(c);
+	if (!c->g || !c->pgs)
 		return;
 	for (i = 0; i < c->npods; i = j) {
 		struct gang *g = &c->g[c->ng++];
@@ -162,7 +264,10 @@ static void make_gangs(struct ctx *c)
 		g->gk = c->pods[i].gk;
 		g->key = gang_key(c, g);
 		g->wl = -1;
-		for (k = i; k < j; k++) {
+		if (g->gk == GK_VOLCANO || g->gk == GK_KAI || g->gk == GK_COSCHED)
+			g->pg = find_pg(c, g);
+		split_extra(c, g);
+		for (k = i; k < i + g->n; k++) {
 			struct ppod *q = &c->pods[k];
 			int r;
 
@@ -187,8 +292,6 @@ static void make_gangs(struct ctx *c)
 			q->ps = r;
 			q->idx = (size_t)g->count[r]++;
 		}
-		if (g->gk == GK_VOLCANO || g->gk == GK_KAI || g->gk == GK_COSCHED)
-			g->pg = find_pg(c, g);
 		need = 1;
 		if (g->gk == GK_KUEUE) {
 			const struct carve_kv *t = kv_at(&p0->meta.annotations, KQ_TOTAL);
@@ -220,6 +323,8 @@ static void make_gangs(struct ctx *c)
 		if (!g->why && !g->nbound && g->n < (size_t)need)
 			g->why = sfmt(c, "waiting for all %d pods of gang %s to exist "
 				      "(a gang is considered once they do)", (int)need, g->key);
+		if (c->ng < c->npods && c->g[c->ng].extra)
+			c->ng++; /* split_extra's entry, already complete */
 	}
 }
 
@@ -447,6 +552,21 @@ static bool gang_spec(struct ctx *c, struct gang *g)
 
 /* ---- bound pods: the devices they hold ---- */
 
+/* Gang g, some of whose pods this scheduler bound, cannot be held as an
+ * admitted workload (its flavors are gone, its annotations name no
+ * flavor or a node carve lacks ...): running pods are never deleted for
+ * that.  Its bound pods hold their exact devices outside the engine,
+ * charging no quota (reported); its waiting pods stay pending with why. */
+static void hold_plain(struct ctx *c, struct gang *g, const char *why)
+{
+	g->plain = true;
+	g->why = why ? why : "its bound pods cannot be held as an admitted workload";
+	carve_diag_warn(c->d, br_meta_pos(&c->pods[g->first].p->meta), "%s %s: %s; its running "
+			"pods keep their devices but charge no quota%s",
+			g->gk == GK_NONE ? "Pod" : "Pod group", g->key, g->why,
+			g->nwait ? ", and its waiting pods stay pending" : "");
+}
+
 /* Gang g's bound pods are to be deleted, for this reason. */
 static void release(struct ctx *c, struct gang *g, const char *why)
 {
@@ -624,7 +744,7 @@ static void prep_bound(struct ctx *c, struct gang *g)
 	memcpy(g->off, off, sizeof(off));
 	for (i = 0; i < total; i++)
 		pl[i].node = CARVE_PLACE_NONE;
-	for (i = g->first; i < g->first + g->n && !bad; i++) {
+	for (i = g->first; i < g->first + g->n; i++) {
 		const struct ppod *q = &c->pods[i];
 		const char *fl = kv(&q->p->meta.annotations, CARVE_FLAVORS_ANNOTATION);
 
@@ -634,7 +754,7 @@ static void prep_bound(struct ctx *c, struct gang *g)
 			pl[off[q->ps] + q->idx].node = CARVE_PLACE_NONE;
 			bad = true;
 		}
-		else if (!c->none && fl && !parse_flavors(c, fl, map, &nmap, CARVE_RES_MAX)) {
+		else if (!c->none && fl && !bad && !parse_flavors(c, fl, map, &nmap, CARVE_RES_MAX)) {
 			carve_diag_warn(c->d, br_meta_pos(&q->p->meta), "Pod %s: annotation %s '%s' "
 					"is not a list of resource=flavor", pod_key(c, q->p),
 					CARVE_FLAVORS_ANNOTATION, fl);
@@ -672,8 +792,8 @@ static void prep_bound(struct ctx *c, struct gang *g)
 	if (c->nomem)
 		return;
 	if (bad) {
-		release(c, g, sfmt(c, "the carve annotations of gang %s cannot be taken as "
-				   "written; it is released and queued again", g->key));
+		hold_plain(c, g, sfmt(c, "the carve annotations of the bound pods of gang %s "
+				      "cannot be taken as written", g->key));
 		return;
 	}
 	sp->admitted = true;
@@ -701,8 +821,8 @@ static void add_bound(struct ctx *c, struct gang *g)
 		carve_diag_warn(c->d, br_meta_pos(&c->pods[g->first].p->meta), "%s %s: %s",
 				g->gk == GK_NONE ? "Pod" : "Pod group", g->key,
 				err.text[0] ? err.text : carve_strerror(id));
-		release(c, g, sfmt(c, "gang %s cannot be held as bound: %s", g->key,
-				   err.text[0] ? err.text : carve_strerror(id)));
+		hold_plain(c, g, sfmt(c, "gang %s cannot be held as admitted: %s", g->key,
+				      err.text[0] ? err.text : carve_strerror(id)));
 		return;
 	}
 	g->wl = id;
@@ -784,22 +904,42 @@ static void add_pending(struct ctx *c, struct gang *g)
 	}
 }
 
-/* The bound pods of a released gang still run until deleted: their
- * devices are held exactly where that is possible, else as another
- * scheduler's pods are. */
-static void hold_released(struct ctx *c, struct gang *g)
+/* Bound pod p holds exactly the devices its annotation names, read
+ * into pl (or, when pl is NULL, read here); when the annotation cannot be
+ * taken (reported), cpu, memory and devices of its kinds on its node, as
+ * another scheduler's pod would. */
+static void hold_exact(struct ctx *c, const struct carve_mf_pod *p,
+		       const struct carve_pod_place *pl)
+{
+	struct carve_pod_place own_pl;
+
+	if (!pl) {
+		if (devices_place(c, p, &own_pl))
+			own_pl.node = CARVE_PLACE_NONE;
+		pl = &own_pl;
+	}
+	if (pl->node != CARVE_PLACE_NONE) {
+		if (!carve_placer_retake(c->ad->placer, pl, 1))
+			return;
+		carve_diag_warn(c->d, br_meta_pos(&p->meta), "Pod %s: the devices its annotation "
+				"%s names on node %s are held by other pods too; held as another "
+				"scheduler's pod would be", pod_key(c, p), CARVE_DEVICES_ANNOTATION,
+				p->node_name);
+	}
+	hold_foreign(c, p);
+}
+
+/* The bound pods of gang g (released, held outside the engine, or not
+ * a workload at all) still run: each holds its exact devices. */
+static void hold_bound_pods(struct ctx *c, struct gang *g)
 {
 	size_t i;
 
 	for (i = g->first; i < g->first + g->n && !c->nomem; i++) {
 		const struct ppod *q = &c->pods[i];
-		const struct carve_pod_place *pl = g->pl ? &g->pl[g->off[q->ps] + q->idx] : NULL;
 
-		if (!q->bound)
-			continue;
-		if (pl && pl->node != CARVE_PLACE_NONE && !carve_placer_retake(c->ad->placer, pl, 1))
-			continue;
-		hold_foreign(c, q->p);
+		if (q->bound)
+			hold_exact(c, q->p, g->pl ? &g->pl[g->off[q->ps] + q->idx] : NULL);
 	}
 }
 
@@ -865,7 +1005,8 @@ static void classify(struct ctx *c)
 
 	c->pods = scratch(c, c->m->npods, sizeof(*c->pods));
 	c->foreign = scratch(c, c->m->npods, sizeof(*c->foreign));
-	for (i = 0; c->pods && c->foreign && i < c->m->npods; i++) {
+	c->holders = scratch(c, c->m->npods, sizeof(*c->holders));
+	for (i = 0; c->pods && c->foreign && c->holders && i < c->m->npods; i++) {
 		const struct carve_mf_pod *p = &c->m->pods[i];
 		struct ppod *q;
 
@@ -874,6 +1015,10 @@ static void classify(struct ctx *c)
 		if (p->node_name && *p->node_name) {
 			if (!mine(c, p) || !kv(&p->meta.annotations, CARVE_DEVICES_ANNOTATION)) {
 				c->foreign[c->nforeign++] = p;
+				continue;
+			}
+			if (p->deleting) { /* going away; its replacement is a new pod */
+				c->holders[c->nholders++] = p;
 				continue;
 			}
 		} else if (!mine(c, p) || p->ngates || p->deleting ||
@@ -924,16 +1069,25 @@ static void decide(struct ctx *c)
 	size_t i, npending = 0;
 
 	/* 1. gangs holding exact devices (the bound pods of half-bound ones
-	 * reserved), 2. others' pods, 3. half-bound gangs completed around
-	 * their bound pods, 4. waiting gangs. */
+	 * reserved), carve-bound pods being deleted, 2. others' pods, 3.
+	 * half-bound gangs completed around their bound pods, 4. waiting
+	 * gangs. */
 	for (i = 0; i < c->ng && !c->nomem; i++) {
 		struct gang *g = &c->g[i];
 
-		if (!g->nbound || g->why)
+		if (!g->nbound)
 			continue;
+		if (g->why) { /* not a workload: its pods still hold their devices */
+			hold_bound_pods(c, g);
+			continue;
+		}
 		prep_bound(c, g);
-		if (g->release || c->nomem)
+		if (c->nomem)
 			continue;
+		if (g->plain) {
+			hold_bound_pods(c, g);
+			continue;
+		}
 		if (!g->nwait)
 			add_bound(c, g);
 		else if (reserve(c, g, true))
@@ -942,22 +1096,22 @@ static void decide(struct ctx *c)
 			release(c, g, sfmt(c, "the devices the bound pods of gang %s name are "
 					   "taken by other pods; it is released and queued again",
 					   g->key));
-		if (g->release)
-			hold_released(c, g);
+		if (g->release || g->plain)
+			hold_bound_pods(c, g);
 	}
+	for (i = 0; i < c->nholders && !c->nomem; i++)
+		hold_exact(c, c->holders[i], NULL);
 	for (i = 0; i < c->nforeign && !c->nomem; i++)
 		hold_foreign(c, c->foreign[i]);
 	for (i = 0; i < c->ng && !c->nomem; i++) {
 		struct gang *g = &c->g[i];
 
-		if (g->nbound && g->why) /* cannot be queued: still holds its devices */
-			hold_released(c, g);
 		if (!g->reserved)
 			continue;
 		reserve(c, g, false);
 		add_bound(c, g);
-		if (g->release)
-			hold_released(c, g);
+		if (g->release || g->plain)
+			hold_bound_pods(c, g);
 	}
 	for (i = 0; i < c->ng && !c->nomem; i++) {
 		struct gang *g = &c->g[i];

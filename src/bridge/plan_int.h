@@ -82,6 +82,8 @@ struct gang {
 	struct carve_pod_place *pl;   /* bound gangs: places, podSet by podSet */
 	size_t off[MAX_PS];           /* first place of each podSet */
 	bool reserved;                /* its bound pods' devices held by reserve() */
+	bool extra;                   /* pods past a half-bound gang's declared size */
+	bool plain;                   /* bound pods held exactly, outside the engine */
 };
 
 struct box {
@@ -107,6 +109,9 @@ struct ctx {
 	size_t ng;
 	const struct carve_mf_pod **foreign;
 	size_t nforeign;
+	const struct carve_mf_pod **holders; /* carve-bound pods being deleted */
+	size_t nholders;
+	const struct carve_mf_podgroup **pgs; /* PodGroups by namespace, name */
 	size_t *gang_of_wl;           /* engine id -> gang index (SIZE_MAX: none) */
 	size_t nwl;
 	bool capped;                  /* run_cycles stopped at its cap, not quiet */

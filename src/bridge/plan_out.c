@@ -87,21 +87,14 @@ static const char *flavors_text(struct ctx *c, const struct carve_wl_status *st)
 }
 
 static void add_bind(struct ctx *c, const struct gang *g, const struct ppod *q,
-		     const struct carve_pod_place *pl, const char *flavors)
+		     const struct carve_node *node, const char *dev, const char *flavors)
 {
 	struct carve_plan *p = &c->out->p;
 	struct carve_plan_bind *b;
-	const struct carve_node *node = carve_cluster_node(c->cl, pl->node);
-	const char *dev = devices_text(c, pl);
 
 	b = grow(c, (void **)&p->binds, p->nbinds, &c->out->cap_binds, sizeof(*b));
-	if (!b || !dev || !node) {
-		if (b && !dev)
-			carve_diag_error(c->d, br_meta_pos(&q->p->meta), "Pod %s: its devices "
-					 "cannot be written as %s", pod_key(c, q->p),
-					 CARVE_DEVICES_ANNOTATION);
+	if (!b)
 		return;
-	}
 	set_pod(c, &b->pod, q->p);
 	b->node = own(c, node->name);
 	b->devices = own(c, dev);
@@ -128,12 +121,15 @@ static void add_pending_pod(struct ctx *c, const struct gang *g, const struct ca
 }
 
 /* Binds for the waiting pods of an admitted gang (all of a new one, the
- * rest of a half-bound one), under one gang entry. */
+ * rest of a half-bound one), under one gang entry: all or none.  A pod
+ * whose devices cannot be written (reported) leaves the whole gang
+ * pending, so binds never hold part of a gang. */
 static void bind_gang(struct ctx *c, const struct gang *g, const struct carve_wl_status *st)
 {
 	struct carve_plan *p = &c->out->p;
 	struct carve_plan_gang *e;
-	const char *flavors = flavors_text(c, st);
+	const char *flavors = flavors_text(c, st), **dev;
+	const struct carve_node **node;
 	size_t i;
 
 	if (!flavors)
@@ -141,6 +137,35 @@ static void bind_gang(struct ctx *c, const struct gang *g, const struct carve_wl
 	for (i = 0; i < st->npodsets; i++)
 		if (st->podsets[i].npods != (size_t)st->podsets[i].count)
 			return; /* not placed: never bind without devices */
+	dev = scratch(c, g->n, sizeof(*dev));
+	node = scratch(c, g->n, sizeof(*node));
+	if (!dev || !node)
+		return;
+	for (i = g->first; i < g->first + g->n; i++) {
+		const struct ppod *q = &c->pods[i];
+		const struct carve_pod_place *pl;
+
+		if (q->bound || (size_t)q->ps >= st->npodsets || q->idx >= st->podsets[q->ps].npods)
+			continue;
+		pl = &st->podsets[q->ps].pods[q->idx];
+		node[i - g->first] = carve_cluster_node(c->cl, pl->node);
+		dev[i - g->first] = devices_text(c, pl);
+		if (c->nomem)
+			return;
+		if (!dev[i - g->first] || !node[i - g->first]) {
+			const char *why = sfmt(c, "the devices chosen for pod %s of gang %s cannot "
+					       "be written as %s; the gang is not bound",
+					       pod_key(c, q->p), g->key, CARVE_DEVICES_ANNOTATION);
+			size_t k;
+
+			carve_diag_error(c->d, br_meta_pos(&q->p->meta), "Pod %s: %s",
+					 pod_key(c, q->p), why);
+			for (k = g->first; k < g->first + g->n; k++)
+				if (!c->pods[k].bound)
+					add_pending_pod(c, g, c->pods[k].p, "SchedulerError", why);
+			return;
+		}
+	}
 	e = grow(c, (void **)&p->gangs, p->ngangs, &c->out->cap_gangs, sizeof(*e));
 	if (!e)
 		return;
@@ -148,13 +173,9 @@ static void bind_gang(struct ctx *c, const struct gang *g, const struct carve_wl
 	e->cq = own(c, st->cq);
 	e->first = p->nbinds;
 	p->ngangs++;
-	for (i = g->first; i < g->first + g->n && !c->nomem; i++) {
-		const struct ppod *q = &c->pods[i];
-
-		if (q->bound || (size_t)q->ps >= st->npodsets || q->idx >= st->podsets[q->ps].npods)
-			continue;
-		add_bind(c, g, q, &st->podsets[q->ps].pods[q->idx], flavors);
-	}
+	for (i = g->first; i < g->first + g->n && !c->nomem; i++)
+		if (dev[i - g->first])
+			add_bind(c, g, &c->pods[i], node[i - g->first], dev[i - g->first], flavors);
 	e = &p->gangs[p->ngangs - 1];
 	e->n = p->nbinds - e->first;
 }

@@ -92,6 +92,9 @@ static int64_t usage_of(const struct carve_plan_cq *q, const char *res)
 	return -1;
 }
 
+/* Extra metadata fields of the next add_pod() (",\"k\": v"), then "". */
+static const char *meta_extra = "";
+
 /* Adds one pod as the API server returns it: namespace, name, labels and
  * annotations (JSON object bodies), spec.nodeName (NULL: waiting), GPUs
  * and CPUs asked for, created at minute `minute` of 2026-01-01. */
@@ -106,13 +109,14 @@ static void add_pod(struct carve_manifests *m, const char *ns, const char *name,
 	snprintf(buf, sizeof(buf),
 		 "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"namespace\": "
 		 "\"%s\", \"name\": \"%s\", \"uid\": \"u-%s\", \"labels\": {%s}, "
-		 "\"annotations\": {%s}, \"creationTimestamp\": \"2026-01-01T00:%02d:00Z\"}, "
+		 "\"annotations\": {%s}, \"creationTimestamp\": \"2026-01-01T00:%02d:00Z\"%s}, "
 		 "\"spec\": {\"schedulerName\": \"carve\"%s%s%s, \"nodeSelector\": "
 		 "{\"carve.dev/pool\": \"train\"}, \"containers\": [{\"name\": \"c\", "
 		 "\"resources\": {\"requests\": {\"cpu\": \"%s\", \"memory\": \"1Gi\", "
 		 "\"nvidia.com/gpu\": \"%s\"}}}]}, \"status\": {\"phase\": \"%s\"}}",
-		 ns, name, name, labels, annots, minute, node ? ", \"nodeName\": \"" : "",
+		 ns, name, name, labels, annots, minute, meta_extra, node ? ", \"nodeName\": \"" : "",
 		 node ? node : "", node ? "\"" : "", cpus, gpus, node ? "Running" : "Pending");
+	meta_extra = "";
 	j = json_loads(buf, 0, &jerr);
 	if (!j)
 		fprintf(stderr, "%s: %s\n", buf, jerr.text);
@@ -578,7 +582,8 @@ static void test_volcano_podgroups(void **state)
 }
 
 /* A cordoned node takes nothing new; a devices annotation naming a GPU
- * the node lacks is a warning naming the pod, and its gang is released. */
+ * the node lacks is a warning naming the pod, which keeps running
+ * (never deleted for bad input). */
 static void test_bad_objects(void **state)
 {
 	struct carve_manifests *m = load("cluster", "bad", NULL);
@@ -593,8 +598,7 @@ static void test_bad_objects(void **state)
 					      "GPU 9, but node train-0 has 4 GPU(s)"))
 			named = true;
 	assert_true(named);
-	assert_int_equal(p->nreleases, 1);
-	assert_string_equal(p->releases[0].pod.name, "lost");
+	assert_int_equal(p->nreleases, 0);
 	assert_int_equal(p->nbinds, 0);
 	assert_int_equal(p->npending, 1);
 	assert_string_equal(p->pending[0].pod.name, "wants-cordoned");
@@ -698,6 +702,114 @@ static void test_distinct_keys(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* [e1, e5] Bound gangs whose flavor is gone, or that carry no flavors
+ * annotation (bound under --queues none), or whose node carve does not
+ * know, are never released: they keep their exact devices (no new pod
+ * gets them) and a warning names them. */
+static void test_bound_kept(void **state)
+{
+	struct carve_manifests *m = load("cluster", NULL);
+	const char *q = "\"kueue.x-k8s.io/queue-name\": \"lq\"";
+	const char *held_node[2] = {"train-0", "train-0"};
+	const int held_gpu[2] = {2, 3};
+	struct carve_plan *p;
+	bool warned = false;
+	size_t i;
+
+	(void)state;
+	add_pod(m, "ns-a", "gone", q, "\"carve.dev/devices\": \"gpu=2\", \"carve.dev/flavors\": "
+		"\"cpu=old,memory=old,nvidia.com/gpu=old\"", "train-0", "1", "1", 0);
+	add_pod(m, "ns-a", "noflavors", q, "\"carve.dev/devices\": \"gpu=3\"", "train-0", "1",
+		"1", 0);
+	add_pod(m, "ns-a", "elsewhere", q, "\"carve.dev/devices\": \"gpu=0\", "
+		"\"carve.dev/flavors\": \"cpu=any,memory=any,nvidia.com/gpu=any\"", "nowhere-0",
+		"1", "1", 0);
+	for (i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "new-%zu", i);
+		add_pod(m, "ns-a", name, q, "", NULL, "1", "1", 1);
+	}
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	assert_int_equal(p->nreleases, 0);
+	assert_int_equal(p->nvictims, 0);
+	assert_int_equal(p->nbinds, 4);
+	distinct_gpus(p, held_node, held_gpu, 2);
+	for (i = 0; i < m->diags.n; i++)
+		if (strstr(m->diags.v[i].msg, "ns-a/noflavors") &&
+		    strstr(m->diags.v[i].msg, "charge no quota"))
+			warned = true;
+	assert_true(warned);
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
+/* [e2] A carve-bound pod that is no workload (no queue label) holds
+ * exactly the devices its annotation names, not any GPU of the kind. */
+static void test_bound_exact(void **state)
+{
+	struct carve_manifests *m = load("cluster", NULL);
+	const char *q = "\"kueue.x-k8s.io/queue-name\": \"lq\"";
+	const char *held_node[2] = {"train-0", "train-0"};
+	const int held_gpu[2] = {2, 3};
+	struct carve_plan *p;
+	size_t i;
+
+	(void)state;
+	add_pod(m, "ns-a", "nq-0", "", "\"carve.dev/devices\": \"gpu=2\"", "train-0", "1", "1", 0);
+	add_pod(m, "ns-a", "nq-1", "", "\"carve.dev/devices\": \"gpu=3\"", "train-0", "1", "1", 0);
+	for (i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "new-%zu", i);
+		add_pod(m, "ns-a", name, q, "", NULL, "1", "1", 1);
+	}
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	assert_int_equal(p->nreleases, 0);
+	assert_int_equal(p->nbinds, 4);
+	distinct_gpus(p, held_node, held_gpu, 2);
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
+/* [e7] A bound pod being deleted holds its devices outside its gang; the
+ * gang's replacement pod is bound elsewhere, and a pod past the gang's
+ * declared size stays pending with a clear message. */
+static void test_deleting_and_extra(void **state)
+{
+	struct carve_manifests *m = load("cluster", NULL);
+	const char *lab = "\"kueue.x-k8s.io/queue-name\": \"lq\", "
+			  "\"kueue.x-k8s.io/pod-group-name\": \"g\"";
+	const char *held_node[2] = {"train-0", "train-0"};
+	const int held_gpu[2] = {0, 1};
+	struct carve_plan *p;
+	const struct carve_plan_pending *x;
+
+	(void)state;
+	add_pod(m, "ns-a", "g-0", lab, "\"kueue.x-k8s.io/pod-group-total-count\": \"2\", "
+		"\"carve.dev/devices\": \"gpu=0\", \"carve.dev/flavors\": "
+		"\"cpu=any,memory=any,nvidia.com/gpu=any\"", "train-0", "1", "1", 0);
+	meta_extra = ", \"deletionTimestamp\": \"2026-01-01T00:00:30Z\"";
+	add_pod(m, "ns-a", "g-1", lab, "\"kueue.x-k8s.io/pod-group-total-count\": \"2\", "
+		"\"carve.dev/devices\": \"gpu=1\", \"carve.dev/flavors\": "
+		"\"cpu=any,memory=any,nvidia.com/gpu=any\"", "train-0", "1", "1", 0);
+	add_pod(m, "ns-a", "g-2", lab, "\"kueue.x-k8s.io/pod-group-total-count\": \"2\"", NULL,
+		"1", "1", 0);
+	add_pod(m, "ns-a", "g-3", lab, "\"kueue.x-k8s.io/pod-group-total-count\": \"2\"", NULL,
+		"1", "1", 0);
+	p = plan_of(m, CARVE_QUEUES_CARVE);
+	assert_int_equal(p->nreleases, 0);
+	assert_int_equal(p->nbinds, 1);
+	assert_string_equal(p->binds[0].pod.name, "g-2");
+	distinct_gpus(p, held_node, held_gpu, 2);
+	assert_int_equal(p->npending, 1);
+	x = pending_of(p, "g-3");
+	assert_non_null(x);
+	assert_non_null(strstr(x->message, "declares 2 pods"));
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +832,9 @@ int main(void)
 		cmocka_unit_test(test_until_quiet),
 		cmocka_unit_test(test_filling_message),
 		cmocka_unit_test(test_distinct_keys),
+		cmocka_unit_test(test_bound_kept),
+		cmocka_unit_test(test_bound_exact),
+		cmocka_unit_test(test_deleting_and_extra),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
