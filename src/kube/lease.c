@@ -108,6 +108,17 @@ static json_t *record(struct carve_kube_elector *e, const json_t *base, const ch
 	return l;
 }
 
+/* A write of ours went through (at t0, seen at now): renewed, and the
+ * record now observed is the one the server answered.  Returns true. */
+static bool wrote(struct carve_kube_elector *e, int64_t t0, int64_t now)
+{
+	set_renewed(e, t0);
+	json_decref(e->observed);
+	e->observed = json_incref(json_object_get(e->lease, "spec"));
+	e->observed_at = now;
+	return true;
+}
+
 /* One write (POST when create, else PUT); on 2xx keeps the answer. */
 static int write_lease(struct carve_kube_elector *e, json_t *body, bool create)
 {
@@ -137,7 +148,7 @@ static bool try_acquire_or_renew(struct carve_kube_elector *e)
 	const char *holder;
 	int64_t now, dur_ns;
 	json_int_t trans, secs;
-	bool mine, ok = false;
+	bool mine;
 	int st;
 
 	int64_t t0 = kube_mono_ns();
@@ -151,14 +162,7 @@ static bool try_acquire_or_renew(struct carve_kube_elector *e)
 			return false;
 		st = write_lease(e, body, true);
 		json_decref(body);
-		if (st >= 200 && st < 300) {
-			set_renewed(e, t0);
-			json_decref(e->observed);
-			e->observed = json_incref(json_object_get(e->lease, "spec"));
-			e->observed_at = now;
-			return true;
-		}
-		return false;
+		return st >= 200 && st < 300 && wrote(e, t0, now);
 	}
 	if (st != 200 || !json_is_object(cur)) {
 		json_decref(cur);
@@ -194,14 +198,7 @@ static bool try_acquire_or_renew(struct carve_kube_elector *e)
 		return false;
 	st = write_lease(e, body, false);
 	json_decref(body);
-	if (st >= 200 && st < 300) {
-		set_renewed(e, t0);
-		json_decref(e->observed);
-		e->observed = json_incref(json_object_get(e->lease, "spec"));
-		e->observed_at = now;
-		ok = true;
-	}
-	return ok;
+	return st >= 200 && st < 300 && wrote(e, t0, now);
 }
 
 /* On stop: a leader clears holderIdentity (client-go's release). */
