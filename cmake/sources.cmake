@@ -75,6 +75,12 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/result.c
 )
 
+# The node agent (docs/node.md): NVML, labels, device plugin, MIG apply,
+# metrics.
+set(CARVE_NODE_SOURCES
+  src/node/nutil.c
+)
+
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,
 # requests, reflectors, store, leader election), the scheduler, servers.
 set(CARVE_KUBE_SOURCES

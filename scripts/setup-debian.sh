@@ -5,10 +5,13 @@ set -eu
 
 # libcurl and libmicrohttpd: the Kubernetes client and servers (src/kube);
 # python3-kubernetes and openssl: the fake API server tests (tests/kube).
+# libgnutls28-dev: the webhook's certificate reload (libmicrohttpd's TLS is GnuTLS).
+# libgrpc-dev, libprotobuf-c-dev, protobuf-c-compiler: the node agent's kubelet
+# device plugin (src/node); python3-grpcio: the fake kubelet (tests/node).
 # chromium and a font: tests/cli/report.sh renders the HTML report headless.
 # clang and its runtime libraries (libFuzzer, sanitizers; a Recommends that
 # --no-install-recommends would skip): the fuzz targets (docs/fuzzing.md).
-PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev libmicrohttpd-dev valgrind python3 python3-kubernetes openssl chromium fonts-dejavu-core clang libclang-rt-14-dev"
+PKGS="build-essential cmake pkg-config libyaml-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev libmicrohttpd-dev libgnutls28-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler python3-grpcio valgrind python3 python3-kubernetes openssl chromium fonts-dejavu-core clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

@@ -33,7 +33,8 @@
 	XX(QUOTA, "quota exceeded")                        \
 	XX(PARSE, "malformed input")                       \
 	XX(IO, "I/O or storage failure")                   \
-	XX(FULL, "capacity of a fixed table exhausted")
+	XX(FULL, "capacity of a fixed table exhausted")    \
+	XX(BUSY, "resource in use")
 
 enum carve__err_index {
 	CARVE__ERRIDX_BASE = 0,
