@@ -49,6 +49,7 @@ sed -e "s#\./build/carve #$carve #g" -e "s#/tmp/carve-scheduler.log#$tmp/schedul
 # the fake and the scheduler die with it.
 cat >"$tmp/run.sh" <<EOF
 set -e
+trap 'kill \$(jobs -p) 2>/dev/null || true' EXIT
 set -o pipefail
 echo "+ the README's steps"
 $(cat "$tmp/steps.sh")
@@ -57,7 +58,8 @@ sleep 2
 kubectl get pods -A -o json >"$tmp/pods.json"
 kubectl get clusterqueues -o json >"$tmp/cqs.json"
 kubectl get events.events.k8s.io -A -o json >"$tmp/events.json"
-kill %1
+kill "\$sched"
+wait "\$sched" 2>/dev/null || true
 fake_stop
 EOF
 if ! timeout 300 bash "$tmp/run.sh" >"$tmp/run.out" 2>&1; then
