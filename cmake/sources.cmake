@@ -38,6 +38,7 @@ set(CARVE_IO_SOURCES
   src/io/manifest.c
   src/io/manifest_json.c
   src/io/devices.c
+  src/io/miglayout.c
   src/io/csvsplit.c
   src/io/readfile.c
   src/io/walk.c

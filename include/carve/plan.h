@@ -70,6 +70,10 @@ struct carve_plan_opts {
 	int max_cycles;               /* engine cycles per plan; 0: until quiet (a cycle
 					 * that decides nothing and sets no head aside;
 					 * capped at the pending workloads + 8) */
+	bool mig_dynamic;             /* Dynamic MIG: idle MIG GPUs may be given a new
+					 * layout (carve_placer_set_mig_dynamic); a gang
+					 * that stands on one is not bound but waits for
+					 * the node agent to apply it (layouts below) */
 };
 
 /* A pod named by the plan. */
@@ -149,8 +153,22 @@ struct carve_plan_podgroup {
 	char *message;               /* why it waits, or "" */
 };
 
+/*
+ * A Node's wanted MIG layout (Dynamic MIG): the new value of its
+ * carve.dev/mig-layout annotation (miglayout.h), the entries it already
+ * had for other GPUs kept, this plan's GPUs given the layout a gang
+ * stands on.  The gang's pods stay pending (their message says so) until
+ * the node agent has applied it and carve.dev/mig-current shows it.
+ */
+struct carve_plan_layout {
+	char *node;
+	char *layout;                /* the annotation's whole new value */
+	char *message;               /* "GPU 1: 3g.40gb@0,3g.40gb@4 for gang ..." */
+};
+
 struct carve_plan {
-	size_t nbinds, ngangs, npending, nvictims, nnominate, nreleases;
+	size_t nbinds, ngangs, npending, nvictims, nnominate, nreleases, nlayouts;
+	struct carve_plan_layout *layouts;
 	struct carve_plan_bind *binds;
 	struct carve_plan_gang *gangs;
 	struct carve_plan_pending *pending;

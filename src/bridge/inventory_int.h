@@ -121,6 +121,12 @@ bool br_node_migconfig(struct carve_inventory *inv, struct carve_manifests *m,
 		       struct nb *b, const struct carve_mig_model *mm, const char *cfg,
 		       struct carve_pos pos, const char *node, const char *who);
 void br_report_migbad(struct carve_inventory *inv, struct carve_manifests *m, struct nb *b);
+/* MIG from the Node's carve.dev/mig-current annotation (miglayout.h): the
+ * exact layout per listed GPU, the others whole.  False (with an error at
+ * the annotation) when it does not parse or a layout is not legal on the
+ * model; b's GPUs are then left as they were. */
+bool br_mig_from_current(struct carve_manifests *m, struct nb *b, const char *v,
+			 struct carve_pos pos, const struct carve_mig_model *mm, const char *who);
 /* MIG from a Node's nvidia.com/mig-* resources (mixed strategy). */
 bool br_mig_from_resources(struct carve_manifests *m, struct nb *b,
 			   const struct carve_mf_node *n, const struct carve_mig_model *mm);

@@ -18,6 +18,7 @@
 
 #include "carve/gpumodel.h"
 #include "carve/inventory.h"
+#include "carve/miglayout.h"
 #include "carve/quantity.h"
 #include "carve/resource.h"
 #include "inventory_int.h"
@@ -212,7 +213,8 @@ static void node_pool_key(const struct carve_mf_node *n, struct nodeinfo *ni)
 	model = node_product(n, prod, sizeof(prod), &single);
 	strategy = br_kv_get(&n->meta.labels, "nvidia.com/mig.strategy", NULL);
 	if (br_kv_get(&n->meta.labels, "nvidia.com/mig.config", NULL) || single ||
-	    (strategy && strcmp(strategy, "none")))
+	    (strategy && strcmp(strategy, "none")) ||
+	    br_kv_get(&n->meta.annotations, CARVE_MIG_CURRENT_ANNOTATION, NULL))
 		mode = "mig";
 	else if (br_kv_get(&n->meta.labels, "nvidia.com/device-plugin.config", NULL))
 		mode = "shared";
@@ -267,8 +269,8 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	const char *single = NULL, *model, *v, *ts_name = NULL;
 	const struct carve_gpu_model *gm;
 	const struct carve_mf_dpconfig *dp = NULL;
-	struct carve_pos lpos, cfg_pos = {0};
-	const char *cfg = NULL;
+	struct carve_pos lpos, cfg_pos = {0}, cur_pos;
+	const char *cfg = NULL, *cur;
 	int64_t ngpus = 0, x;
 	uint32_t mem = 0;
 	bool found, fail_gt_one = false;
@@ -364,7 +366,14 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 		ngpus = 0;
 	}
 	br_nb_init_gpus(b, (int)ngpus, gm, model, mem);
-	if (ngpus && (v = br_kv_get(&n->meta.labels, "nvidia.com/mig.config", &lpos)) &&
+	cur = ngpus ? br_kv_get(&n->meta.annotations, CARVE_MIG_CURRENT_ANNOTATION, &cur_pos) : NULL;
+	if (cur && (!gm || !gm->mig)) {
+		carve_diag_error(&m->diags, cur_pos, "%s: annotation %s is set but MIG is not "
+				 "available on %s", who, CARVE_MIG_CURRENT_ANNOTATION,
+				 model ? model : "an unknown GPU model");
+	} else if (cur && br_mig_from_current(m, b, cur, cur_pos, gm->mig, who)) {
+		/* the node agent's exact layout wins over configs and counts */
+	} else if (ngpus && (v = br_kv_get(&n->meta.labels, "nvidia.com/mig.config", &lpos)) &&
 	    strcmp(v, "all-disabled")) {
 		if (!gm || !gm->mig)
 			carve_diag_error(&m->diags, lpos, "%s: nvidia.com/mig.config=%s but MIG is "

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "carve/inventory.h"
+#include "carve/miglayout.h"
 #include "carve/quantity.h"
 #include "carve/resource.h"
 #include "inventory_int.h"
@@ -291,6 +292,54 @@ void br_mark_mig_timesliced(struct nb *b, const struct carve_mf_dpconfig *dp)
 }
 
 /* ---- MIG on v1 Nodes: from resources, from nvidia.com/mig.config, checks ---- */
+
+bool br_mig_from_current(struct carve_manifests *m, struct nb *b, const char *v,
+			 struct carve_pos pos, const struct carve_mig_model *mm, const char *who)
+{
+	struct carve_gpu_mig l[CARVE_MIGLAYOUT_MAX_GPUS];
+	struct carve_mig_layout lay[BR_MAX_NODE_GPUS];
+	bool listed[BR_MAX_NODE_GPUS] = {false};
+	struct carve_error err = {0, ""};
+	int n = carve_miglayout_parse(v, l, CARVE_MIGLAYOUT_MAX_GPUS, &err), i, k;
+	size_t g;
+
+	if (n < 0) {
+		carve_diag_error(&m->diags, pos, "%s: annotation %s: %s", who,
+				 CARVE_MIG_CURRENT_ANNOTATION, err.text);
+		return false;
+	}
+	memset(lay, 0, sizeof(lay));
+	for (i = 0; i < n; i++) {
+		if ((size_t)l[i].gpu >= b->spec.ngpus) {
+			carve_diag_error(&m->diags, pos, "%s: annotation %s names GPU %d, but the "
+					 "node has %zu GPU(s)", who, CARVE_MIG_CURRENT_ANNOTATION,
+					 l[i].gpu, b->spec.ngpus);
+			return false;
+		}
+		listed[l[i].gpu] = true;
+		for (k = 0; k < l[i].n; k++) {
+			int p = carve_mig_profile_find(mm, l[i].v[k].profile);
+
+			if (p < 0 || carve_mig_layout_add(mm, &lay[l[i].gpu], p, l[i].v[k].start)) {
+				carve_diag_error(&m->diags, pos, "%s: annotation %s: GPU %d: %s@%d %s "
+						 "on %s", who, CARVE_MIG_CURRENT_ANNOTATION,
+						 l[i].gpu, l[i].v[k].profile, l[i].v[k].start,
+						 p < 0 ? "is not a MIG profile" :
+						 "is not a legal placement beside the instances "
+						 "before it", mm->name);
+				return false;
+			}
+		}
+	}
+	for (g = 0; g < b->spec.ngpus; g++) {
+		if (!listed[g])
+			continue;
+		b->gpus[g].sharing = CARVE_SHARE_MIG;
+		b->gpus[g].mig_model = mm;
+		b->gpus[g].mig = lay[g];
+	}
+	return true;
+}
 
 /* MIG from allocatable nvidia.com/mig-* (mixed strategy): spread the
  * instances over the GPUs, largest profiles first. */

@@ -1155,6 +1155,7 @@ int carve_plan_build(struct carve_manifests *m, const struct carve_plan_opts *o,
 	ao.seed = c.o->seed;
 	ao.has_seed = true;
 	ao.no_workloads = true;
+	ao.mig_dynamic = c.o->mig_dynamic;
 	ao.diags = c.d;
 	if (c.none) {
 		ao.place_only = PLACE_ONLY;

@@ -18,6 +18,7 @@
 
 #include "carve/devices.h"
 #include "carve/jobs.h"
+#include "carve/miglayout.h"
 #include "carve/plan.h"
 
 #include "bridge_int.h"
@@ -90,7 +91,7 @@ struct box {
 	struct carve_plan p;          /* first: carve_plan_free() casts back */
 	struct carve_arena a;         /* every string of the plan */
 	size_t cap_binds, cap_gangs, cap_pending, cap_victims, cap_nominate, cap_releases;
-	size_t cap_pgs;
+	size_t cap_pgs, cap_layouts;
 };
 
 struct ctx {

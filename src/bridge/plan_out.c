@@ -120,6 +120,135 @@ static void add_pending_pod(struct ctx *c, const struct gang *g, const struct ca
 	p->npending++;
 }
 
+/* ---- Dynamic MIG: gangs standing on a new layout wait for it ---- */
+
+/* The repartition of cluster GPU gpu in this plan, or NULL. */
+static const struct carve_repartition *repartition_of(struct ctx *c, uint32_t gpu)
+{
+	const struct carve_repartition *log;
+	size_t n = carve_placer_repartitions(c->ad->placer, &log), i;
+
+	for (i = 0; i < n; i++)
+		if (log[i].gpu == gpu)
+			return &log[i];
+	return NULL;
+}
+
+static const struct carve_mf_node *mf_node(struct ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->m->nnodes; i++)
+		if (!strcmp(c->m->nodes[i].meta.name, name))
+			return &c->m->nodes[i];
+	return NULL;
+}
+
+/* Adds (or merges into the node's entry) the layout of GPU gpu. */
+static void want_layout(struct ctx *c, const struct gang *g, uint32_t gpu,
+			const struct carve_mig_layout *to)
+{
+	struct carve_plan *p = &c->out->p;
+	const struct carve_gpu *gp = carve_cluster_gpu(c->cl, gpu);
+	const struct carve_node *node = carve_cluster_node(c->cl, gp->node);
+	struct carve_gpu_mig l[CARVE_MIGLAYOUT_MAX_GPUS], one;
+	struct carve_plan_layout *e = NULL;
+	struct carve_error err = {0, ""};
+	const char *old = NULL;
+	char buf[CARVE_MIGLAYOUT_MAX_GPUS * 8 * 40], one_text[8 * 40];
+	int n = 0, k, i;
+	size_t j;
+
+	for (j = 0; j < p->nlayouts; j++)
+		if (!strcmp(p->layouts[j].node, node->name))
+			e = &p->layouts[j];
+	if (e) {
+		old = e->layout;
+	} else {
+		const struct carve_mf_node *mn = mf_node(c, node->name);
+
+		for (j = 0; mn && j < mn->meta.annotations.n && !old; j++)
+			if (!strcmp(mn->meta.annotations.v[j].key, CARVE_MIG_LAYOUT_ANNOTATION))
+				old = mn->meta.annotations.v[j].value;
+	}
+	if (old && (n = carve_miglayout_parse(old, l, CARVE_MIGLAYOUT_MAX_GPUS, &err)) < 0) {
+		carve_diag_warn(c->d, (struct carve_pos){0}, "Node %s: annotation %s: %s; "
+				"it is written anew", node->name, CARVE_MIG_LAYOUT_ANNOTATION,
+				err.text);
+		n = 0;
+	}
+	memset(&one, 0, sizeof(one));
+	one.gpu = (int)gp->index;
+	for (i = 0; i < to->n && i < CARVE_MIG_MAX_INST; i++) {
+		snprintf(one.v[i].profile, sizeof(one.v[i].profile), "%s",
+			 gp->mig_model->profiles[to->inst[i].profile].name);
+		one.v[i].start = to->inst[i].start;
+	}
+	one.n = i;
+	for (k = 0; k < n && l[k].gpu != one.gpu; k++)
+		;
+	if (k == n && n < CARVE_MIGLAYOUT_MAX_GPUS)
+		n++;
+	l[k] = one;
+	if (carve_miglayout_format(l, n, buf, sizeof(buf)) < 0 ||
+	    carve_miglayout_format(&one, 1, one_text, sizeof(one_text)) < 0)
+		return;
+	if (!e) {
+		e = grow(c, (void **)&p->layouts, p->nlayouts, &c->out->cap_layouts, sizeof(*e));
+		if (!e)
+			return;
+		e->node = own(c, node->name);
+		e->message = own(c, "");
+		p->nlayouts++;
+	}
+	e->layout = own(c, buf);
+	e->message = own(c, sfmt(c, "%s%sGPU %s for %s", e->message, *e->message ? "; " : "",
+				 one_text, g->key));
+}
+
+/*
+ * True when some placement of gang g stands on a GPU this plan
+ * repartitions: the layouts are added to the plan and the gang's waiting
+ * pods are left pending with a message saying what they wait for.
+ */
+static bool waits_for_layout(struct ctx *c, const struct gang *g, const struct carve_wl_status *st)
+{
+	const char *msg = NULL;
+	size_t i, k;
+	int d;
+
+	if (!c->o->mig_dynamic || !c->ad->placer)
+		return false;
+	for (i = g->first; i < g->first + g->n; i++) {
+		const struct ppod *q = &c->pods[i];
+		const struct carve_pod_place *pl;
+
+		if (q->bound || (size_t)q->ps >= st->npodsets || q->idx >= st->podsets[q->ps].npods)
+			continue;
+		pl = &st->podsets[q->ps].pods[q->idx];
+		for (d = 0; d < pl->ndevs; d++) {
+			const struct carve_repartition *r = repartition_of(c, pl->devs[d].gpu);
+			const struct carve_gpu *gp;
+
+			if (!r)
+				continue;
+			gp = carve_cluster_gpu(c->cl, r->gpu);
+			want_layout(c, g, r->gpu, &r->to);
+			if (!msg)
+				msg = sfmt(c, "waiting for node %s to apply a new MIG layout on GPU "
+					   "%u (%s); bound once %s shows it",
+					   carve_cluster_node(c->cl, gp->node)->name, gp->index,
+					   CARVE_MIG_LAYOUT_ANNOTATION, CARVE_MIG_CURRENT_ANNOTATION);
+		}
+	}
+	if (!msg)
+		return false;
+	for (k = g->first; k < g->first + g->n; k++)
+		if (!c->pods[k].bound)
+			add_pending_pod(c, g, c->pods[k].p, "Unschedulable", msg);
+	return true;
+}
+
 /* Binds for the waiting pods of an admitted gang (all of a new one, the
  * rest of a half-bound one), under one gang entry: all or none.  A pod
  * whose devices cannot be written (reported) leaves the whole gang
@@ -425,7 +554,7 @@ void br_plan_read_back(struct ctx *c)
 		if (st->state == CARVE_WL_ADMITTED) {
 			if (st->marked)
 				add_victims(c, g, st);
-			else if (g->nwait)
+			else if (g->nwait && !waits_for_layout(c, g, st))
 				bind_gang(c, g, st);
 			continue;
 		}
@@ -456,6 +585,7 @@ void carve_plan_free(struct carve_plan *p)
 	carve_free(p->victims);
 	carve_free(p->nominate);
 	carve_free(p->releases);
+	carve_free(p->layouts);
 	carve_free(p->cqs);
 	carve_free(p->lqs);
 	carve_free(p->podgroups);

@@ -23,7 +23,7 @@ static void usage(FILE *out)
 		"                       [--queues carve|kueue|none] [--policy NAME] [--seed N]\n"
 		"                       [--leader-elect=true|false] [--lease-namespace NS]\n"
 		"                       [--lease-name NAME] [--identity ID] [--qps N] [--burst N]\n"
-		"                       [--metrics-addr ADDR] [--max-seconds N] [-v]\n"
+		"                       [--metrics-addr ADDR] [--mig-dynamic] [--max-seconds N] [-v]\n"
 		"\n"
 		"Runs carve as a Kubernetes scheduler beside kube-scheduler: pods with\n"
 		"spec.schedulerName NAME are admitted against the queues' quotas and bound,\n"
@@ -59,6 +59,11 @@ static void usage(FILE *out)
 		"  --metrics-addr ADDR    serve /metrics, /healthz, /readyz on HOST:PORT\n"
 		"                         (default 127.0.0.1:10259); :PORT listens on every\n"
 		"                         interface; 0 turns the server off\n"
+		"  --mig-dynamic          Dynamic MIG: give idle MIG GPUs the layout pending\n"
+		"                         pods need; the node agent (carve node) applies it\n"
+		"                         from the node's carve.dev/mig-layout annotation and\n"
+		"                         the pods are bound once carve.dev/mig-current shows\n"
+		"                         it (docs/node.md)\n"
 		"  --max-seconds N        stop (exit 0) after N seconds (for tests)\n"
 		"  -v, --verbose          log every cycle, not only those that acted\n"
 		"  -h, --help             this help\n"
@@ -72,12 +77,13 @@ static void usage(FILE *out)
 enum {
 	OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_NAME, OPT_QUEUES, OPT_POLICY, OPT_SEED,
 	OPT_ELECT, OPT_LEASE_NS, OPT_LEASE_NAME, OPT_IDENTITY, OPT_QPS, OPT_BURST,
-	OPT_METRICS, OPT_MAX_SECONDS
+	OPT_METRICS, OPT_MAX_SECONDS, OPT_MIG_DYNAMIC
 };
 
 static const struct option long_opts[] = {
 	{"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
 	{"context", required_argument, NULL, OPT_CONTEXT},
+	{"mig-dynamic", no_argument, NULL, OPT_MIG_DYNAMIC},
 	{"scheduler-name", required_argument, NULL, OPT_NAME},
 	{"queues", required_argument, NULL, OPT_QUEUES},
 	{"policy", required_argument, NULL, OPT_POLICY},
@@ -259,6 +265,9 @@ int cmd_scheduler(int argc, char **argv)
 			break;
 		case 'v':
 			o.verbose = true;
+			break;
+		case OPT_MIG_DYNAMIC:
+			o.mig_dynamic = true;
 			break;
 		case 'h':
 			usage(stdout);

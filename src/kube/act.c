@@ -46,6 +46,7 @@
 #include <time.h>
 
 #include "carve/devices.h"
+#include "carve/miglayout.h"
 #include "metrics.h"
 #include "sched.h"
 #include "trim.h"
@@ -1142,6 +1143,55 @@ size_t act_settle(struct act *a, const struct act_stores *s, json_t *assumed)
 	return json_object_size(a->maybe);
 }
 
+/*
+ * Dynamic MIG: the nodes' wanted layouts (carve.dev/mig-layout) as the
+ * plan computed them, written with a merge patch of the annotation when
+ * the stored Node has another value; a Normal event on the Node says which
+ * gangs wait for it.  The node agent applies the layout and reports it.
+ */
+static void do_layouts(struct act *a, const struct carve_plan *p, const struct act_stores *s,
+		       int64_t now_ns, struct act_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlayouts; i++) {
+		const struct carve_plan_layout *l = &p->layouts[i];
+		const json_t *node = s->nodes ? carve_kube_store_get(s->nodes, NULL, l->node) : NULL;
+		json_t *ann = json_object_get(json_object_get(node, "metadata"), "annotations");
+		char *esc, path[512];
+		int st;
+
+		if (!node || str_eq(str_at(ann, CARVE_MIG_LAYOUT_ANNOTATION), l->layout))
+			continue;
+		esc = carve_kube_escape(l->node);
+		if (!esc) {
+			r->errors++;
+			continue;
+		}
+		snprintf(path, sizeof(path), "/api/v1/nodes/%s", esc);
+		free(esc);
+		st = req(a, "PATCH", path, "application/merge-patch+json",
+			 json_pack("{s:{s:{s:s}}}", "metadata", "annotations",
+				   CARVE_MIG_LAYOUT_ANNOTATION, l->layout), NULL, "MIG layout");
+		if (ok2xx(st)) {
+			const char *uid = carve_kube_uid(node);
+			json_t *ref = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind",
+						"Node", "metadata", "name", l->node);
+
+			r->layouts++;
+			if (ref && uid)
+				json_object_set_new(json_object_get(ref, "metadata"), "uid",
+						    json_string(uid));
+			if (ref && ok2xx(act_event(a, ref, "Normal", "MIGLayoutWanted", l->message,
+						   now_ns)))
+				r->events++;
+			json_decref(ref);
+		} else {
+			r->errors++;
+		}
+	}
+}
+
 int act_run(struct act *a, const struct carve_plan *p, const struct act_stores *s,
 	    json_t *assumed, int64_t now_ns, struct act_result *r)
 {
@@ -1164,6 +1214,7 @@ int act_run(struct act *a, const struct carve_plan *p, const struct act_stores *
 	beat(a);
 	do_queues(a, p, s, r);
 	do_podgroups(a, p, s, r);
+	do_layouts(a, p, s, now_ns, r);
 	r->lost = atomic_load(&a->lost);
 out:
 	r->transient = atomic_load(&a->transient) - t0;

@@ -564,6 +564,7 @@ static int cycle(struct sched *S, int *retry)
 	po.queues = S->o->queues;
 	po.policy = S->o->policy;
 	po.seed = S->o->seed;
+	po.mig_dynamic = S->o->mig_dynamic;
 	po.now = now / 1000000000;
 	rc = carve_plan_build(m, &po, &d, &plan, &err);
 	report_diags(S, &m->diags, now);
@@ -579,16 +580,18 @@ static int cycle(struct sched *S, int *retry)
 	t1 = mono_s();
 	rc = act_run(S->act, plan, &(struct act_stores){
 		.pods = S->store[K_POD], .cqs = S->store[K_CQ], .lqs = S->store[K_LQ],
-		.vcpgs = S->store[K_VCPG], .kaipgs = S->store[K_KAIPG]}, S->assumed, now, &ar);
+		.vcpgs = S->store[K_VCPG], .kaipgs = S->store[K_KAIPG], .nodes = S->store[K_NODE]},
+		S->assumed, now, &ar);
 	S->cycles++;
 	if (S->o->verbose || ar.bound || ar.bind_conflicts || ar.bind_errors || ar.preempted ||
-	    ar.released || ar.errors)
+	    ar.released || ar.errors || ar.layouts)
 		sched_logf("cycle %llu: %zu pods waiting, %zu workloads; bound %zu (%zu conflicts, "
 			   "%zu errors), pending %zu, preempted %zu, released %zu, status updates "
-			   "%zu, errors %zu; plan %.1f ms, act %.1f ms",
+			   "%zu, MIG layouts %zu, errors %zu; plan %.1f ms, act %.1f ms",
 			   (unsigned long long)S->cycles, plan->pods_seen, plan->workloads, ar.bound,
 			   ar.bind_conflicts, ar.bind_errors, plan->npending, ar.preempted, ar.released,
-			   ar.status_updates, ar.errors, (t1 - t0) * 1e3, (mono_s() - t1) * 1e3);
+			   ar.status_updates, ar.layouts, ar.errors, (t1 - t0) * 1e3,
+			   (mono_s() - t1) * 1e3);
 	if (S->reg) {
 		kube_metrics_plan(S->reg, plan, mono_s() - t0);
 		gpu_metrics(S);

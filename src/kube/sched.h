@@ -35,6 +35,7 @@ struct sched_opts {
 	const char *metrics_addr;    /* "host:port", ":port", or NULL/"0": off */
 	int max_seconds;             /* > 0: exit 0 after that long (tests) */
 	bool verbose;                /* log every cycle */
+	bool mig_dynamic;            /* Dynamic MIG (carve_plan_opts.mig_dynamic) */
 };
 
 /*
@@ -62,6 +63,7 @@ struct act_stores {
 	struct carve_kube_store *pods;
 	struct carve_kube_store *cqs, *lqs;       /* NULL in --queues none */
 	struct carve_kube_store *vcpgs, *kaipgs;  /* Volcano, KAI PodGroups */
+	struct carve_kube_store *nodes;           /* for Dynamic MIG layouts; may be NULL */
 };
 
 /* What one act_run did, for the log and the metrics. */
@@ -69,6 +71,7 @@ struct act_result {
 	size_t bound, bind_conflicts, bind_errors;
 	size_t pending_updates, events, preempted, nominated, released;
 	size_t status_updates, errors;
+	size_t layouts;           /* nodes given a new carve.dev/mig-layout */
 	size_t transient;         /* binds or writes that got 429/5xx or no answer */
 	size_t status_queued;     /* pending-pod writes handed to the writer thread */
 	bool lost;                /* stopped: leadership lost */

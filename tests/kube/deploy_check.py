@@ -57,7 +57,7 @@ def expected_rules(queue_group):
         ("", "pods"): {"get", "list", "watch", "delete"},
         ("", "pods/binding"): {"create"},
         ("", "pods/status"): {"patch", "update"},
-        ("", "nodes"): {"get", "list", "watch"},
+        ("", "nodes"): {"get", "list", "watch", "patch"},  # patch: --mig-dynamic layouts
         ("", "events"): {"create", "patch"},
         ("events.k8s.io", "events"): {"create", "patch"},
         ("", "configmaps"): {"list", "watch"},

@@ -238,6 +238,86 @@ static void test_mig_slots(void **state)
 	carve_manifests_destroy(m);
 }
 
+static struct carve_plan *plan_dyn(struct carve_manifests *m, bool dynamic)
+{
+	struct carve_plan_opts o;
+	struct carve_plan *p = NULL;
+	struct carve_error err = {0};
+
+	memset(&o, 0, sizeof(o));
+	o.queues = CARVE_QUEUES_NONE;
+	o.now = NOW;
+	o.mig_dynamic = dynamic;
+	assert_int_equal(carve_plan_build(m, &o, NULL, &p, &err), 0);
+	assert_non_null(p);
+	return p;
+}
+
+/* Dynamic MIG: a pod no instance fits waits for the layout the plan wants
+ * (carve.dev/mig-layout, other GPUs' entries kept); once the node reports
+ * it in carve.dev/mig-current, the pod is bound to the new instance. */
+static void test_mig_dynamic(void **state)
+{
+	struct carve_manifests *m = load("migdyn", NULL);
+	struct carve_plan *p = plan_dyn(m, false);
+	size_t i;
+
+	(void)state;
+	no_errors(m);
+	/* Off: the 1g.10gb pod fits nowhere, nothing is asked of the node. */
+	assert_int_equal(p->nbinds, 0);
+	assert_int_equal(p->nlayouts, 0);
+	assert_int_equal(p->npending, 1);
+	carve_plan_free(p);
+
+	p = plan_dyn(m, true);
+	assert_int_equal(p->nbinds, 0);
+	assert_int_equal(p->nlayouts, 1);
+	assert_string_equal(p->layouts[0].node, "dyn-0");
+	assert_string_equal(p->layouts[0].layout,
+			    "1=1g.10gb@0;0=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,1g.10gb@4,"
+			    "1g.10gb@5,1g.10gb@6");
+	assert_non_null(strstr(p->layouts[0].message, "ns-a/small-0"));
+	assert_int_equal(p->npending, 1);
+	assert_non_null(strstr(p->pending[0].message, "waiting for node dyn-0 to apply a new "
+				"MIG layout on GPU 0"));
+	carve_plan_free(p);
+
+	/* The agent applied it: the annotation shows the new layout. */
+	for (i = 0; i < m->nnodes; i++) {
+		struct carve_kvlist *a = &m->nodes[i].meta.annotations;
+		size_t k;
+
+		for (k = 0; k < a->n; k++)
+			if (!strcmp(a->v[k].key, "carve.dev/mig-current"))
+				a->v[k].value = "0=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,"
+						"1g.10gb@4,1g.10gb@5,1g.10gb@6";
+	}
+	p = plan_dyn(m, true);
+	no_errors(m);
+	assert_int_equal(p->nlayouts, 0);
+	assert_int_equal(p->nbinds, 1);
+	assert_string_equal(p->binds[0].node, "dyn-0");
+	assert_string_equal(p->binds[0].devices, "gpu=0,mig=1g.10gb@0");
+	carve_plan_free(p);
+
+	/* A bad current layout is an error at the Node; the GPU is then read
+	 * from its resources as before. */
+	for (i = 0; i < m->nnodes; i++) {
+		struct carve_kvlist *a = &m->nodes[i].meta.annotations;
+		size_t k;
+
+		for (k = 0; k < a->n; k++)
+			if (!strcmp(a->v[k].key, "carve.dev/mig-current"))
+				a->v[k].value = "0=3g.40gb@1";
+	}
+	p = plan_dyn(m, false);
+	assert_true(carve_diags_find(&m->diags, "annotation carve.dev/mig-current: GPU 0: "
+				     "3g.40gb@1 is not a legal placement") >= 0);
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
 static void test_notebook_replicas(void **state)
 {
 	struct carve_manifests *m = load("cluster", "notebooks", NULL);
@@ -815,6 +895,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gang_whole),
 		cmocka_unit_test(test_mig_slots),
+		cmocka_unit_test(test_mig_dynamic),
 		cmocka_unit_test(test_notebook_replicas),
 		cmocka_unit_test(test_fraction),
 		cmocka_unit_test(test_over_quota),
