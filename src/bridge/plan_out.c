@@ -144,6 +144,38 @@ static const struct carve_mf_node *mf_node(struct ctx *c, const char *name)
 	return NULL;
 }
 
+/*
+ * True when entry e of a node's old carve.dev/mig-layout still names a GPU
+ * of node that is MIG-capable and a layout legal for its model; an entry
+ * that does not (a GPU index the node lacks, a profile its model has not)
+ * would make the node agent refuse the whole annotation, so it is dropped
+ * when the annotation is written anew.
+ */
+static bool layout_entry_legal(struct ctx *c, const struct carve_node *node,
+			       const struct carve_gpu_mig *e)
+{
+	const struct carve_gpu *gp;
+	struct carve_mig_layout l;
+	struct carve_error err = {0, ""};
+	int i, pi;
+
+	if (e->gpu < 0 || (uint32_t)e->gpu >= node->ngpus)
+		return false;
+	gp = carve_cluster_gpu(c->cl, node->gpu_first + (uint32_t)e->gpu);
+	if (!gp->mig_model || e->n > CARVE_MIG_MAX_INST)
+		return false;
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < e->n; i++) {
+		if ((pi = carve_mig_profile_find(gp->mig_model, e->v[i].profile)) < 0 ||
+		    e->v[i].start < 0 || e->v[i].start > 255)
+			return false;
+		l.inst[i].profile = (uint8_t)pi;
+		l.inst[i].start = (uint8_t)e->v[i].start;
+	}
+	l.n = (uint8_t)e->n;
+	return carve_mig_layout_check(gp->mig_model, &l, &err) == 0;
+}
+
 /* Adds (or merges into the node's entry) the layout of GPU gpu. */
 static void want_layout(struct ctx *c, const struct gang *g, uint32_t gpu,
 			const struct carve_mig_layout *to)
@@ -177,6 +209,14 @@ static void want_layout(struct ctx *c, const struct gang *g, uint32_t gpu,
 				err.text);
 		n = 0;
 	}
+	for (i = k = 0; i < n; i++)
+		if (!e && !layout_entry_legal(c, node, &l[i]))
+			carve_diag_warn(c->d, (struct carve_pos){0}, "Node %s: annotation %s: "
+					"GPU %d's entry is not a legal layout of that GPU; it is "
+					"dropped", node->name, CARVE_MIG_LAYOUT_ANNOTATION, l[i].gpu);
+		else
+			l[k++] = l[i];
+	n = k;
 	memset(&one, 0, sizeof(one));
 	one.gpu = (int)gp->index;
 	for (i = 0; i < to->n && i < CARVE_MIG_MAX_INST; i++) {
@@ -214,7 +254,8 @@ static void want_layout(struct ctx *c, const struct gang *g, uint32_t gpu,
 static bool waits_for_layout(struct ctx *c, const struct gang *g, const struct carve_wl_status *st)
 {
 	const char *msg = NULL;
-	size_t i, k;
+	uint32_t done[64];
+	size_t i, k, ndone = 0;
 	int d;
 
 	if (!c->o->mig_dynamic || !c->ad->placer)
@@ -232,6 +273,12 @@ static bool waits_for_layout(struct ctx *c, const struct gang *g, const struct c
 
 			if (!r)
 				continue;
+			for (k = 0; k < ndone && done[k] != r->gpu; k++)
+				;
+			if (k < ndone)
+				continue;
+			if (ndone < sizeof(done) / sizeof(done[0]))
+				done[ndone++] = r->gpu;
 			gp = carve_cluster_gpu(c->cl, r->gpu);
 			want_layout(c, g, r->gpu, &r->to);
 			if (!msg)

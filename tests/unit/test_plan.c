@@ -254,7 +254,8 @@ static struct carve_plan *plan_dyn(struct carve_manifests *m, bool dynamic)
 }
 
 /* Dynamic MIG: a pod no instance fits waits for the layout the plan wants
- * (carve.dev/mig-layout, other GPUs' entries kept); once the node reports
+ * (carve.dev/mig-layout; the old entry for GPU 1, which the one-GPU node
+ * lacks, is dropped rather than kept for the agent to refuse); once the node reports
  * it in carve.dev/mig-current, the pod is bound to the new instance. */
 static void test_mig_dynamic(void **state)
 {
@@ -275,7 +276,7 @@ static void test_mig_dynamic(void **state)
 	assert_int_equal(p->nlayouts, 1);
 	assert_string_equal(p->layouts[0].node, "dyn-0");
 	assert_string_equal(p->layouts[0].layout,
-			    "1=1g.10gb@0;0=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,1g.10gb@4,"
+			    "0=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,1g.10gb@4,"
 			    "1g.10gb@5,1g.10gb@6");
 	assert_non_null(strstr(p->layouts[0].message, "ns-a/small-0"));
 	assert_int_equal(p->npending, 1);
