@@ -80,6 +80,9 @@ set(CARVE_BRIDGE_SOURCES
 # metrics.
 set(CARVE_NODE_SOURCES
   src/node/nutil.c
+  src/node/dp.c
+  src/node/dp_alloc.c
+  src/node/dpgrpc.c
 )
 
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,
