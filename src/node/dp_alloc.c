@@ -265,7 +265,7 @@ static const struct nd_binding *match(const struct nd_dp *dp, const struct dp_pl
 		return best;
 	if (*near)
 		snprintf(reason, rsz, "no pod bound to this node holds exactly these %zu %s "
-			 "device(s); pod %s/%s holds some of them with others", n, p->resource,
+			 "device(s); pod %s/%s holds a different set that overlaps them", n, p->resource,
 			 (*near)->ns, (*near)->name);
 	else if (bad)
 		snprintf(reason, rsz, "no pod bound to this node holds these %zu %s device(s) "
