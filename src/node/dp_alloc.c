@@ -6,10 +6,11 @@
  * names handed to the container.  docs/internals/device-plugin.md has the
  * rules.
  *
- * Invariants: a request is answered from one binding whose devices of the
- * plugin's resource are exactly the requested ones (whole GPUs and MIG
- * devices by UUID; shares of a GPU by the GPU, "<UUID>::<n>" IDs being
- * interchangeable tokens), or refused; nothing is ever made up.  Among
+ * Invariants: a request is answered from one binding that holds every
+ * requested device of the plugin's resource (whole GPUs and MIG devices
+ * by UUID; shares of a GPU by the GPU, "<UUID>::<n>" IDs being
+ * interchangeable tokens), with exactly the requested devices, or
+ * refused; nothing is ever made up.  Among
  * several matching pods the one not given devices yet, then the oldest,
  * wins.  Everything here runs under dp->mu except the on_refuse call.
  */
@@ -214,9 +215,12 @@ static bool better(const struct nd_dp *dp, const struct nd_binding *b, const str
 }
 
 /*
- * The binding whose devices of plugin p are exactly keys[0..n) (sorted),
- * or NULL with reason set (and *near a pod holding some of them).  Its
- * devices go to dev / *ndev.
+ * The binding for a container asking for keys[0..n): one whose devices of
+ * plugin p are exactly those (preferred), else one holding them among
+ * more (a pod whose containers split its devices; whole GPUs and MIG
+ * devices belong to one pod each, so this is not a guess); ties by
+ * better().  Returns it with the devices asked for in dev / *ndev, or NULL
+ * with reason set (and *near a pod holding some of them).
  */
 static const struct nd_binding *match(const struct nd_dp *dp, const struct dp_plugin *p,
 				      char (*keys)[KEY_MAX], size_t n, struct bdev *dev,
@@ -225,13 +229,15 @@ static const struct nd_binding *match(const struct nd_dp *dp, const struct dp_pl
 {
 	const struct nd_binding *best = NULL, *bad = NULL;
 	struct bdev d[CARVE_DEVREF_MAX];
-	char bk[CARVE_DEVREF_MAX][KEY_MAX], why[256], badwhy[256] = "";
-	size_t i, k, j;
-	int nd;
+	char why[256], badwhy[256] = "";
+	bool best_exact = false;
+	size_t i, j;
+	int nd, k;
 
 	*near = NULL;
 	for (i = 0; i < dp->nb; i++) {
 		const struct nd_binding *b = &dp->b[i];
+		bool used[CARVE_DEVREF_MAX] = {false}, exact;
 
 		nd = binding_devices(dp, p, b, d, why, sizeof(why));
 		if (nd < 0) {
@@ -241,31 +247,38 @@ static const struct nd_binding *match(const struct nd_dp *dp, const struct dp_pl
 			}
 			continue;
 		}
-		for (k = 0; k < (size_t)nd; k++)
-			memcpy(bk[k], d[k].key, KEY_MAX);
-		qsort(bk, (size_t)nd, KEY_MAX, cmp_key);
-		if ((size_t)nd == n) {
-			for (k = 0; k < n && !strcmp(bk[k], keys[k]); k++)
+		/* one device of the binding for each requested key */
+		for (j = 0; j < n; j++) {
+			for (k = 0; k < nd && (used[k] || strcmp(d[k].key, keys[j])); k++)
 				;
-			if (k == n) {
-				if (!best || better(dp, b, best)) {
-					best = b;
-					memcpy(dev, d, sizeof(d[0]) * (size_t)nd);
-					*ndev = nd;
-				}
-				continue;
-			}
+			if (k == nd)
+				break;
+			used[k] = true;
 		}
-		for (k = 0; k < (size_t)nd && !*near; k++)
-			for (j = 0; j < n; j++)
-				if (!strcmp(bk[k], keys[j]))
-					*near = b;
+		if (j < n) {
+			for (k = 0; k < nd && !*near; k++)
+				for (j = 0; j < n; j++)
+					if (!strcmp(d[k].key, keys[j]))
+						*near = b;
+			continue;
+		}
+		exact = (size_t)nd == n;
+		if (best && (best_exact && !exact))
+			continue;
+		if (best && best_exact == exact && !better(dp, b, best))
+			continue;
+		best = b;
+		best_exact = exact;
+		*ndev = 0;
+		for (k = 0; k < nd; k++)     /* in the binding's order */
+			if (used[k])
+				dev[(*ndev)++] = d[k];
 	}
 	if (best)
 		return best;
 	if (*near)
-		snprintf(reason, rsz, "no pod bound to this node holds exactly these %zu %s "
-			 "device(s); pod %s/%s holds a different set that overlaps them", n, p->resource,
+		snprintf(reason, rsz, "no pod bound to this node holds all of these %zu %s "
+			 "device(s); pod %s/%s holds some of them", n, p->resource,
 			 (*near)->ns, (*near)->name);
 	else if (bad)
 		snprintf(reason, rsz, "no pod bound to this node holds these %zu %s device(s) "

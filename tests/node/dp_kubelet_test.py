@@ -108,7 +108,8 @@ def main():
                   "bind default me u3 30 gpu=1,mig=1g.10gb+me@6",
                   "bind default rep u4 40 gpu=2,replica=1",
                   "bind default frac u5 50 gpu=2,milli=250,mem=10240",
-                  "bind default ghost u6 60 gpu=7"):
+                  "bind default ghost u6 60 gpu=7",
+                  "bind default pair u7 70 gpu=1,mig=1g.10gb@4;gpu=1,mig=1g.10gb@5"):
             check(h.cmd(b) == "ok", b)
 
         # -- registration
@@ -170,6 +171,15 @@ def main():
               a["envs"].get("CARVE_GPU_MILLI") == "250",
               "Allocate fraction: then the next pod, with its memory cap and share: %s" % a)
 
+        a = k.allocate("carve-mig-1g.10gb.sock", [["MIG-1-1g-5"], ["MIG-1-1g-4"]])
+        check([c["envs"].get("NVIDIA_VISIBLE_DEVICES") for c in a] ==
+              ["MIG-1-1g-5", "MIG-1-1g-4"] and
+              all(c["envs"].get("CARVE_POD") == "default/pair" for c in a),
+              "Allocate: two containers of one pod, one MIG device each: %s" % a)
+        a = k.allocate("carve-mig-1g.10gb.sock", [["MIG-1-1g-4", "MIG-1-1g-5"]])[0]
+        check(a["envs"].get("NVIDIA_VISIBLE_DEVICES") == "MIG-1-1g-4,MIG-1-1g-5",
+              "Allocate: one container with both: %s" % a)
+
         # -- refusals
         e = rpc_error(lambda: k.allocate("carve-gpu.sock", [[G2]]))
         check(e is not None and e.code() == grpc.StatusCode.FAILED_PRECONDITION and
@@ -178,7 +188,7 @@ def main():
         check(h.expect(lambda l: l.startswith("refused") and "carve.dev/gpu" in l) is not None,
               "refusal reported for an event")
         e = rpc_error(lambda: k.allocate("carve-gpu.sock", [[G0, G2]]))
-        check(e is not None and "pod default/whole holds a different set" in e.details(),
+        check(e is not None and "pod default/whole holds some of them" in e.details(),
               "Allocate GPUs 0+2: refused, near pod named: %s" % (e and e.details()))
         check(h.expect(lambda l: l.startswith("refused default/whole:")) is not None,
               "near pod given to the refusal callback")
