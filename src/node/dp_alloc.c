@@ -52,6 +52,9 @@ bool dp_shared_id(const char *id, char *gpu, size_t size, unsigned *n)
 	return true;
 }
 
+/* The reason a binding is left out, only when the caller wants it. */
+#define WHY(why, wsz, ...) ((why) ? (void)snprintf(why, wsz, __VA_ARGS__) : (void)0)
+
 static const struct dp_gpu *gpu_by_index(const struct dp_view *v, int index)
 {
 	size_t i;
@@ -64,8 +67,8 @@ static const struct dp_gpu *gpu_by_index(const struct dp_view *v, int index)
 
 /*
  * The devices of binding b that belong to plugin p, into out (room for
- * CARVE_DEVREF_MAX).  Returns their number, or -1 with why set when the
- * binding names a device this node does not have.
+ * CARVE_DEVREF_MAX).  Returns their number, or -1 with why set (unless
+ * NULL) when the binding names a device this node does not have.
  */
 static int binding_devices(const struct nd_dp *dp, const struct dp_plugin *p,
 			   const struct nd_binding *b, struct bdev *out, char *why, size_t wsz)
@@ -80,7 +83,7 @@ static int binding_devices(const struct nd_dp *dp, const struct dp_plugin *p,
 		size_t k;
 
 		if (!g) {
-			snprintf(why, wsz, "device %d: GPU %d is not on this node", i + 1, d->gpu);
+			WHY(why, wsz, "device %d: GPU %d is not on this node", i + 1, d->gpu);
 			return -1;
 		}
 		if (d->mig_profile[0]) {
@@ -91,12 +94,12 @@ static int binding_devices(const struct nd_dp *dp, const struct dp_plugin *p,
 				    !strcmp(g->migs[k].profile, d->mig_profile))
 					m = &g->migs[k];
 			if (!m) {
-				snprintf(why, wsz, "device %d: GPU %d has no MIG device %s at slot %d",
+				WHY(why, wsz, "device %d: GPU %d has no MIG device %s at slot %d",
 					 i + 1, d->gpu, d->mig_profile, d->mig_start);
 				return -1;
 			}
 			if (d->uuid[0] && strcmp(d->uuid, m->uuid) && strcmp(d->uuid, g->uuid)) {
-				snprintf(why, wsz, "device %d: MIG device %s@%d of GPU %d is %s, not %s",
+				WHY(why, wsz, "device %d: MIG device %s@%d of GPU %d is %s, not %s",
 					 i + 1, d->mig_profile, d->mig_start, d->gpu, m->uuid, d->uuid);
 				return -1;
 			}
@@ -106,7 +109,7 @@ static int binding_devices(const struct nd_dp *dp, const struct dp_plugin *p,
 			kind = DP_MIG;
 		} else {
 			if (d->uuid[0] && strcmp(d->uuid, g->uuid)) {
-				snprintf(why, wsz, "device %d: GPU %d is %s, not %s", i + 1, d->gpu,
+				WHY(why, wsz, "device %d: GPU %d is %s, not %s", i + 1, d->gpu,
 					 g->uuid, d->uuid);
 				return -1;
 			}
@@ -163,7 +166,7 @@ static int request_key(const struct nd_dp *dp, const struct dp_plugin *p, const 
 	snprintf(key, KEY_MAX, "%s", id);
 	return 0;
 bad:
-	snprintf(why, wsz, "device ID \"%.100s\" is not a %s device of this node", id, p->resource);
+	WHY(why, wsz, "device ID \"%.100s\" is not a %s device of this node", id, p->resource);
 	return -1;
 }
 
@@ -239,7 +242,7 @@ static const struct nd_binding *match(const struct nd_dp *dp, const struct dp_pl
 		const struct nd_binding *b = &dp->b[i];
 		bool used[CARVE_DEVREF_MAX] = {false}, exact;
 
-		nd = binding_devices(dp, p, b, d, why, sizeof(why));
+		nd = binding_devices(dp, p, b, d, bad ? NULL : why, sizeof(why));
 		if (nd < 0) {
 			if (!bad) {
 				bad = b;
@@ -562,7 +565,7 @@ int dp_preferred(struct dp_plugin *p, const uint8_t *in, size_t n, uint8_t **out
 		V1beta1__ContainerPreferredAllocationRequest *q = r->container_requests[i];
 		const struct nd_binding *best = NULL;
 		struct bdev dev[CARVE_DEVREF_MAX];
-		char why[256], **pick = &ids[i * CARVE_DEVREF_MAX];
+		char **pick = &ids[i * CARVE_DEVREF_MAX];
 		char *bestpick[CARVE_DEVREF_MAX];
 		bool *used = calloc(q->n_available_deviceids + 1, sizeof(*used));
 		int nd, bestn = 0;
@@ -575,7 +578,7 @@ int dp_preferred(struct dp_plugin *p, const uint8_t *in, size_t n, uint8_t **out
 			const struct nd_binding *b = &dp->b[k];
 			size_t m, j;
 
-			nd = binding_devices(dp, p, b, dev, why, sizeof(why));
+			nd = binding_devices(dp, p, b, dev, NULL, 0);
 			if (nd <= 0 || nd != q->allocation_size)
 				continue;
 			memset(used, 0, (q->n_available_deviceids + 1) * sizeof(*used));
