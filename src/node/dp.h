@@ -15,6 +15,8 @@
  * them, and refuses, with the reason given to on_refuse, a request it
  * cannot match rather than guess.  gRPC (the C core) stays behind
  * dpgrpc.c; messages are protobuf-c code generated from proto/.
+ * Names, IDs, matching rules and what Allocate answers:
+ * docs/internals/device-plugin.md.
  *
  * Threads: the plugin serves from its own threads; nd_dp_update and
  * nd_dp_set_bindings may be called from any thread (they copy what they
