@@ -12,6 +12,8 @@
  * stdout:
  *   bind NS NAME UID CREATED ANNOTATION   add a pod bound here
  *   unhealthy INDEX | healthy INDEX       GPU health, as an Xid would
+ *   migoff                                MIG disabled on GPU 1 (its MIG
+ *                                         devices gone, the GPU whole)
  *   quit
  * A refused Allocate prints "refused NS/NAME: REASON" ("-/-" without a
  * near pod).  The plugin logs on stderr.
@@ -145,6 +147,12 @@ int main(int argc, char **argv)
 			answer("%s\n", "ok");
 		} else if (sscanf(line, "healthy %d", &idx) == 1 && idx >= 0 && idx < NGPU) {
 			g[idx].healthy = true;
+			nd_dp_update(dp, &snap);
+			answer("%s\n", "ok");
+		} else if (!strcmp(line, "migoff")) {
+			g[1].mig_current = 0;
+			g[1].nmig = 0;
+			g[1].mig = NULL;
 			nd_dp_update(dp, &snap);
 			answer("%s\n", "ok");
 		} else {

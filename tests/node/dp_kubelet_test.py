@@ -242,6 +242,22 @@ def main():
         a = k.allocate("carve-gpu.sock", [[G0]])[0]
         check(a["envs"].get("CARVE_POD") == "default/whole", "serving after all that")
 
+        # -- MIG disabled on GPU 1: its MIG plugins stop, it is a whole GPU
+        _, it5 = k.watch("carve-gpu.sock")
+        next(it5)
+        check(h.cmd("migoff") == "ok", "MIG off on GPU 1")
+        G1 = "GPU-11111111-1111-1111-1111-111111111111"
+        devs = next(it5)
+        check([d["ID"] for d in devs] == [G0, G1, G2], "ListAndWatch gpu gains GPU 1: %s" % devs)
+        check(wait_for(lambda: not any(os.path.exists(os.path.join(tmp, s)) for s in
+                                       ("carve-mig-3g.40gb.sock", "carve-mig-1g.10gb.sock",
+                                        "carve-mig-1g.10gb.me.sock"))),
+              "MIG plugins stopped, their sockets removed")
+        e = rpc_error(lambda: k.allocate("carve-gpu.sock", [[G1]]))
+        check(e is not None and "default/mig was not considered: device 1: GPU 1 has no MIG "
+              "device 3g.40gb at slot 0" in e.details(),
+              "a binding to a MIG device that is gone is named: %s" % (e and e.details()))
+
         h.p.stdin.write("quit\n")
         h.p.stdin.flush()
         rc = h.p.wait(timeout=20)
