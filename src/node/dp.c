@@ -485,16 +485,19 @@ static void register_round(struct nd_dp *dp, unsigned round)
 			dpg_server_stop(p->srv);
 			p->srv = NULL;
 		}
-		if (!p->srv && plugin_serve(p))
+		/* after failures, try every 2^fails rounds (at most 32) */
+		if (p->fails && round % (1u << (p->fails < 5 ? p->fails : 5)))
 			continue;
+		if (!p->srv && plugin_serve(p)) {
+			p->fails++;
+			continue;
+		}
 		if (!kubelet) {
 			p->registered = false;
+			p->fails = 0;
 			continue;
 		}
 		if (p->registered && p->reg_ino == ks.st_ino && same_time(&p->reg_ctime, &ks.st_ctim))
-			continue;
-		/* after failures, try every 2^fails rounds (at most 32) */
-		if (p->fails && round % (1u << (p->fails < 5 ? p->fails : 5)))
 			continue;
 		if (!c && dpg_client_open(dp->kubelet_sock, &c, &err)) {
 			dp_logf("%s", err.text);

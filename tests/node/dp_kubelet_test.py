@@ -9,6 +9,7 @@ Usage: dp_kubelet_test.py DP_HARNESS
 """
 
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -204,6 +205,21 @@ def main():
         e = rpc_error(lambda: k.call("carve-gpu.sock", "GetPreferredAllocation", b"\x0a\xff"))
         check(e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT,
               "GetPreferredAllocation with garbage: INVALID_ARGUMENT")
+        rnd = random.Random(16)
+        answered = 0
+        for i in range(300):
+            method = rnd.choice(["Allocate", "GetPreferredAllocation", "PreStartContainer",
+                                 "GetDevicePluginOptions"])
+            body = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 40)))
+            try:
+                k.call(rnd.choice(list(RESOURCES.values())), method, body)
+            except grpc.RpcError as err:
+                if err.code() not in (grpc.StatusCode.INVALID_ARGUMENT,
+                                      grpc.StatusCode.FAILED_PRECONDITION):
+                    check(False, "%s with %r: %s" % (method, body, err.code()))
+                    break
+            answered += 1
+        check(answered == 300, "300 random requests answered (error or not)")
         a = k.allocate("carve-gpu.sock", [[G0]])[0]
         check(a["envs"].get("CARVE_POD") == "default/whole", "still serving after garbage")
 
