@@ -80,6 +80,10 @@ set(CARVE_BRIDGE_SOURCES
 # metrics.
 set(CARVE_NODE_SOURCES
   src/node/nutil.c
+  src/node/nvml.c
+  src/node/nvml_mig.c
+  src/node/miglayout.c
+  src/node/snapjson.c
 )
 
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,
