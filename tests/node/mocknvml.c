@@ -365,7 +365,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p)
 }
 
 /* Sum of the memory of the processes in (gi, ci), or on the GPU (gi -1). */
-static unsigned long long procs_mib(json_t *gp, long long gi)
+static __attribute__((unused)) unsigned long long procs_mib(json_t *gp, long long gi)
 {
 	unsigned long long sum = 0;
 	json_t *p;
