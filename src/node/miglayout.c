@@ -104,11 +104,12 @@ int nd_miglayout_check(const struct nd_snapshot *s, const struct nd_mig_layout *
 	return 0;
 }
 
-/* Whether mig-parted entry e is for GPU g (devices and device-filter). */
+/* Whether mig-parted entry e is for GPU g (devices, and device-filter
+ * when mm is given). */
 static bool entry_for_gpu(const struct carve_mf_migdevice *e, const struct nd_gpu *g,
 			  const struct carve_mig_model *mm)
 {
-	bool pick = e->all_devices, model = !e->nfilters;
+	bool pick = e->all_devices, model = !e->nfilters || !mm;
 	size_t i;
 
 	for (i = 0; !pick && i < e->ndevices; i++)
@@ -185,25 +186,26 @@ int nd_miglayout_migparted(const char *path, const char *config, const struct nd
 		for (e = 0; e < mc->n && !rc; e++) {
 			const struct carve_mf_migdevice *ent = &mc->v[e];
 
-			if (!mm || !entry_for_gpu(ent, gp, mm) || !ent->mig_enabled)
-				continue;
-			if (k == max) {
-				rc = carve_errorf(err, CARVE_EFULL, "mig-parted config %s: more than "
-						  "%zu GPUs", config, max);
-				break;
-			}
-			rc = from_counts(ent, gp, mm, config, &out[k], err);
-			if (!rc)
-				k++;
-			break; /* the first entry for a GPU wins */
-		}
-		if (!mm && !rc)
-			for (e = 0; e < mc->n && !rc; e++)
-				if (mc->v[e].mig_enabled && (mc->v[e].all_devices ||
-							     mc->v[e].ndevices))
+			if (!mm) {
+				/* Not in the MIG table: only an unfiltered entry can
+				 * name it, and it must leave MIG off. */
+				if (!ent->nfilters && entry_for_gpu(ent, gp, NULL) && ent->mig_enabled)
 					rc = carve_errorf(err, CARVE_EINVAL, "mig-parted config %s: "
-							  "GPU %u (%s) is not in carve's MIG "
-							  "table", config, gp->index, gp->name);
+							  "GPU %u (%s) is not in carve's MIG table",
+							  config, gp->index, gp->name);
+				continue;
+			}
+			if (!entry_for_gpu(ent, gp, mm))
+				continue;
+			if (ent->mig_enabled) { /* the first entry for a GPU wins */
+				if (k == max)
+					rc = carve_errorf(err, CARVE_EFULL, "mig-parted config %s: "
+							  "more than %zu GPUs", config, max);
+				else if (!(rc = from_counts(ent, gp, mm, config, &out[k], err)))
+					k++;
+			}
+			break;
+		}
 	}
 out:
 	carve_manifests_destroy(m);

@@ -198,8 +198,8 @@ static int check_busy(struct nd_nvml *n, nvmlDevice_t d, const struct cur_gi *gi
 	int f, k;
 
 	for (f = 0; f < 2; f++) {
-		nvmlProcessInfo_t v[64];
-		unsigned cnt = 64, i;
+		nvmlProcessInfo_t v[256];
+		unsigned cnt = 256, i;
 		nvmlReturn_t r;
 
 		if (!fns[f])
@@ -319,9 +319,11 @@ static int apply(struct nd_nvml *n, const struct nd_mig_layout *want, struct car
 		r = n->f.nvmlDeviceCreateGpuInstanceWithPlacement(d, p->id, &pl, &h);
 		if (r != NVML_SUCCESS)
 			return fail(err, CARVE_EIO, &done, gpu, what, nd_nvml_errstr(n, r));
-		if (!full_ci_profile(n, h, p->slices, &cid))
-			return fail(err, CARVE_EIO, &done, gpu, what,
-				    "no compute-instance profile spans it");
+		if (!full_ci_profile(n, h, p->slices, &cid)) {
+			done_add(&done, "created GPU instance %s@%u", p->name, pl.start);
+			return fail(err, CARVE_EIO, &done, gpu, "its compute instance",
+				    "no compute-instance profile fits");
+		}
 		r = n->f.nvmlGpuInstanceCreateComputeInstance(h, cid, &ci);
 		if (r != NVML_SUCCESS) {
 			done_add(&done, "created GPU instance %s@%u", p->name, pl.start);

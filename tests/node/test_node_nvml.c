@@ -663,7 +663,18 @@ static const char migparted_yaml[] =
 	"  toomany:\n"
 	"    - devices: all\n"
 	"      mig-enabled: true\n"
-	"      mig-devices: {\"4g.40gb\": 1, \"3g.40gb\": 2}\n";
+	"      mig-devices: {\"4g.40gb\": 1, \"3g.40gb\": 2}\n"
+	"  first:\n"
+	"    - devices: [0]\n"
+	"      mig-enabled: false\n"
+	"    - devices: all\n"
+	"      mig-enabled: true\n"
+	"      mig-devices: {\"7g.80gb\": 1}\n"
+	"  a100only:\n"
+	"    - device-filter: [\"0x20B210DE\"]\n"
+	"      devices: all\n"
+	"      mig-enabled: true\n"
+	"      mig-devices: {\"3g.40gb\": 2}\n";
 
 static void t_migparted(void **state)
 {
@@ -696,6 +707,12 @@ static void t_migparted(void **state)
 	assert_int_equal(l[0].v[0].start, 0); /* listed by start */
 	assert_true(l[0].v[1].start > l[0].v[0].start);
 	assert_int_equal(nd_miglayout_check(&s, l, 1, &err), 0);
+	/* the first entry naming a GPU decides for it, even to leave MIG off */
+	assert_int_equal(nd_miglayout_migparted(path, "first", &s, l, 8, &err), 7);
+	assert_int_equal(l[0].gpu, 1);
+	assert_string_equal(l[0].v[0].profile, "7g.80gb");
+	/* a device-filter for another model: no GPU here */
+	assert_int_equal(nd_miglayout_migparted(path, "a100only", &s, l, 8, &err), 0);
 	assert_int_equal(nd_miglayout_migparted(path, "toomany", &s, l, 8, &err), CARVE_EINVAL);
 	assert_non_null(strstr(err.text, "toomany"));
 	assert_int_equal(nd_miglayout_migparted(path, "nope", &s, l, 8, &err), CARVE_ENOTFOUND);
