@@ -445,6 +445,32 @@ static void t_apply_success(void **state)
 	nd_snapshot_free(&s);
 }
 
+/* A separate process (carve-nvml-dump) sees what an apply here changed. */
+static void t_apply_then_other_process(void **state)
+{
+	const char *dump = getenv("CARVE_NVML_DUMP");
+	struct carve_error err = {0, ""};
+	struct nd_nvml *n;
+	char cmd[1200], out[4096] = "";
+	size_t len;
+	FILE *p;
+
+	if (!dump)
+		skip();
+	use_state("a100.json");
+	n = open_ok();
+	if (apply_text(n, "0=4g.40gb@0,1g.10gb@4,1g.10gb@5", &err))
+		fail_msg("apply: %s", err.text);
+	nd_nvml_close(n);
+	snprintf(cmd, sizeof(cmd), "'%s' --lib '%s' --mig-current", dump, lib("mocknvml"));
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	len = fread(out, 1, sizeof(out) - 1, p);
+	out[len] = 0;
+	assert_int_equal(pclose(p), 0);
+	assert_string_equal(out, "0=4g.40gb@0,1g.10gb@4,1g.10gb@5\n");
+}
+
 static void t_apply_keeps_unchanged(void **state)
 {
 	struct carve_error err = {0, ""};
@@ -763,6 +789,7 @@ int main(void)
 		cmocka_unit_test(t_xid_application_healthy),
 		cmocka_unit_test(t_xid_table),
 		cmocka_unit_test(t_apply_success),
+		cmocka_unit_test(t_apply_then_other_process),
 		cmocka_unit_test(t_apply_keeps_unchanged),
 		cmocka_unit_test(t_apply_illegal_start),
 		cmocka_unit_test(t_apply_overlap_and_profile),
