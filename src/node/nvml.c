@@ -175,7 +175,9 @@ int nd_gi_profiles(const struct nd_nvml *n, nvmlDevice_t d, const char *gpu_name
 		nm = info.name;
 		if (!strncmp(nm, "MIG ", 4))
 			nm += 4;
-		snprintf(o->name, sizeof(o->name), "%s", nm);
+		if (strlen(nm) >= sizeof(o->name))
+			continue; /* no MIG profile name is this long: not one carve knows */
+		memcpy(o->name, nm, strlen(nm) + 1);
 		/* Without a name, the MIG table knows the id on this model. */
 		for (i = 0; mm && !o->name[0] && i < mm->nprofiles; i++)
 			if (mm->profiles[i].nvml_id == info.id)
