@@ -14,7 +14,7 @@
 # cmake in DIR (default build) when missing.  --lib: the NVML library to
 # load (default: libnvidia-ml.so.1 as the loader finds it).
 # Exit 0 all equal, 1 a difference (each printed), 2 usage, 77 no
-# nvidia-smi or no GPU here.
+# nvidia-smi or no GPU here.  $PYTHON: the python3 to use (default python3).
 set -eu
 
 dump= lib= build=build
@@ -51,7 +51,7 @@ fi
 nvidia-smi -q -x >"$tmp/smi.xml"
 nvidia-smi -L >"$tmp/smi-L.txt"
 
-exec /usr/bin/env python3 - "$tmp/carve.json" "$tmp/smi.xml" "$tmp/smi-L.txt" "$tmp/current.txt" <<'PY'
+"${PYTHON:-python3}" - "$tmp/carve.json" "$tmp/smi.xml" "$tmp/smi-L.txt" "$tmp/current.txt" <<'PY'
 import json, re, sys
 import xml.etree.ElementTree as ET
 

@@ -40,8 +40,10 @@ dump("h100x8_mig7.json", mig)
 a100 = {"driver_version": "535.104.05", "cuda_version": 12020,
         "gpus": [gpu(0, "NVIDIA A100-SXM4-80GB", 81920, [8, 0], 7, 0x20B210DE, mig=[1, 1])]}
 a100["gpus"][0]["instances"] = [
-    {"profile": "3g.40gb", "start": 0, "gi": 1, "ci": 0, "uuid": "MIG-a1000000-0000-0000-0000-000000000001"},
-    {"profile": "2g.20gb", "start": 4, "gi": 5, "ci": 0, "uuid": "MIG-a1000000-0000-0000-0000-000000000005"}]
+    {"profile": "3g.40gb", "start": 0, "gi": 1, "ci": 0, "memory_mib": 40192,
+     "uuid": "MIG-a1000000-0000-0000-0000-000000000001"},
+    {"profile": "2g.20gb", "start": 4, "gi": 5, "ci": 0, "memory_mib": 19968,
+     "uuid": "MIG-a1000000-0000-0000-0000-000000000005"}]
 a100["gpus"][0]["xids"] = [13, 79]
 dump("a100.json", a100)
 
