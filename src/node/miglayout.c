@@ -7,6 +7,7 @@
  * carve.dev/mig-current text of a snapshot.  Pure functions over their
  * arguments; nothing here talks to NVML.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,10 @@ int nd_miglayout_current(const struct nd_snapshot *s, char *buf, size_t size)
 			/* One GPU instance may hold several compute instances. */
 			if (i && gp->mig[i].gi_id == gp->mig[i - 1].gi_id)
 				continue;
+			if (gp->mig[i].start == UINT_MAX || !gp->mig[i].profile[0]) {
+				free(l);
+				return CARVE_EINVAL; /* NVML did not say where it is */
+			}
 			snprintf(a->profile, sizeof(a->profile), "%s", gp->mig[i].profile);
 			a->start = (int)gp->mig[i].start;
 			l[n].n++;

@@ -202,8 +202,9 @@ int nd_miglayout_check(const struct nd_snapshot *s, const struct nd_mig_layout *
 
 /*
  * The carve.dev/mig-current text for s: every MIG-enabled GPU with its
- * GPU instances (profile@start, by start).  Returns the length, or
- * CARVE_ERANGE when buf (size bytes) is too small.
+ * GPU instances (profile@start, by start).  Returns the length,
+ * CARVE_ERANGE when buf (size bytes) is too small, CARVE_EINVAL when the
+ * snapshot lacks an instance's placement or profile (NVML refused them).
  */
 int nd_miglayout_current(const struct nd_snapshot *s, char *buf, size_t size);
 

@@ -6,7 +6,8 @@
  * Rules: a missing library or required function is an error with a
  * sentence, never a crash; a missing optional function, or one that
  * answers NOT_SUPPORTED (or any error) for an optional field, leaves that
- * field at -1 (UINT_MAX for unsigned ones, "" for the PCI bus id).  The
+ * field at -1 (UINT_MAX for unsigned ones, "" for the PCI bus id and a
+ * MIG device's profile).  The
  * snapshot owns its strings; on error nothing is left allocated.
  */
 #include <dlfcn.h>
@@ -342,6 +343,28 @@ static int mig_cmp(const void *a, const void *b)
 	return x->gi_id < y->gi_id ? -1 : x->gi_id > y->gi_id;
 }
 
+/*
+ * The profile of MIG device md from its name, which the driver gives as
+ * "<GPU name> MIG <profile>" ("NVIDIA H100 80GB HBM3 MIG 1g.10gb"): the
+ * way left when the GPU-instance calls are refused (they may need root).
+ * Returns a static buffer, "" when the name does not say.
+ */
+static const char *mig_name_profile(struct nd_nvml *n, nvmlDevice_t md)
+{
+	static __thread char prof[32];
+	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+	const char *p;
+
+	prof[0] = 0;
+	if (n->f.nvmlDeviceGetName(md, name, sizeof(name)) != NVML_SUCCESS)
+		return prof;
+	name[sizeof(name) - 1] = 0;
+	p = strstr(name, " MIG ");
+	if (p && strlen(p + 5) < sizeof(prof) && !strchr(p + 5, ' '))
+		memcpy(prof, p + 5, strlen(p + 5) + 1);
+	return prof;
+}
+
 /* The MIG devices of a MIG-enabled GPU.  Returns 0, CARVE_EIO, CARVE_ENOMEM. */
 static int gpu_migs(struct nd_nvml *n, nvmlDevice_t d, struct nd_gpu *g,
 		    struct carve_error *err)
@@ -389,6 +412,7 @@ static int gpu_migs(struct nd_nvml *n, nvmlDevice_t d, struct nd_gpu *g,
 			m->mem_used = (int64_t)mem.used;
 		}
 		memset(&info, 0, sizeof(info));
+		m->gi_profile_id = m->start = m->size = UINT_MAX;
 		if (OPT_CALL(n, nvmlDeviceGetGpuInstanceById, d, m->gi_id, &gi) &&
 		    OPT_CALL(n, nvmlGpuInstanceGetInfo, gi, &info)) {
 			m->gi_profile_id = info.profileId;
@@ -398,7 +422,7 @@ static int gpu_migs(struct nd_nvml *n, nvmlDevice_t d, struct nd_gpu *g,
 		}
 		m->sm_count = pp ? pp->sm_count : 0;
 		m->uuid = strdup(uuid);
-		m->profile = strdup(pp ? pp->name : "");
+		m->profile = strdup(pp ? pp->name : mig_name_profile(n, md));
 		g->nmig++;
 		if (!m->uuid || !m->profile)
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");

@@ -16,6 +16,11 @@ static json_t *int_or_null(int64_t v)
 	return v < 0 ? json_null() : json_integer(v);
 }
 
+static json_t *uint_or_null(unsigned v)
+{
+	return v == UINT_MAX ? json_null() : json_integer(v);
+}
+
 static json_t *str_or_null(const char *s)
 {
 	return s && *s ? json_string(s) : json_null();
@@ -23,11 +28,11 @@ static json_t *str_or_null(const char *s)
 
 static json_t *mig_json(const struct nd_mig *m)
 {
-	return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:I, s:o, s:o}",
 			 "uuid", str_or_null(m->uuid), "profile", str_or_null(m->profile),
 			 "gi_id", (json_int_t)m->gi_id, "ci_id", (json_int_t)m->ci_id,
-			 "gi_profile_id", (json_int_t)m->gi_profile_id,
-			 "start", (json_int_t)m->start, "size", (json_int_t)m->size,
+			 "gi_profile_id", uint_or_null(m->gi_profile_id),
+			 "start", uint_or_null(m->start), "size", uint_or_null(m->size),
 			 "sm_count", (json_int_t)m->sm_count,
 			 "memory_total", int_or_null(m->mem_total),
 			 "memory_used", int_or_null(m->mem_used));

@@ -314,14 +314,20 @@ EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int len)
 	return copy_str(json_string_value(json_object_get(in ? in : gp, "uuid")), s, len);
 }
 
+/* A MIG device is named "<GPU name> MIG <profile>", as the driver names it. */
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int len)
 {
 	json_t *in, *gp = any_dev(d, NULL, &in);
+	char buf[256];
 
 	if (!gp)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	INJECT(gp);
-	return copy_str(json_string_value(json_object_get(gp, "name")), s, len);
+	if (!in)
+		return copy_str(json_string_value(json_object_get(gp, "name")), s, len);
+	snprintf(buf, sizeof(buf), "%s MIG %s", json_string_value(json_object_get(gp, "name")),
+		 json_string_value(json_object_get(in, "profile")));
+	return copy_str(buf, s, len);
 }
 
 /* Reads integer field k of a GPU handle's object into *v (int or unsigned). */

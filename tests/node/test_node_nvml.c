@@ -6,6 +6,7 @@
  * that changes MIG instances works on a copy (CARVE_MOCK_NVML_STATE in a
  * temporary folder), never on a fixture.
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,6 +236,30 @@ static void t_a100_profiles(void **state)
 	assert_string_equal(g->mig[1].profile, "2g.20gb");
 	assert_int_equal(g->mig[1].start, 4);
 	assert_int_equal(g->mig[1].gi_id, 5);
+	nd_snapshot_free(&s);
+}
+
+static void no_gi_permission(json_t *root)
+{
+	json_t *g = json_array_get(json_object_get(root, "gpus"), 0);
+
+	json_object_set_new(g, "errors", json_pack("{s:i}", "nvmlDeviceGetGpuInstanceById", 4));
+}
+
+/* Without the (privileged) GPU-instance calls, the profile comes from the
+ * MIG device's name and the placement is unknown. */
+static void t_mig_without_gi_calls(void **state)
+{
+	struct nd_snapshot s;
+	char buf[256];
+
+	use_edited("a100.json", no_gi_permission);
+	discover(&s);
+	assert_int_equal(s.gpus[0].nmig, 2);
+	assert_string_equal(s.gpus[0].mig[0].profile, "3g.40gb");
+	assert_int_equal(s.gpus[0].mig[0].start, UINT_MAX);
+	assert_int_equal(s.gpus[0].mig[0].gi_id, 1);
+	assert_int_equal(nd_miglayout_current(&s, buf, sizeof(buf)), CARVE_EINVAL);
 	nd_snapshot_free(&s);
 }
 
@@ -778,6 +803,7 @@ int main(void)
 		cmocka_unit_test(t_processes),
 		cmocka_unit_test(t_mig_devices),
 		cmocka_unit_test(t_a100_profiles),
+		cmocka_unit_test(t_mig_without_gi_calls),
 		cmocka_unit_test(t_missing_library),
 		cmocka_unit_test(t_env_library),
 		cmocka_unit_test(t_missing_required),
