@@ -187,6 +187,7 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
 	const char *state = getenv("CARVE_MOCK_NVML_STATE");
 	const char *desc = getenv("CARVE_MOCK_NVML");
 	json_error_t je;
+	nvmlReturn_t r;
 
 	if (init_count++ > 0)
 		return NVML_SUCCESS;
@@ -202,15 +203,13 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
 		init_count = 0;
 		return NVML_ERROR_UNKNOWN;
 	}
-	if (injected(__func__, NULL)) {
-		nvmlReturn_t r = injected(__func__, NULL);
-
+	r = injected(__func__, NULL);
+	if (r) {
 		json_decref(root);
 		root = NULL;
 		init_count = 0;
-		return r ? r : NVML_ERROR_UNKNOWN;
 	}
-	return NVML_SUCCESS;
+	return r;
 }
 
 EXPORT nvmlReturn_t nvmlShutdown(void)

@@ -335,6 +335,22 @@ static void t_init_fails(void **state)
 	assert_non_null(strstr(err.text, "Driver Not Loaded"));
 }
 
+static void init_no_permission(json_t *root)
+{
+	json_object_set_new(root, "errors", json_pack("{s:i}", "nvmlInit_v2", 4));
+}
+
+static void t_init_injected(void **state)
+{
+	struct carve_error err = {0, ""};
+	struct nd_nvml *n = NULL;
+
+	use_edited("h100x8.json", init_no_permission);
+	assert_int_equal(nd_nvml_open(lib("mocknvml"), &n, &err), CARVE_EIO);
+	assert_null(n);
+	assert_string_equal(err.text, "nvmlInit_v2: Insufficient Permissions");
+}
+
 static void t_injected_optional(void **state)
 {
 	struct carve_error err = {0, ""};
@@ -809,6 +825,7 @@ int main(void)
 		cmocka_unit_test(t_missing_required),
 		cmocka_unit_test(t_missing_optional),
 		cmocka_unit_test(t_init_fails),
+		cmocka_unit_test(t_init_injected),
 		cmocka_unit_test(t_injected_optional),
 		cmocka_unit_test(t_injected_unknown_fields),
 		cmocka_unit_test(t_xid_unhealthy),
