@@ -83,6 +83,10 @@ set(CARVE_NODE_SOURCES
   src/node/dp.c
   src/node/dp_alloc.c
   src/node/dpgrpc.c
+  src/node/nvml.c
+  src/node/nvml_mig.c
+  src/node/miglayout.c
+  src/node/snapjson.c
 )
 
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,

@@ -159,4 +159,53 @@ struct nd_mig_layout {
  */
 int nd_mig_apply(struct nd_nvml *n, const struct nd_mig_layout *want, struct carve_error *err);
 
+/* ---- additions: Xid health, the snapshot as JSON, layouts (nvml.c,
+ * snapjson.c, miglayout.c) ---- */
+
+/* True for the Xids that mark a GPU unhealthy (list and source in nvml.c). */
+bool nd_xid_critical(unsigned xid);
+
+/*
+ * The snapshot as one JSON object (docs/internals/NVML.md), pretty-printed
+ * when `pretty`.  Returns a malloc'd string the caller frees, or NULL when
+ * out of memory.
+ */
+char *nd_snapshot_json(const struct nd_snapshot *s, bool pretty);
+
+/*
+ * The layouts of a carve.dev/mig-layout annotation (miglayout.h's text
+ * form) into out (room for max GPUs).  Returns how many GPUs, or
+ * CARVE_EPARSE / CARVE_EFULL with err naming the entry.
+ */
+int nd_miglayout_parse(const char *text, struct nd_mig_layout *out, size_t max,
+		       struct carve_error *err);
+
+/*
+ * The layouts mig-parted config `config` of the file at path asks for the
+ * GPUs of snapshot s (an entry's devices and device-filter, its
+ * mig-devices counts placed as the MIG table places them).  GPUs the
+ * config leaves with MIG disabled get no entry.  Returns how many, or
+ * CARVE_EIO (file), CARVE_EPARSE (diagnostics in the file), CARVE_ENOTFOUND
+ * (no such config), CARVE_EINVAL (a count with no legal layout, a GPU not
+ * in the MIG table); err says which.
+ */
+int nd_miglayout_migparted(const char *path, const char *config, const struct nd_snapshot *s,
+			   struct nd_mig_layout *out, size_t max, struct carve_error *err);
+
+/*
+ * Checks wanted layouts against a snapshot before anything is applied:
+ * the GPU exists, has MIG enabled and is in the MIG table, and the layout
+ * is legal on it.  Returns 0 or CARVE_EINVAL naming the GPU and rule.
+ */
+int nd_miglayout_check(const struct nd_snapshot *s, const struct nd_mig_layout *l, size_t n,
+		       struct carve_error *err);
+
+/*
+ * The carve.dev/mig-current text for s: every MIG-enabled GPU with its
+ * GPU instances (profile@start, by start).  Returns the length,
+ * CARVE_ERANGE when buf (size bytes) is too small, CARVE_EINVAL when the
+ * snapshot lacks an instance's placement or profile (NVML refused them).
+ */
+int nd_miglayout_current(const struct nd_snapshot *s, char *buf, size_t size);
+
 #endif
