@@ -161,8 +161,11 @@ static void cohort_cycle(void *ctx, const size_t *path, size_t len)
 	const struct carve_mf_cohort *last = &g->b->m->cohorts[path[len - 1]];
 	char chain[512];
 
+	size_t n0 = g->b->diags->n;
+
 	carve_diag_error(g->b->diags, last->parent_pos, BR_CYCLE_MSG, "Cohort", last->meta.name,
 			 br_cycle_text(path, len, cohort_name, g, chain, sizeof(chain)));
+	carve_diags_tag(g->b->diags, n0, "cohort-cycle");
 	g->cut[path[len - 1]] = true;
 }
 
@@ -413,9 +416,12 @@ static void fam_cycle(void *ctx, const size_t *path, size_t len)
 	struct xq *last = &g->f->q[path[len - 1]];
 	char chain[512];
 
+	size_t n0 = g->b->diags->n;
+
 	carve_diag_error(g->b->diags, last->parent_pos, BR_CYCLE_MSG, g->f->what,
 			 last->meta->name, br_cycle_text(path, len, fam_name, g, chain,
 							 sizeof(chain)));
+	carve_diags_tag(g->b->diags, n0, "queue-cycle");
 	last->up = -1;
 }
 
