@@ -88,9 +88,12 @@ static void conv_group(struct bld *b, const struct carve_meta *owner,
 		const struct carve_mf_flavorquotas *fq = &g->flavors[f];
 
 		if (!br_flavor_known(b, fq->flavor)) {
+			size_t n0 = b->diags->n;
+
 			carve_diag_error(b->diags, fq->pos,
 					 "%s %s: ResourceFlavor '%s' is not defined", owner->kind,
 					 owner->name, fq->flavor);
+			carve_diags_tag(b->diags, n0, "flavor-ref");
 			continue;
 		}
 		for (r = 0; r < g->ncovered; r++) {
@@ -455,9 +458,12 @@ static void fam_link(struct bld *b, struct family *f)
 		else if (f == &b->kai && br_fam_find(&b->vc, name) >= 0)
 			clash = "Volcano Queue";
 		if (clash) {
+			size_t n0 = b->diags->n;
+
 			carve_diag_error(b->diags, br_meta_pos(q->meta),
 					 "%s %s: a %s of the same name is already defined; this "
 					 "queue is not used", f->what, name, clash);
+			carve_diags_tag(b->diags, n0, "duplicate");
 			q->skip = true;
 		}
 	}
