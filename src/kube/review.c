@@ -662,10 +662,16 @@ int wh_review(const struct wh_policy *pol, const struct wh_ctx *ctx, bool mutate
 			ns = carve_kube_ns(obj);
 		}
 		if (!rc) {
+			const char *av = str_at(obj, "apiVersion");
+			bool job = !strcmp(kind, "Job") && av && !strcmp(av, "batch/v1");
+			bool pod = !strcmp(kind, "Pod") && av && !strcmp(av, "v1");
+
 			wh_source(obj, src, sizeof(src));
-			if (mutate_req)
-				rc = mutate(pol, obj, ns, !strcmp(kind, "Job"), &a, &patch);
-			else
+			/* mutations know the pod template of Pods and batch/v1 Jobs
+			 * only; other kinds are allowed unchanged */
+			if (mutate_req && (job || pod))
+				rc = mutate(pol, obj, ns, job, &a, &patch);
+			else if (!mutate_req)
 				rc = validate(pol, ctx, req, obj, src, ns, kinds[ki].workload, &a);
 		}
 	}
