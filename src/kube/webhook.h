@@ -88,7 +88,9 @@ struct wh_outcome {
  *      with status {code, message}, warnings, patchType and base64 patch)
  *      whenever the body is an AdmissionReview with a request.uid, even
  *      when the object inside is malformed (denied: code 400, the message
- *      names the field);
+ *      names the field); a rule at level deny gives code 403, its message
+ *      the diagnostics joined by "; ", each ending "[carve rule ID]"
+ *      (docs/webhook.md);
  *  400 with a JSON Status naming what is wrong when the body is not JSON,
  *      not admission.k8s.io/v1 AdmissionReview, or has no request.uid.
  * ctx and pol are borrowed (NULL ctx: the empty context; NULL pol: the
