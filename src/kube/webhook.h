@@ -41,7 +41,8 @@ struct wh_policy;
  * Reads the policy file at path, or the embedded defaults when path is
  * NULL.  Errors go to d with the file, line and field (an unknown rule
  * name, a level that is not deny|warn|off ...).  Returns 0, CARVE_EPARSE
- * (d says why), CARVE_EIO, CARVE_ENOMEM; *out is NULL on error.
+ * (d says why), CARVE_EIO, CARVE_ENOMEM; *out is NULL on error.  The
+ * diagnostics' file name is path itself: keep it while d is used.
  */
 int wh_policy_load(const char *path, struct wh_policy **out, struct carve_diags *d);
 void wh_policy_free(struct wh_policy *p);

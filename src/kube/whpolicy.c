@@ -329,9 +329,11 @@ int wh_policy_load(const char *path, struct wh_policy **out, struct carve_diags 
 		wh_policy_free(r.p);
 		return rc;
 	}
-	file = carve_arena_strdup(&r.p->arena, path);
+	/* The diagnostics name the file by the caller's path (borrowed): the
+	 * policy's arena is gone when they are printed after an error. */
+	file = path;
 	r.d = d;
-	rc = file ? ytree_parse_each(&r.p->arena, file, buf, len, d, read_doc, &r) : CARVE_ENOMEM;
+	rc = ytree_parse_each(&r.p->arena, file, buf, len, d, read_doc, &r);
 	carve_free(buf);
 	if (!rc)
 		rc = r.rc;
