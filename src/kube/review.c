@@ -185,8 +185,6 @@ static int findings_of(const struct wh_ctx *ctx, const json_t *obj, const char *
 	for (i = 0; ctx && i < ctx->n; i++) {
 		if (replacing && same_identity(ctx->objs[i], obj))
 			continue;
-		if (!strcmp(str_at(ctx->objs[i], "kind"), "Namespace"))
-			continue;
 		if (carve_manifests_add_json(f->m, ctx->srcs[i], ctx->objs[i]) == CARVE_ENOMEM)
 			return CARVE_ENOMEM;
 	}
@@ -285,7 +283,7 @@ static int validate(const struct wh_policy *pol, const struct wh_ctx *ctx, const
 		rc = findings_of(ctx, old, src, workload, true, &fo);
 	for (i = 0; !rc && i < f.n; i++) {
 		const char *id = wh_rules[f.v[i].rule].id;
-		enum wh_level lv = wh_policy_level(pol, ns, f.v[i].rule);
+		enum wh_level lv = wh_policy_level(pol, ns, wh_ctx_ns_labels(ctx, ns), f.v[i].rule);
 
 		if (lv == WH_DENY && fo.m && findings_have(&fo, f.v[i].msg))
 			lv = WH_WARN; /* the object had it before this update */
@@ -485,10 +483,10 @@ static int64_t job_pods(const json_t *job)
 	return com < par ? com : par;
 }
 
-static int mutate(const struct wh_policy *pol, const json_t *obj, const char *ns, bool is_job,
-		  struct answer *a, json_t **patch)
+static int mutate(const struct wh_policy *pol, const struct wh_ctx *ctx, const json_t *obj,
+		  const char *ns, bool is_job, struct answer *a, json_t **patch)
 {
-	struct wh_mutations w = wh_policy_mutations(pol, ns);
+	struct wh_mutations w = wh_policy_mutations(pol, ns, wh_ctx_ns_labels(ctx, ns));
 	static const char *const job_spec[] = {"spec", "template", "spec"};
 	static const char *const pod_spec[] = {"spec"};
 	struct patcher p = {json_array(), json_deep_copy(obj), a};
@@ -670,7 +668,7 @@ int wh_review(const struct wh_policy *pol, const struct wh_ctx *ctx, bool mutate
 			/* mutations know the pod template of Pods and batch/v1 Jobs
 			 * only; other kinds are allowed unchanged */
 			if (mutate_req && (job || pod))
-				rc = mutate(pol, obj, ns, job, &a, &patch);
+				rc = mutate(pol, ctx, obj, ns, job, &a, &patch);
 			else if (!mutate_req)
 				rc = validate(pol, ctx, req, obj, src, ns, kinds[ki].workload, &a);
 		}

@@ -32,10 +32,19 @@ struct wh_mutations {
 	const char *queue;   /* default LocalQueue (kueue.x-k8s.io/queue-name), or NULL */
 };
 
-/* The level of rule index r in namespace ns (NULL: cluster-scoped). */
-enum wh_level wh_policy_level(const struct wh_policy *p, const char *ns, int r);
-/* The mutations namespace ns opted into (strings borrowed from p). */
-struct wh_mutations wh_policy_mutations(const struct wh_policy *p, const char *ns);
+/*
+ * The level of rule index r in namespace ns (NULL: cluster-scoped) whose
+ * Namespace carries labels (may be NULL): the policy file's entry for ns,
+ * else the label webhook.carve.dev/RULE, else spec.rules, else the
+ * default.  A label value that is not deny|warn|off is ignored.
+ */
+enum wh_level wh_policy_level(const struct wh_policy *p, const char *ns, const json_t *labels,
+			      int r);
+/* The mutations namespace ns opted into, in the same order (labels
+ * webhook.carve.dev/mutate-gang, mutate-gpu-limits: "true"|"false",
+ * default-queue); strings borrowed from p or labels. */
+struct wh_mutations wh_policy_mutations(const struct wh_policy *p, const char *ns,
+					const json_t *labels);
 
 /* The context: immutable after wh_ctx_build but for refs. */
 struct wh_ctx {
@@ -45,7 +54,15 @@ struct wh_ctx {
 	char **srcs;        /* "Kind ns/name" per object (diagnostics' file) */
 	size_t nbase;
 	char **base;        /* sorted messages carve validate gives the context alone */
+	size_t nns;
+	struct wh_ns {
+		const char *name;   /* borrowed from labels' owner below */
+		json_t *obj;        /* owned copy of the Namespace */
+	} *ns;              /* Namespaces, sorted by name */
 };
+
+/* metadata.labels of Namespace ns in c, or NULL (unknown namespace, NULL c). */
+const json_t *wh_ctx_ns_labels(const struct wh_ctx *c, const char *ns);
 
 /* True when msg is one of the context's own diagnostics. */
 bool wh_ctx_has_base(const struct wh_ctx *c, const char *msg);

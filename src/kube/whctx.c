@@ -84,6 +84,22 @@ bool wh_ctx_has_base(const struct wh_ctx *c, const char *msg)
 	       bsearch(&msg, c->base, c->nbase, sizeof(*c->base), str_cmp) != NULL;
 }
 
+static int ns_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct wh_ns *)a)->name, ((const struct wh_ns *)b)->name);
+}
+
+const json_t *wh_ctx_ns_labels(const struct wh_ctx *c, const char *ns)
+{
+	struct wh_ns key, *hit;
+
+	if (!c || !ns || !c->nns)
+		return NULL;
+	key.name = ns;
+	hit = bsearch(&key, c->ns, c->nns, sizeof(*c->ns), ns_cmp);
+	return hit ? json_object_get(json_object_get(hit->obj, "metadata"), "labels") : NULL;
+}
+
 /* Runs carve validate over the context alone and keeps its messages. */
 static int baseline(struct wh_ctx *c, struct carve_diags *d)
 {
@@ -93,9 +109,8 @@ static int baseline(struct wh_ctx *c, struct carve_diags *d)
 	if (!m)
 		return CARVE_ENOMEM;
 	for (i = 0; i < c->n; i++)
-		if (strcmp(json_string_value(json_object_get(c->objs[i], "kind")), "Namespace") &&
-		    carve_manifests_add_json(m, c->srcs[i], c->objs[i]) == CARVE_ENOMEM)
-			goto oom; /* carve reads no Namespace: kept for their labels only */
+		if (carve_manifests_add_json(m, c->srcs[i], c->objs[i]) == CARVE_ENOMEM)
+			goto oom;
 	carve_validate(m, NULL);
 	c->base = carve_calloc(m->diags.n ? m->diags.n : 1, sizeof(*c->base));
 	if (!c->base)
@@ -129,6 +144,9 @@ static void ctx_free(struct wh_ctx *c)
 	}
 	for (i = 0; i < c->nbase; i++)
 		carve_free(c->base[i]);
+	for (i = 0; i < c->nns; i++)
+		json_decref(c->ns[i].obj);
+	carve_free(c->ns);
 	carve_free(c->objs);
 	carve_free(c->srcs);
 	carve_free(c->base);
@@ -146,7 +164,8 @@ struct wh_ctx *wh_ctx_build(json_t *const *objs, size_t n, struct carve_diags *d
 	atomic_init(&c->refs, 1);
 	c->objs = carve_calloc(n ? n : 1, sizeof(*c->objs));
 	c->srcs = carve_calloc(n ? n : 1, sizeof(*c->srcs));
-	if (!c->objs || !c->srcs)
+	c->ns = carve_calloc(n ? n : 1, sizeof(*c->ns));
+	if (!c->objs || !c->srcs || !c->ns)
 		goto oom;
 	for (i = 0; i < n; i++) {
 		if (!json_is_object(objs[i]) || !kept(objs[i]))
@@ -160,6 +179,15 @@ struct wh_ctx *wh_ctx_build(json_t *const *objs, size_t n, struct carve_diags *d
 			}
 			continue;
 		}
+		if (!strcmp(json_string_value(json_object_get(objs[i], "kind")), "Namespace")) {
+			/* carve reads no Namespace: kept apart, for their labels */
+			json_t *cp = json_deep_copy(objs[i]);
+
+			if (!cp)
+				goto oom;
+			c->ns[c->nns++] = (struct wh_ns){carve_kube_name(cp), cp};
+			continue;
+		}
 		wh_source(objs[i], src, sizeof(src));
 		c->objs[c->n] = json_deep_copy(objs[i]);
 		c->srcs[c->n] = carve_strdup(src);
@@ -170,6 +198,11 @@ struct wh_ctx *wh_ctx_build(json_t *const *objs, size_t n, struct carve_diags *d
 		}
 		c->n++;
 	}
+	qsort(c->ns, c->nns, sizeof(*c->ns), ns_cmp);
+	for (i = 1; i < c->nns; i++)
+		if (!strcmp(c->ns[i - 1].name, c->ns[i].name) && d)
+			carve_diag_warn(d, (struct carve_pos){0}, "Namespace %s is listed twice; "
+					"the webhook reads the labels of one", c->ns[i].name);
 	if (baseline(c, d))
 		goto oom;
 	return c;

@@ -1,11 +1,13 @@
 /*
  * whpolicy.c - the webhook's policy: each rule's level (deny, warn, off)
  * by default and per namespace, and the mutations a namespace opts into
- * (docs/webhook.md, "Policy file").  Read once from a carve.dev/v1alpha1
+ * (docs/webhook.md, "Policy file"), with Namespace labels
+ * (webhook.carve.dev/...) for what the file leaves open.  Read once from a carve.dev/v1alpha1
  * WebhookPolicy YAML (or JSON) file; immutable afterwards, so reviews on
  * many threads read it without locks.  The policy owns every string in it
  * (one arena).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,31 +88,60 @@ static const struct nspol *find_ns(const struct wh_policy *p, const char *ns)
 	return NULL;
 }
 
-enum wh_level wh_policy_level(const struct wh_policy *p, const char *ns, int r)
+/* The Namespace label webhook.carve.dev/<name>, or NULL. */
+static const char *ns_label(const json_t *labels, const char *name)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "webhook.carve.dev/%s", name);
+	return json_string_value(json_object_get(labels, key));
+}
+
+static int label_level(const json_t *labels, int r)
+{
+	const char *v = ns_label(labels, wh_rules[r].id);
+
+	if (!v)
+		return -1;
+	return !strcmp(v, "deny") ? WH_DENY : !strcmp(v, "warn") ? WH_WARN
+	       : !strcmp(v, "off") ? WH_OFF : -1;
+}
+
+static int label_bool(const json_t *labels, const char *name)
+{
+	const char *v = ns_label(labels, name);
+
+	return !v ? -1 : !strcmp(v, "true") ? 1 : !strcmp(v, "false") ? 0 : -1;
+}
+
+enum wh_level wh_policy_level(const struct wh_policy *p, const char *ns, const json_t *labels,
+			      int r)
 {
 	const struct nspol *n;
+	int l;
 
 	if (r < 0 || r >= WH_NRULES)
 		return WH_WARN;
-	if (!p)
-		return wh_rules[r].def;
-	n = find_ns(p, ns);
+	n = p ? find_ns(p, ns) : NULL;
 	if (n && n->lv[r] >= 0)
 		return (enum wh_level)n->lv[r];
-	return (enum wh_level)p->def.lv[r];
+	if (ns && (l = label_level(labels, r)) >= 0)
+		return (enum wh_level)l;
+	return p ? (enum wh_level)p->def.lv[r] : wh_rules[r].def;
 }
 
-struct wh_mutations wh_policy_mutations(const struct wh_policy *p, const char *ns)
+struct wh_mutations wh_policy_mutations(const struct wh_policy *p, const char *ns,
+					const json_t *labels)
 {
 	struct wh_mutations w = {0};
-	const struct nspol *n;
+	const struct nspol *n = p ? find_ns(p, ns) : NULL;
+	int lg = ns ? label_bool(labels, "mutate-gang") : -1;
+	int ll = ns ? label_bool(labels, "mutate-gpu-limits") : -1;
+	const char *lq = ns ? ns_label(labels, "default-queue") : NULL;
 
-	if (!p)
-		return w;
-	n = find_ns(p, ns);
-	w.gang = (n && n->gang >= 0 ? n->gang : p->def.gang) > 0;
-	w.gpu_limits = (n && n->limits >= 0 ? n->limits : p->def.limits) > 0;
-	w.queue = n && n->queue ? n->queue : p->def.queue;
+	w.gang = (n && n->gang >= 0 ? n->gang : lg >= 0 ? lg : p ? p->def.gang : 0) > 0;
+	w.gpu_limits = (n && n->limits >= 0 ? n->limits : ll >= 0 ? ll : p ? p->def.limits : 0) > 0;
+	w.queue = n && n->queue ? n->queue : lq ? lq : p ? p->def.queue : NULL;
 	if (w.queue && !*w.queue)
 		w.queue = NULL;
 	return w;
