@@ -167,6 +167,75 @@ static bool same_identity(const json_t *a, const json_t *b)
 	       !strcmp(sa ? sa : "", sb ? sb : "");
 }
 
+static bool kind_is(const json_t *o, const char *kind)
+{
+	const char *k = str_at(o, "kind");
+
+	return k && !strcmp(k, kind);
+}
+
+static bool name_is(const json_t *o, const char *name)
+{
+	const char *n = carve_kube_name(o);
+
+	return n && name && !strcmp(n, name);
+}
+
+/*
+ * What a Pod or Job's checks read of the context: its LocalQueue (the
+ * kueue.x-k8s.io/queue-name label, in its namespace), that queue's
+ * ClusterQueue, the ResourceFlavors it names, and every
+ * WorkloadPriorityClass.  Loading only these keeps a review's cost
+ * independent of the number of queues in the cluster; what the other queue
+ * objects would say is not the Pod's to answer for anyway.
+ */
+static int add_ctx_for_workload(struct carve_manifests *m, const struct wh_ctx *ctx,
+				const json_t *obj)
+{
+	const char *ns = carve_kube_ns(obj), *cq = NULL;
+	const char *q = str_at(json_object_get(json_object_get(obj, "metadata"), "labels"),
+			       "kueue.x-k8s.io/queue-name");
+	const json_t *cqo = NULL;
+	size_t i;
+
+	for (i = 0; ctx && i < ctx->n; i++) {
+		const json_t *o = ctx->objs[i];
+		bool want = kind_is(o, "WorkloadPriorityClass");
+
+		if (q && kind_is(o, "LocalQueue") && name_is(o, q) && carve_kube_ns(o) && ns &&
+		    !strcmp(carve_kube_ns(o), ns)) {
+			want = true;
+			cq = str_at(json_object_get(o, "spec"), "clusterQueue");
+		}
+		if (want && carve_manifests_add_json(m, ctx->srcs[i], o) == CARVE_ENOMEM)
+			return CARVE_ENOMEM;
+	}
+	for (i = 0; cq && i < ctx->n; i++)
+		if (kind_is(ctx->objs[i], "ClusterQueue") && name_is(ctx->objs[i], cq)) {
+			cqo = ctx->objs[i];
+			if (carve_manifests_add_json(m, ctx->srcs[i], cqo) == CARVE_ENOMEM)
+				return CARVE_ENOMEM;
+		}
+	for (i = 0; cqo && i < ctx->n; i++) {
+		const json_t *groups = json_object_get(json_object_get(cqo, "spec"), "resourceGroups");
+		size_t g, f;
+		bool named = false;
+
+		if (!kind_is(ctx->objs[i], "ResourceFlavor"))
+			continue;
+		for (g = 0; g < json_array_size(groups) && !named; g++) {
+			const json_t *fl = json_object_get(json_array_get(groups, g), "flavors");
+
+			for (f = 0; f < json_array_size(fl) && !named; f++)
+				named = name_is(ctx->objs[i],
+						str_at(json_array_get(fl, f), "name"));
+		}
+		if (named && carve_manifests_add_json(m, ctx->srcs[i], ctx->objs[i]) == CARVE_ENOMEM)
+			return CARVE_ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * Loads obj (named src) with the context, skipping the context's copy of
  * obj itself when replacing (UPDATE), runs carve validate and keeps what
@@ -182,7 +251,9 @@ static int findings_of(const struct wh_ctx *ctx, const json_t *obj, const char *
 	f->m = carve_manifests_create();
 	if (!f->m)
 		return CARVE_ENOMEM;
-	for (i = 0; ctx && i < ctx->n; i++) {
+	if (workload && add_ctx_for_workload(f->m, ctx, obj))
+		return CARVE_ENOMEM;
+	for (i = 0; !workload && ctx && i < ctx->n; i++) {
 		if (replacing && same_identity(ctx->objs[i], obj))
 			continue;
 		if (carve_manifests_add_json(f->m, ctx->srcs[i], ctx->objs[i]) == CARVE_ENOMEM)

@@ -573,6 +573,58 @@ static void test_cost(void **state)
 	}
 }
 
+/* The same with a context of 300 queue objects: the cost grows with it. */
+static void test_cost_large_context(void **state)
+{
+	json_t *objs[300];
+	struct wh_ctx *big;
+	struct timespec a, b;
+	char path[8192], *body, *out;
+	size_t outlen;
+	json_t *c;
+	int i, n = 200;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		char name[32], lq[32];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		objs[i] = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "kueue.x-k8s.io/v1beta2",
+				    "kind", "ResourceFlavor", "metadata", "name", name);
+		snprintf(lq, sizeof(lq), "cq%d", i);
+		objs[100 + i] = json_pack(
+			"{s:s, s:s, s:{s:s}, s:{s:s, s:[{s:[s], s:[{s:s, s:[{s:s, s:i}]}]}]}}",
+			"apiVersion", "kueue.x-k8s.io/v1beta2", "kind", "ClusterQueue", "metadata",
+			"name", lq, "spec", "cohortName", "org", "resourceGroups", "coveredResources",
+			"nvidia.com/gpu", "flavors", "name", name, "resources", "name",
+			"nvidia.com/gpu", "nominalQuota", 8);
+		snprintf(name, sizeof(name), "lq%d", i);
+		objs[200 + i] = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s}}", "apiVersion",
+					  "kueue.x-k8s.io/v1beta2", "kind", "LocalQueue", "metadata",
+					  "name", name, "namespace", "team-a", "spec", "clusterQueue", lq);
+	}
+	big = wh_ctx_build(objs, 300, NULL);
+	assert_non_null(big);
+	snprintf(path, sizeof(path), "%s/validate-pod-clean.json", dir);
+	c = json_load_file(path, 0, NULL);
+	body = json_dumps(json_object_get(c, "review"), JSON_COMPACT);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(wh_review(NULL, big, false, body, strlen(body), &out, &outlen, NULL),
+				 200);
+		assert_non_null(strstr(out, "\"allowed\":true"));
+		free(out);
+	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	printf("# validate-pod-clean, 300 queue objects: %.1f us CPU per review\n",
+	       ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n / 1e3);
+	free(body);
+	json_decref(c);
+	wh_ctx_unref(big);
+	for (i = 0; i < 300; i++)
+		json_decref(objs[i]);
+}
+
 static int setup(void **state)
 {
 	const char *data = getenv("CARVE_TEST_DATA");
@@ -626,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_ctx),
 		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_cost_large_context),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
