@@ -553,7 +553,9 @@ static void check_queues(struct carve_manifests *m)
 }
 
 /* Whether d already says something at least as severe at x's place (the
- * same problem, perhaps in other words), or x's very message anywhere. */
+ * same problem, perhaps in other words; for an object read from the API,
+ * whose positions have no line, under the same rule id), or x's very
+ * message anywhere. */
 static bool has_diag(const struct carve_diags *d, const struct carve_diag *x)
 {
 	size_t i;
@@ -565,6 +567,11 @@ static bool has_diag(const struct carve_diags *d, const struct carve_diag *x)
 			return true;
 		if (x->pos.line && y->sev >= x->sev && y->pos.line == x->pos.line &&
 		    y->pos.col == x->pos.col && y->pos.file && x->pos.file &&
+		    !strcmp(y->pos.file, x->pos.file))
+			return true;
+		/* an API object has no lines: the same rule on the same object */
+		if (!x->pos.line && x->rule && y->rule && !strcmp(x->rule, y->rule) &&
+		    y->sev >= x->sev && y->pos.file && x->pos.file &&
 		    !strcmp(y->pos.file, x->pos.file))
 			return true;
 	}
