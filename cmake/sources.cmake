@@ -103,6 +103,9 @@ set(CARVE_KUBE_SOURCES
   src/kube/trim.c
   src/kube/metrics.c
   src/kube/serve.c
+  src/kube/review.c
+  src/kube/whpolicy.c
+  src/kube/whctx.c
 )
 
 set(CARVE_SIM_SOURCES

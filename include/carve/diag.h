@@ -24,6 +24,7 @@ struct carve_diag {
 	enum carve_severity sev;
 	struct carve_pos pos; /* file borrowed from the loader's name pool */
 	char *msg;            /* owned by the list */
+	const char *rule;     /* stable rule id (static string), or NULL */
 };
 
 struct carve_diags {
@@ -63,6 +64,14 @@ void carve_diag_warn(struct carve_diags *d, struct carve_pos pos, const char *fm
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+
+/* Gives every diagnostic from index `from` on that has no rule id yet
+ * the id rule (a static string, e.g. "flavor-ref"; docs/webhook.md lists
+ * them).  Those that were not kept are not tagged. */
+void carve_diags_tag(struct carve_diags *d, size_t from, const char *rule);
+
+/* The rule id of x, or "other" when it has none. */
+const char *carve_diag_rule(const struct carve_diag *x);
 
 /* Stable sort by file name, then line, then column. */
 void carve_diags_sort(struct carve_diags *d);

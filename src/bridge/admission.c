@@ -66,15 +66,19 @@ void br_refused(struct bld *b, const struct carve_meta *meta, struct carve_pos p
 {
 	const char *name = br_obj_name(b, meta);
 	const char *why = err->code && err->text[0] ? err->text : carve_strerror(rc);
+	size_t n0;
 
 	if (rc == CARVE_ENOMEM) {
 		b->nomem = true;
 		return;
 	}
+	n0 = b->diags->n;
 	if (strstr(why, name))
 		carve_diag_error(b->diags, pos, "%s", why);
 	else
 		carve_diag_error(b->diags, pos, "%s %s: %s", meta->kind, name, why);
+	if (rc == CARVE_EEXISTS)
+		carve_diags_tag(b->diags, n0, "duplicate");
 }
 
 const char *br_fmt(struct bld *b, const char *fmt, ...)

@@ -88,9 +88,12 @@ static void conv_group(struct bld *b, const struct carve_meta *owner,
 		const struct carve_mf_flavorquotas *fq = &g->flavors[f];
 
 		if (!br_flavor_known(b, fq->flavor)) {
+			size_t n0 = b->diags->n;
+
 			carve_diag_error(b->diags, fq->pos,
 					 "%s %s: ResourceFlavor '%s' is not defined", owner->kind,
 					 owner->name, fq->flavor);
+			carve_diags_tag(b->diags, n0, "flavor-ref");
 			continue;
 		}
 		for (r = 0; r < g->ncovered; r++) {
@@ -161,8 +164,11 @@ static void cohort_cycle(void *ctx, const size_t *path, size_t len)
 	const struct carve_mf_cohort *last = &g->b->m->cohorts[path[len - 1]];
 	char chain[512];
 
+	size_t n0 = g->b->diags->n;
+
 	carve_diag_error(g->b->diags, last->parent_pos, BR_CYCLE_MSG, "Cohort", last->meta.name,
 			 br_cycle_text(path, len, cohort_name, g, chain, sizeof(chain)));
+	carve_diags_tag(g->b->diags, n0, "cohort-cycle");
 	g->cut[path[len - 1]] = true;
 }
 
@@ -413,9 +419,12 @@ static void fam_cycle(void *ctx, const size_t *path, size_t len)
 	struct xq *last = &g->f->q[path[len - 1]];
 	char chain[512];
 
+	size_t n0 = g->b->diags->n;
+
 	carve_diag_error(g->b->diags, last->parent_pos, BR_CYCLE_MSG, g->f->what,
 			 last->meta->name, br_cycle_text(path, len, fam_name, g, chain,
 							 sizeof(chain)));
+	carve_diags_tag(g->b->diags, n0, "queue-cycle");
 	last->up = -1;
 }
 
@@ -449,9 +458,12 @@ static void fam_link(struct bld *b, struct family *f)
 		else if (f == &b->kai && br_fam_find(&b->vc, name) >= 0)
 			clash = "Volcano Queue";
 		if (clash) {
+			size_t n0 = b->diags->n;
+
 			carve_diag_error(b->diags, br_meta_pos(q->meta),
 					 "%s %s: a %s of the same name is already defined; this "
 					 "queue is not used", f->what, name, clash);
+			carve_diags_tag(b->diags, n0, "duplicate");
 			q->skip = true;
 		}
 	}

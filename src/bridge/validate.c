@@ -250,11 +250,13 @@ static void check_groups(struct carve_manifests *m, const char *kind, const char
 
 			if (!carve_mf_find_flavor(m, fq->flavor)) {
 				const char *s = suggest_flavor(m, fq->flavor);
+				size_t n0 = m->diags.n;
 
 				carve_diag_error(&m->diags, fq->pos,
 						 "%s %s: flavor '%s' is not defined by any "
 						 "ResourceFlavor%s%s%s", kind, name, fq->flavor,
 						 s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+				carve_diags_tag(&m->diags, n0, "flavor-ref");
 			}
 			for (i2 = 0; i2 <= i; i2++)
 				for (j2 = 0; j2 < (i2 == i ? j : g[i2].nflavors); j2++)
@@ -276,6 +278,7 @@ static void check_groups(struct carve_manifests *m, const char *kind, const char
 			}
 			for (k = 0; k < fq->n; k++) {
 				const struct carve_mf_quota *q = &fq->v[k];
+				size_t n0 = m->diags.n;
 
 				if (q->has_lending_limit && q->lending_limit > q->nominal)
 					carve_diag_error(&m->diags, q->lending_pos,
@@ -283,6 +286,7 @@ static void check_groups(struct carve_manifests *m, const char *kind, const char
 							 "its nominalQuota %s", kind, name,
 							 fmt_qty(q->lending_limit, a), fq->flavor,
 							 q->resource, fmt_qty(q->nominal, b));
+				carve_diags_tag(&m->diags, n0, "lending-limit");
 				if (!cohort && q->has_borrowing_limit)
 					carve_diag_error(&m->diags, q->borrowing_pos,
 							 "%s %s: borrowingLimit for %s/%s needs a "
@@ -549,7 +553,9 @@ static void check_queues(struct carve_manifests *m)
 }
 
 /* Whether d already says something at least as severe at x's place (the
- * same problem, perhaps in other words), or x's very message anywhere. */
+ * same problem, perhaps in other words; for an object read from the API,
+ * whose positions have no line, under the same rule id), or x's very
+ * message anywhere. */
 static bool has_diag(const struct carve_diags *d, const struct carve_diag *x)
 {
 	size_t i;
@@ -561,6 +567,11 @@ static bool has_diag(const struct carve_diags *d, const struct carve_diag *x)
 			return true;
 		if (x->pos.line && y->sev >= x->sev && y->pos.line == x->pos.line &&
 		    y->pos.col == x->pos.col && y->pos.file && x->pos.file &&
+		    !strcmp(y->pos.file, x->pos.file))
+			return true;
+		/* an API object has no lines: the same rule on the same object */
+		if (!x->pos.line && x->rule && y->rule && !strcmp(x->rule, y->rule) &&
+		    y->sev >= x->sev && y->pos.file && x->pos.file &&
 		    !strcmp(y->pos.file, x->pos.file))
 			return true;
 	}
@@ -587,8 +598,12 @@ static void check_as_admitted(struct carve_manifests *m)
 	o.diags = &d;
 	ad = carve_admission_build_opts(m, &o);
 	for (i = 0; i < d.n; i++)
-		if (!has_diag(&m->diags, &d.v[i]))
+		if (!has_diag(&m->diags, &d.v[i])) {
+			size_t n0 = m->diags.n;
+
 			carve_diag(&m->diags, d.v[i].sev, d.v[i].pos, "%s", d.v[i].msg);
+			carve_diags_tag(&m->diags, n0, d.v[i].rule ? d.v[i].rule : "quota");
+		}
 	carve_admission_destroy(ad);
 	carve_diags_cleanup(&d);
 }
@@ -914,14 +929,46 @@ static void lint_fraction(struct carve_manifests *m, const struct tmpl *t,
 			: !selected && ps->node_selector.n ? " (no node matches its nodeSelector)" : "");
 }
 
+/*
+ * Multi-pod GPU Jobs (distributed training) should say how close their pods must be: Kueue's
+ * topology-aware scheduling reads the pod template annotations
+ * kueue.x-k8s.io/podset-required-topology, podset-preferred-topology and
+ * podset-unconstrained-topology (kueue.sigs.k8s.io, "Topology Aware
+ * Scheduling").  Warns when Job t runs more than one GPU pod with none of
+ * them.  Serving replicas (Pods, Workloads) need no closeness: not checked.
+ */
+static void lint_topology(struct carve_manifests *m, const struct tmpl *t)
+{
+	const struct carve_podspec *ps = t->spec;
+	bool only_mig;
+
+	if (t->pods <= 1 || !pod_wants_gpu(ps, &only_mig))
+		return;
+	if (kv_get(&ps->annotations, "kueue.x-k8s.io/podset-required-topology") ||
+	    kv_get(&ps->annotations, "kueue.x-k8s.io/podset-preferred-topology") ||
+	    kv_get(&ps->annotations, "kueue.x-k8s.io/podset-unconstrained-topology"))
+		return;
+	carve_diag_warn(&m->diags, ps->pos,
+			"%s: %lld pods request GPUs but state no topology intent (no "
+			"kueue.x-k8s.io/podset-required-topology or podset-preferred-topology "
+			"annotation): they may be spread over distant nodes", t->what,
+			(long long)t->pods);
+}
+
 static void lint_template(struct carve_manifests *m, const struct tmpl *t,
 			  const struct carve_inventory *inv, struct fitcache *fc)
 {
+	size_t n0 = m->diags.n;
+
 	lint_limits(m, t);
+	carve_diags_tag(&m->diags, n0, "gpu-limits");
 	lint_selector(m, t);
+	carve_diags_tag(&m->diags, n0, "gpu-selector");
 	if (inv && carve_cluster_node_count(inv->cluster)) {
 		lint_fit(m, t, inv, fc);
+		carve_diags_tag(&m->diags, n0, "fit");
 		lint_fraction(m, t, inv);
+		carve_diags_tag(&m->diags, n0, "fraction");
 	}
 }
 
@@ -930,7 +977,7 @@ static void lint_templates(struct carve_manifests *m, const struct carve_invento
 	struct fitcache fc = {0};
 	char what[512];
 	struct tmpl t;
-	size_t i, p;
+	size_t i, p, n0;
 
 	for (i = 0; i < m->npods; i++) {
 		const struct carve_mf_pod *pod = &m->pods[i];
@@ -947,7 +994,11 @@ static void lint_templates(struct carve_manifests *m, const struct carve_invento
 		snprintf(what, sizeof(what), "Job %s/%s", j->meta.ns, j->meta.name);
 		t = (struct tmpl){what, j->meta.ns, q, &j->spec, job_pods(j)};
 		lint_template(m, &t, inv, &fc);
+		n0 = m->diags.n;
 		lint_gang(m, j);
+		carve_diags_tag(&m->diags, n0, "gang");
+		lint_topology(m, &t);
+		carve_diags_tag(&m->diags, n0, "topology");
 	}
 	for (i = 0; i < m->nworkloads; i++) {
 		const struct carve_mf_workload *w = &m->workloads[i];
@@ -1046,16 +1097,33 @@ static void lint_mixing(struct carve_manifests *m, const struct carve_inventory 
 	}
 }
 
+/* Every diagnostic carries a rule id (carve_diag_rule, docs/webhook.md):
+ * set where one check says several things, else by the check below. */
 void carve_validate(struct carve_manifests *m, const struct carve_inventory *inv)
 {
+	struct carve_diags *d = &m->diags;
+	size_t n0 = d->n;
+
+	carve_diags_tag(d, 0, "invalid"); /* what the loaders said */
 	check_duplicates(m);
+	carve_diags_tag(d, n0, "duplicate");
+	n0 = d->n;
 	check_cqs(m);
+	carve_diags_tag(d, n0, "quota");
+	n0 = d->n;
 	check_lqs(m);
 	check_workloads(m);
 	check_queues(m);
+	carve_diags_tag(d, n0, "queue-ref");
+	n0 = d->n;
 	check_as_admitted(m);
 	check_caps(m);
+	carve_diags_tag(d, n0, "quota");
+	n0 = d->n;
 	lint_templates(m, inv);
+	carve_diags_tag(d, n0, "lint");
+	n0 = d->n;
 	if (inv)
 		lint_mixing(m, inv);
+	carve_diags_tag(d, n0, "mig-timeslice-mix");
 }

@@ -1392,9 +1392,12 @@ static bool kueue_labels(struct bld *b, const struct carve_meta *meta, const cha
 	if (!q || !q->value || !*q->value)
 		return false;
 	if (!carve_mf_find_lq(b->m, meta->ns, q->value)) {
+		size_t n0 = b->diags->n;
+
 		carve_diag_warn(b->diags, q->pos, "%s %s: label %s names LocalQueue '%s', which "
 				"does not exist in namespace %s; it is not queued", meta->kind, key,
 				KQ_QUEUE, q->value, meta->ns);
+		carve_diags_tag(b->diags, n0, "queue-ref");
 		return false;
 	}
 	w->queue_name = q->value;

@@ -74,7 +74,22 @@ static void vdiag(struct carve_diags *d, enum carve_severity sev,
 	}
 	d->v[d->n].sev = sev;
 	d->v[d->n].pos = pos;
+	d->v[d->n].rule = NULL;
 	d->n++;
+}
+
+void carve_diags_tag(struct carve_diags *d, size_t from, const char *rule)
+{
+	size_t i;
+
+	for (i = from; i < d->n; i++)
+		if (!d->v[i].rule)
+			d->v[i].rule = rule;
+}
+
+const char *carve_diag_rule(const struct carve_diag *x)
+{
+	return x->rule ? x->rule : "other";
 }
 
 void carve_diag(struct carve_diags *d, enum carve_severity sev,

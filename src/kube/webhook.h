@@ -41,7 +41,8 @@ struct wh_policy;
  * Reads the policy file at path, or the embedded defaults when path is
  * NULL.  Errors go to d with the file, line and field (an unknown rule
  * name, a level that is not deny|warn|off ...).  Returns 0, CARVE_EPARSE
- * (d says why), CARVE_EIO, CARVE_ENOMEM; *out is NULL on error.
+ * (d says why), CARVE_EIO, CARVE_ENOMEM; *out is NULL on error.  The
+ * diagnostics' file name is path itself: keep it while d is used.
  */
 int wh_policy_load(const char *path, struct wh_policy **out, struct carve_diags *d);
 void wh_policy_free(struct wh_policy *p);
@@ -88,7 +89,9 @@ struct wh_outcome {
  *      with status {code, message}, warnings, patchType and base64 patch)
  *      whenever the body is an AdmissionReview with a request.uid, even
  *      when the object inside is malformed (denied: code 400, the message
- *      names the field);
+ *      names the field); a rule at level deny gives code 403, its message
+ *      the diagnostics joined by "; ", each ending "[carve rule ID]"
+ *      (docs/webhook.md);
  *  400 with a JSON Status naming what is wrong when the body is not JSON,
  *      not admission.k8s.io/v1 AdmissionReview, or has no request.uid.
  * ctx and pol are borrowed (NULL ctx: the empty context; NULL pol: the

@@ -51,3 +51,4 @@ head_of trace_csv 40 "$src"/examples/seed-scenario/week.trace.csv
 put trace_yaml "$src"/tests/fuzz/corpus/trace_yaml/*
 put report "$src"/tests/fuzz/corpus/report/* "$src"/tests/data/report/*.json
 put devices "$src"/tests/fuzz/corpus/devices/*
+put review "$src"/tests/fuzz/corpus/review/*

@@ -255,7 +255,9 @@ static void gang_and_selector_satisfied(void **state)
 		"---\n"
 		"apiVersion: batch/v1\nkind: Job\n"
 		"metadata: {name: j, namespace: team, labels: {kueue.x-k8s.io/queue-name: q}}\n"
-		"spec:\n  parallelism: 2\n  template:\n    spec:\n      containers:\n"
+		"spec:\n  parallelism: 2\n  template:\n"
+		"    metadata: {annotations: {kueue.x-k8s.io/podset-preferred-topology: rack}}\n"
+		"    spec:\n      containers:\n"
 		"      - name: c\n        resources: {limits: {nvidia.com/gpu: 2}}\n");
 
 	(void)state;
@@ -651,6 +653,39 @@ static void overflows_saturate(void **state)
 	carve_manifests_destroy(m);
 }
 
+static void topology_intent(void **state)
+{
+	/* A multi-pod GPU Job names a Kueue topology level, or is warned of;
+	 * one pod, or a Job without GPUs, needs none. */
+	struct carve_manifests *m = run(
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: near, namespace: t}\n"
+		"spec:\n  parallelism: 3\n  template:\n"
+		"    metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}\n"
+		"    spec:\n      nodeSelector: {nvidia.com/gpu.product: Tesla-T4}\n"
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+		"---\n"
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: cpu, namespace: t}\n"
+		"spec:\n  parallelism: 3\n  template:\n    spec:\n"
+		"      containers: [{name: c, resources: {limits: {cpu: 1}}}]\n"
+		"---\n"
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: far, namespace: t,\n"
+		"  labels: {kueue.x-k8s.io/queue-name: q}}\n"
+		"spec:\n  parallelism: 3\n  template:\n    spec:\n"
+		"      nodeSelector: {nvidia.com/gpu.product: Tesla-T4}\n"
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n");
+	long i;
+
+	(void)state;
+	i = carve_diags_find(&m->diags, "Job t/far: 3 pods request GPUs but state no topology "
+			     "intent (no kueue.x-k8s.io/podset-required-topology or "
+			     "podset-preferred-topology annotation)");
+	assert_true(i >= 0);
+	assert_string_equal(carve_diag_rule(&m->diags.v[i]), "topology");
+	assert_true(carve_diags_find(&m->diags, "Job t/near: 3 pods request GPUs but state no") < 0);
+	assert_true(carve_diags_find(&m->diags, "Job t/cpu") < 0); /* no lint at all */
+	carve_manifests_destroy(m);
+}
+
 static void gang_and_generated_names(void **state)
 {
 	/* Pods at once = min(parallelism, completions); generateName Jobs are
@@ -674,7 +709,9 @@ static void gang_and_generated_names(void **state)
 	(void)state;
 	tu_assert_warning(m, 16, 16, "Job default/sample-job-*: 2 pods request GPUs but nothing "
 			  "gangs them");
-	assert_int_equal(m->diags.nwarnings, 1);
+	tu_assert_warning(m, 20, 7, "Job default/sample-job-*: 2 pods request GPUs but state no "
+			  "topology intent");
+	assert_int_equal(m->diags.nwarnings, 2);
 	assert_int_equal(m->diags.nerrors, 0);
 	carve_manifests_destroy(m);
 }
@@ -753,6 +790,7 @@ int main(void)
 		cmocka_unit_test(mig_bad_start_via_migparted),
 		cmocka_unit_test(template_lints),
 		cmocka_unit_test(gang_and_selector_satisfied),
+		cmocka_unit_test(topology_intent),
 		cmocka_unit_test(mig_timeslice_mix),
 		cmocka_unit_test(per_workload_cap),
 		cmocka_unit_test(cpu_only_nodes),
