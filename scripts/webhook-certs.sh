@@ -60,8 +60,9 @@ rm -f "$out/tls.csr" "$out/ext.cnf" "$out/ca.srl"
 echo "webhook-certs.sh: certificate for $sans in $out" >&2
 [ "$apply" -eq 1 ] || exit 0
 
+# (kubectl itself writes the Secret: schema validation adds nothing)
 kubectl -n "$ns" create secret tls carve-webhook-tls --cert="$out/tls.crt" --key="$out/tls.key" \
-	--dry-run=client -o yaml | kubectl apply -f -
+	--dry-run=client -o yaml | kubectl apply --validate=false -f -
 ca=$(base64 -w0 <"$out/ca.crt")
 for kind in validatingwebhookconfiguration mutatingwebhookconfiguration; do
 	n=$(kubectl get "$kind" carve-webhook -o jsonpath='{range .webhooks[*]}x{end}')
