@@ -211,8 +211,7 @@ int cmd_webhook(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":vh", long_opts, NULL)) != -1) {
 		if (review && c != OPT_MUTATE && c != OPT_POLICY && c != 'h' && c != ':' && c != '?') {
-			cli_errorf("webhook", "review: '%s' is not one of its options (--mutate, --policy)",
-				   argv[optind - 1]);
+			cli_errorf("webhook", "review takes only --mutate and --policy (see --help)");
 			return CARVE_EXIT_USAGE;
 		}
 		switch (c) {
@@ -282,8 +281,10 @@ int cmd_webhook(int argc, char **argv)
 			o.max_seconds = (int)v;
 			break;
 		case OPT_MUTATE:
-			if (!review)
-				return bad("--mutate", "", "only for `carve webhook review`");
+			if (!review) {
+				cli_errorf("webhook", "--mutate is an option of `carve webhook review`");
+				return CARVE_EXIT_USAGE;
+			}
 			mutate = true;
 			break;
 		case 'v':

@@ -279,7 +279,7 @@ static unsigned review_append(struct wh_server *s, struct req *r, const char *da
 /* The whole body is in: reviews it under a context reference. */
 static enum MHD_Result review_end(struct wh_server *s, struct MHD_Connection *c, struct req *r)
 {
-	struct wh_outcome o;
+	struct wh_outcome o = {0};
 	struct wh_ctx *ctx;
 	char *out = NULL;
 	size_t outlen = 0;

@@ -101,10 +101,51 @@ def jbody(data):
         return None
 
 
+def cli_checks(d):
+    """The command line: --help lists every flag, usage errors exit 2, the
+    offline review answers and exits 0/1."""
+    def run(*args, stdin=None):
+        p = subprocess.run([CARVE, "webhook", *args], input=stdin, capture_output=True, timeout=30)
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+    rc, out, _ = run("--help")
+    flags = ["--listen", "--cert", "--key", "--policy", "--kubeconfig", "--context", "--in-cluster",
+             "--no-cluster", "--threads", "--timeout", "--reload-ms", "--debounce-ms", "--qps",
+             "--burst", "--insecure-http", "--max-seconds", "--verbose", "--mutate", "review FILE"]
+    missing = [f for f in flags if f not in out]
+    check(rc == 0 and not missing, "carve webhook --help lists every flag %s" % (missing or ""))
+    for args, what in ((["--no-cluster"], "no --cert/--key"),
+                       (["--threads", "0", "--insecure-http"], "--threads 0"),
+                       (["--listen", "8443", "--insecure-http"], "--listen without a colon"),
+                       (["--insecure-http", "--cert", "x"], "--insecure-http with --cert"),
+                       (["--mutate", "--insecure-http"], "--mutate outside review"),
+                       (["review"], "review without FILE"),
+                       (["review", "--threads", "2", "x"], "review with a server flag")):
+        rc, _, err = run(*args)
+        check(rc == 2 and "carve webhook" in err, "usage error exits 2: %s (%s)" % (what, err.strip()[:70]))
+    rc, _, err = run("review", f"{d}/does-not-exist.json")
+    check(rc == 1 and "does-not-exist.json" in err, "review of a missing file: exit 1 naming it")
+    rc, out, _ = run("review", "-", stdin=b"{not json")
+    check(rc == 1 and (jbody(out.encode()) or {}).get("kind") == "Status", "review of not JSON: Status, exit 1")
+    rc, out, _ = run("review", "-", stdin=json.dumps(review("offline-1")).encode())
+    j = jbody(out.encode()) or {}
+    check(rc in (0, 1) and j.get("response", {}).get("uid") == "offline-1" and
+          rc == (0 if j["response"].get("allowed") else 1), "offline review: uid echoed, exit by allowed")
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    rc, _, err = run("--insecure-http", "--no-cluster", "--listen", "127.0.0.1:%d" % busy.getsockname()[1],
+                     "--max-seconds", "5")
+    busy.close()
+    check(rc == 1 and "cannot listen" in err, "an address in use: exit 1 (%s)" % err.strip()[-60:])
+    rc, _, err = run("--cert", f"{d}/nope.crt", "--key", f"{d}/nope.key", "--no-cluster")
+    check(rc == 1 and "nope.crt" in err, "a missing certificate file: exit 1 naming it")
+
+
 def main():
     d = tempfile.mkdtemp(prefix="carve-wh-")
     proc = None
     try:
+        cli_checks(d)
         make_ca(d)
         crt, key = make_cert(d, "s1", "carve-webhook-1")
         shutil.copy(crt, f"{d}/tls.crt")
