@@ -14,7 +14,9 @@
  *
  * The serving certificate is made with openssl in a temporary directory.
  * Usage: carve-bench-webhook [--clients N] [--seconds S] [--cpu C]
- *                            [--plain] [--json]
+ *                            [--certs DIR] [--plain] [--json]
+ * (--certs: use DIR/tls.crt, self-signed for localhost, and DIR/tls.key
+ * instead of running openssl)
  * Exit 0 after printing the figures, 1 when a request failed.
  */
 
@@ -366,6 +368,7 @@ int main(int argc, char **argv)
 	int nclients = 8, cpu = 0, port = 0, i;
 	double seconds = 5, warm = 0.5, cpu0, cpu1, t0, t1, wall;
 	bool plain = false, json = false;
+	const char *certs = NULL; /* a directory with tls.crt (self-signed for localhost) and tls.key */
 	char dir[] = "/tmp/carve-bench-wh-XXXXXX", cmd[2048], ca[600];
 	struct client *cl;
 	double *all, per_review;
@@ -382,13 +385,15 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--certs") && i + 1 < argc)
+			certs = argv[++i];
 		else if (!strcmp(argv[i], "--plain"))
 			plain = true;
 		else if (!strcmp(argv[i], "--json"))
 			json = true;
 		else {
 			fprintf(stderr, "usage: carve-bench-webhook [--clients N] [--seconds S] [--cpu C] "
-					"[--plain] [--json]\n");
+					"[--certs DIR] [--plain] [--json]\n");
 			return 2;
 		}
 	}
@@ -404,12 +409,19 @@ int main(int argc, char **argv)
 	}
 	if (!mkdtemp(dir))
 		return 1;
+	if (certs) {
+		snprintf(cmd, sizeof(cmd), "cp %s/tls.crt %s/tls.key %s/", certs, certs, dir);
+		if (system(cmd)) {
+			fprintf(stderr, "carve-bench-webhook: cannot copy %s/tls.crt and tls.key\n", certs);
+			return 1;
+		}
+	}
 	snprintf(cmd, sizeof(cmd),
 		 "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
 		 "-days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost "
 		 "-keyout tls.key -out tls.crt 2>/dev/null",
 		 dir);
-	if (!plain && system(cmd)) {
+	if (!plain && !certs && system(cmd)) {
 		fprintf(stderr, "carve-bench-webhook: openssl failed\n");
 		return 1;
 	}
