@@ -58,6 +58,7 @@ metadata:
   namespace: team-a
   labels:
     app: e2e
+    kueue.x-k8s.io/queue-name: team-a
 spec:
   schedulerName: carve
 P
@@ -100,19 +101,33 @@ print(json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"
     "userInfo": {"username": "fake-admin"}, "object": o, "oldObject": None, "dryRun": False}}))'
 }
 
-# A pod breaking a rule: refused with the offline review's message.
+# A pod breaking a rule (no GPU model selector): refused with the offline
+# review's message, or, where the policy only warns, stored with its warning.
 pod_yaml bad 0 >"$tmp/bad.yaml"
 review_of "$tmp/bad.yaml" >"$tmp/bad.json"
 "$CARVE" webhook review "$tmp/bad.json" >"$tmp/bad.out" 2>/dev/null
-check "offline review denies the bad pod" $((1 - $?))
-msg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["response"]["status"]["message"])' "$tmp/bad.out")
+denied=$?
+{ read -r msg; read -r warn; } < <($py -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["response"]
+m = ((r.get("status") or {}).get("message") or "").splitlines()
+w = (r.get("warnings") or [""])[0].splitlines()
+print(m[0] if m else "")
+print(w[0] if w else "")' "$tmp/bad.out")
+check "offline review denies or warns about the bad pod" $([ "$denied" -eq 1 ] || [ -n "$warn" ]; echo $?)
 out=$(kc apply --validate=false -f "$tmp/bad.yaml" 2>&1)
 rc=$?
-[ "$rc" -ne 0 ] && [ -n "$msg" ] && grep -qF 'admission webhook "workloads.validate.carve.dev" denied the request:' <<<"$out" &&
-	grep -qF -- "$(head -n1 <<<"$msg")" <<<"$out"
-check "bad pod refused with carve's message: $(head -c 200 <<<"$out")" $?
-kc -n team-a get pod bad >/dev/null 2>&1
-check "bad pod not stored" $((1 - $?))
+if [ "$denied" -eq 1 ]; then
+	[ "$rc" -ne 0 ] && [ -n "$msg" ] &&
+		grep -qF 'admission webhook "workloads.validate.carve.dev" denied the request:' <<<"$out" &&
+		grep -qF -- "$msg" <<<"$out"
+	check "bad pod refused with carve's message: $(head -c 200 <<<"$out")" $?
+	kc -n team-a get pod bad >/dev/null 2>&1
+	check "bad pod not stored" $((1 - $?))
+else
+	[ "$rc" -eq 0 ] && grep -qF -- "Warning: $warn" <<<"$out"
+	check "bad pod stored with carve's warning: $(head -c 200 <<<"$out")" $?
+fi
 
 # A good pod: stored with the offline /mutate patch applied.
 pod_yaml good 1 >"$tmp/good.yaml"
