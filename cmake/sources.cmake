@@ -106,6 +106,10 @@ set(CARVE_KUBE_SOURCES
   src/kube/review.c
   src/kube/whpolicy.c
   src/kube/whctx.c
+  src/kube/webhook.c
+  src/kube/whtls.c
+  src/kube/whwatch.c
+  src/kube/whmain.c
 )
 
 set(CARVE_SIM_SOURCES
@@ -129,6 +133,7 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
   src/cli/cmd_scheduler.c
+  src/cli/cmd_webhook.c
   src/cli/input.c
   src/cli/output.c
 )

@@ -167,6 +167,10 @@ def builtin_resources():
             "ClusterRoleBinding", False),
         Res("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
         Res("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
+        Res("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+            "ValidatingWebhookConfiguration", False),
+        Res("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
+            "MutatingWebhookConfiguration", False),
     ]
     for x in r:
         if x.group == "events.k8s.io":
@@ -1901,7 +1905,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_json(200, o)
         if m == "POST" and name is None:
             api.count("create", what, 201)
-            obj = api.create(res, ns, self.json_body(body))
+            obj = api.create(res, ns, admit(api, res, ns, "CREATE", self.json_body(body)))
             return self.send_json(201, api.out(res, obj))
         if m == "POST" and sub == "binding":
             api.count("bind", what, 201)
@@ -2260,6 +2264,149 @@ class Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+# ---------------------------------------------------------------- admission webhooks
+# Registered Mutating/ValidatingWebhookConfigurations called on create, as
+# kube-apiserver's admission chain does (kubernetes.io, "Dynamic Admission
+# Control"): every mutating webhook whose rules, namespaceSelector and
+# objectSelector match, in configuration-name order, its JSON Patch applied;
+# then every validating one.  A denial is the webhook's status code with
+# 'admission webhook "NAME" denied the request: MESSAGE'; warnings become
+# Warning headers; a webhook that cannot be called fails the request
+# (failurePolicy Fail, the default) or is skipped (Ignore).  clientConfig.url,
+# or clientConfig.service reached at the address --webhook-service gives it,
+# verified with caBundle for NAME.NS.svc.  Called before the store lock.
+
+def _selector_match(sel, labels):
+    if not sel:
+        return True
+    for k, v in (sel.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for e in sel.get("matchExpressions") or []:
+        k, op, vals = e.get("key"), e.get("operator"), e.get("values") or []
+        if op == "In" and labels.get(k) not in vals:
+            return False
+        if op == "NotIn" and k in labels and labels[k] in vals:
+            return False
+        if op == "Exists" and k not in labels:
+            return False
+        if op == "DoesNotExist" and k in labels:
+            return False
+    return True
+
+
+def _rule_match(rule, res, op):
+    def has(lst, v):
+        return "*" in (lst or []) or v in (lst or [])
+    scope = rule.get("scope", "*")
+    return (has(rule.get("operations"), op) and has(rule.get("apiGroups"), res.group) and
+            has(rule.get("apiVersions"), res.version) and has(rule.get("resources"), res.plural) and
+            (scope == "*" or (scope == "Namespaced") == res.namespaced))
+
+
+def _call_webhook(api, wh, review):
+    cc = wh.get("clientConfig") or {}
+    timeout = wh.get("timeoutSeconds", 10)
+    if cc.get("url"):
+        u = urlsplit(cc["url"])
+        host, port, path, sni = u.hostname, u.port or 443, u.path or "/", u.hostname
+    else:
+        svc = cc.get("service") or {}
+        key = "%s/%s" % (svc.get("namespace"), svc.get("name"))
+        addr = dict(a.split("=", 1) for a in api.args.webhook_service).get(key)
+        if not addr:
+            raise OSError("service %s: no endpoints (see --webhook-service)" % key)
+        host, port = addr.rsplit(":", 1)
+        port, path = int(port), svc.get("path") or "/"
+        sni = "%s.%s.svc" % (svc.get("name"), svc.get("namespace"))
+    ca = cc.get("caBundle")
+    ctx = ssl.create_default_context(cadata=base64.b64decode(ca).decode() if ca else None)
+    if not ca:
+        ctx.load_default_certs()
+    raw = socket.create_connection((host, port), timeout=timeout)
+    conn = ctx.wrap_socket(raw, server_hostname=sni)
+    try:
+        body = json.dumps(review).encode()
+        conn.sendall(("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %d\r\nConnection: close\r\n\r\n" % (path, sni, len(body))
+                      ).encode() + body)
+        data = b""
+        while True:
+            more = conn.recv(65536)
+            if not more:
+                break
+            data += more
+    finally:
+        conn.close()
+    head, _, rest = data.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0
+    if status != 200:
+        raise OSError("the server responded with status %d: %s" % (status, rest[:200].decode(errors="replace")))
+    resp = json.loads(rest).get("response") or {}
+    if resp.get("uid") != review["request"]["uid"]:
+        raise OSError("expected response.uid %r, got %r" % (review["request"]["uid"], resp.get("uid")))
+    return resp
+
+
+def admit(api, res, ns, op, obj):
+    """obj after the admission webhooks (a new copy when mutated)."""
+    cfgs = []
+    with api.store.lock:
+        for plural in ("mutatingwebhookconfigurations", "validatingwebhookconfigurations"):
+            r = api.res[("admissionregistration.k8s.io", "v1", plural)]
+            cfgs.append(sorted(api.table(r).values(), key=lambda c: c["metadata"]["name"]))
+        nsobj = api.table(api.res[("", "v1", "namespaces")]).get(("", ns or obj.get(
+            "metadata", {}).get("namespace") or "")) if res.namespaced else None
+    if not any(cfgs):
+        return obj
+    ns_labels = dict((nsobj or {}).get("metadata", {}).get("labels") or {})
+    if nsobj:
+        ns_labels["kubernetes.io/metadata.name"] = nsobj["metadata"]["name"]
+    md = obj.get("metadata") or {}
+    for mutating, configs in ((True, cfgs[0]), (False, cfgs[1])):
+        for cfg in configs:
+            for wh in cfg.get("webhooks") or []:
+                if not any(_rule_match(r, res, op) for r in wh.get("rules") or []):
+                    continue
+                if res.namespaced and not _selector_match(wh.get("namespaceSelector"), ns_labels):
+                    continue
+                if not _selector_match(wh.get("objectSelector"), md.get("labels") or {}):
+                    continue
+                gvk = {"group": res.group, "version": res.version, "kind": res.kind}
+                gvr = {"group": res.group, "version": res.version, "resource": res.plural}
+                review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                          "request": {"uid": str(uuid.uuid4()), "kind": gvk, "resource": gvr,
+                                      "requestKind": gvk, "requestResource": gvr,
+                                      "name": md.get("name", ""), "namespace": ns or md.get("namespace"),
+                                      "operation": op,
+                                      "userInfo": {"username": "fake-admin",
+                                                   "groups": ["system:masters", "system:authenticated"]},
+                                      "object": obj, "oldObject": None, "dryRun": False,
+                                      "options": {"apiVersion": "meta.k8s.io/v1",
+                                                  "kind": "CreateOptions"}}}
+                try:
+                    resp = _call_webhook(api, wh, review)
+                except (OSError, ValueError, ssl.SSLError) as e:
+                    if wh.get("failurePolicy", "Fail") == "Ignore":
+                        continue
+                    raise ApiError(500, "InternalError", 'Internal error occurred: failed calling '
+                                   'webhook "%s": %s' % (wh.get("name"), e))
+                REQ.warnings.extend(resp.get("warnings") or [])
+                if not resp.get("allowed"):
+                    st = resp.get("status") or {}
+                    code = st.get("code") or 400
+                    reason = {400: "BadRequest", 403: "Forbidden", 422: "Invalid"}.get(code, "BadRequest")
+                    raise ApiError(code, reason, 'admission webhook "%s" denied the request: %s'
+                                   % (wh.get("name"), st.get("message", "")))
+                if mutating and resp.get("patch"):
+                    if resp.get("patchType") != "JSONPatch":
+                        raise ApiError(500, "InternalError", 'webhook "%s": patchType %r'
+                                       % (wh.get("name"), resp.get("patchType")))
+                    obj = json_patch(obj, json.loads(base64.b64decode(resp["patch"])))
+                    md = obj.get("metadata") or {}
+    return obj
+
+
 def main():
     ap = argparse.ArgumentParser(description="carve's fake Kubernetes API server (tests only)")
     ap.add_argument("--port-file", required=True)
@@ -2278,6 +2425,8 @@ def main():
     ap.add_argument("--no-prune", action="store_true",
                     help="keep fields a CRD's schema does not declare")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--webhook-service", action="append", default=[], metavar="NS/NAME=HOST:PORT",
+                    help="where a webhook's clientConfig.service is reached (admission)")
     args = ap.parse_args()
     args.controllers = [c for c in args.controllers.split(",") if c]
     for c in args.controllers:
