@@ -1397,7 +1397,7 @@ static bool kueue_labels(struct bld *b, const struct carve_meta *meta, const cha
 		carve_diag_warn(b->diags, q->pos, "%s %s: label %s names LocalQueue '%s', which "
 				"does not exist in namespace %s; it is not queued", meta->kind, key,
 				KQ_QUEUE, q->value, meta->ns);
-		carve_diags_tag(b->diags, n0, "queue-ref");
+		carve_diags_tag(b->diags, n0, "queue-label");
 		return false;
 	}
 	w->queue_name = q->value;

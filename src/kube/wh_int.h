@@ -20,7 +20,7 @@ struct wh_rule {
 
 /* Every rule, in docs/webhook.md's order; WH_NRULES entries. */
 extern const struct wh_rule wh_rules[];
-#define WH_NRULES 17
+#define WH_NRULES 18
 
 /* Index of rule id in wh_rules, or -1. */
 int wh_rule_index(const char *id);

@@ -26,6 +26,7 @@ const struct wh_rule wh_rules[WH_NRULES] = {
 	{"cohort-cycle", WH_DENY, "Cohort parents form a cycle"},
 	{"queue-cycle", WH_DENY, "Volcano or KAI queue parents form a cycle"},
 	{"queue-ref", WH_DENY, "a LocalQueue names a missing ClusterQueue; a Workload a missing queue"},
+	{"queue-label", WH_WARN, "a Pod or Job labelled for a LocalQueue its namespace lacks (Kueue leaves it unqueued)"},
 	{"quota", WH_DENY, "quota arithmetic: a resource covered twice, a flavor without quota, limits without a cohort"},
 	{"duplicate", WH_DENY, "an object of that kind and name already exists"},
 	{"gpu-selector", WH_WARN, "a GPU request with no GPU model or sharing-mode selector"},

@@ -65,7 +65,7 @@ t0=$(date +%s)
 kc apply --validate=false -f "$tmp/gang.yaml" >/dev/null
 check "gang applied" $?
 lib wait-bound team-a/g-0 team-a/g-1 --timeout 20
-check "the gang bound while status writes wait (in $(($(date +%s) - t0)) s)" $?
+ck=$?; check "the gang bound while status writes wait (in $(($(date +%s) - t0)) s)" $ck
 wait "$hpid"
 cat "$tmp/health"
 grep -q '^unhealthy 0$' "$tmp/health"

@@ -19,7 +19,7 @@ command -v kubectl >/dev/null 2>&1 || { echo "SKIP: no kubectl"; exit 77; }
 tmp=$(mktemp -d)
 WH_PID=
 WH2_PID=
-trap '[ -n "$WH_PID" ] && kill "$WH_PID" 2>/dev/null; [ -n "$WH2_PID" ] && kill "$WH2_PID" 2>/dev/null; fake_stop; rm -rf "$tmp"' EXIT
+trap '[ -n "$WH_PID" ] && kill "$WH_PID" 2>/dev/null; [ -n "$WH2_PID" ] && kill "$WH2_PID" 2>/dev/null; fake_stop; [ -n "${KEEP_TMP:-}" ] && echo "kept $tmp" >&2 || rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
 port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 fake_start --max-seconds 170 --webhook-service "carve-system/carve-webhook=127.0.0.1:$port" || exit 1
@@ -76,7 +76,7 @@ pod_yaml down 1 >"$tmp/down.yaml"
 out=$(kc apply --validate=false -f "$tmp/down.yaml" 2>&1)
 rc=$?
 [ "$rc" -ne 0 ] && grep -q 'failed calling webhook' <<<"$out"
-check "webhook down: create refused (failurePolicy Fail): $(head -c 160 <<<"$out")" $?
+ck=$?; check "webhook down: create refused (failurePolicy Fail): $(head -c 160 <<<"$out")" $ck
 kc -n kube-system apply --validate=false -f <(sed 's/namespace: team-a/namespace: kube-system/' "$tmp/down.yaml") >/dev/null 2>&1
 check "webhook down: kube-system not sent to the webhook" $?
 
@@ -121,12 +121,12 @@ if [ "$denied" -eq 1 ]; then
 	[ "$rc" -ne 0 ] && [ -n "$msg" ] &&
 		grep -qF 'admission webhook "workloads.validate.carve.dev" denied the request:' <<<"$out" &&
 		grep -qF -- "$msg" <<<"$out"
-	check "bad pod refused with carve's message: $(head -c 200 <<<"$out")" $?
+	ck=$?; check "bad pod refused with carve's message: $(head -c 200 <<<"$out")" $ck
 	kc -n team-a get pod bad >/dev/null 2>&1
 	check "bad pod not stored" $((1 - $?))
 else
 	[ "$rc" -eq 0 ] && grep -qF -- "Warning: $warn" <<<"$out"
-	check "bad pod stored with carve's warning: $(head -c 200 <<<"$out")" $?
+	ck=$?; check "bad pod stored with carve's warning: $(head -c 200 <<<"$out")" $ck
 fi
 
 # A good pod: stored with the offline /mutate patch applied.
@@ -135,7 +135,7 @@ review_of "$tmp/good.yaml" >"$tmp/good.json"
 "$CARVE" webhook review --mutate "$tmp/good.json" >"$tmp/good.out" 2>/dev/null
 check "offline review allows the good pod" $?
 kc apply --validate=false -f "$tmp/good.yaml" >"$tmp/apply.out" 2>&1
-check "good pod created: $(head -c 200 "$tmp/apply.out")" $?
+ck=$?; check "good pod created: $(head -c 200 "$tmp/apply.out")" $ck
 kc -n team-a get pod good -o json >"$tmp/stored.json"
 $py - "$tmp/good.json" "$tmp/good.out" "$tmp/stored.json" <<'PY'
 import base64, json, sys

@@ -285,7 +285,7 @@ static void test_recorded(void **state)
 {
 	static const char *const rules[] = {
 		"invalid", "gpu-limits", "flavor-ref", "lending-limit", "cohort-cycle",
-		"queue-cycle", "queue-ref", "quota", "duplicate", "gpu-selector", "gang",
+		"queue-cycle", "queue-ref", "queue-label", "quota", "duplicate", "gpu-selector", "gang",
 		"topology", NULL,
 	};
 	struct coverage cov = {0};
