@@ -262,8 +262,12 @@ static bool label_num(struct carve_manifests *m, const char *who, const struct c
 }
 
 static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
-		       const struct carve_mf_node *n, struct nb *b)
+		       const struct carve_mf_node *node, struct nb *b)
 {
+	struct carve_mf_node view; /* node read through NVIDIA's names */
+	unsigned fam = br_node_view(inv, node, &view);
+	bool had_names = br_kv_get(&node->meta.labels, CARVE_DEVICE_NAMES_LABEL, NULL) != NULL;
+	const struct carve_mf_node *n = &view;
 	const struct carve_reslist *rl = n->allocatable.n ? &n->allocatable : &n->capacity;
 	char prod[128];
 	const char *single = NULL, *model, *v, *ts_name = NULL;
@@ -405,6 +409,7 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	if (cfg)
 		br_check_mig_alloc(m, who, b, rl, cfg, cfg_pos);
 commit:
+	br_nb_device_names(inv, b, fam, had_names);
 	if (br_nb_commit(inv, m, b) >= 0)
 		inv->pools[inv->npools - 1].nnodes++;
 }
