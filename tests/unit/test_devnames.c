@@ -322,7 +322,8 @@ static void test_mixed(void **state)
 }
 
 /* 1g.10gb+me spelled .me under both families: each pod on its family's
- * MIG node, the carve.dev/devices annotations name the same instance. */
+ * MIG node (the second carve.dev pod waits rather than take NVIDIA's
+ * instance), and the carve.dev/devices annotations name the same instance. */
 static void test_mig_me(void **state)
 {
 	struct carve_manifests *m = load("nodes", "mig", NULL);
