@@ -11,7 +11,8 @@
  * serves: carve's names, or both families, and carries the label
  * CARVE_DEVICE_NAMES_LABEL ("carve", "nvidia", "both"), by which the
  * bridge keeps a pod on nodes that serve the names it asks for
- * (workloads.c).
+ * (workloads.c).  A NodePool says what it serves by that label, which
+ * its nodes then carry (br_pool_names_fam).
  *
  * Ownership: every name and array made here lives in the inventory's
  * arena, like the other names the inventory holds.
@@ -125,4 +126,23 @@ void br_nb_device_names(struct carve_inventory *inv, struct nb *b, unsigned fam,
 size_t br_inv_carve_nodes(const struct carve_inventory *inv)
 {
 	return inv && inv->priv ? inv->priv->carve_nodes : 0;
+}
+
+bool br_pool_names_fam(struct carve_manifests *m, const char *who,
+		       const struct carve_kvlist *labels, unsigned *fam)
+{
+	struct carve_pos pos;
+	const char *v = br_kv_get(labels, CARVE_DEVICE_NAMES_LABEL, &pos);
+
+	*fam = 0;
+	if (!v || !strcmp(v, "nvidia"))
+		return true;
+	if (!strcmp(v, "carve"))
+		*fam = BR_FAM_CARVE;
+	else if (!strcmp(v, "both"))
+		*fam = BR_FAM_CARVE | BR_FAM_NVIDIA;
+	else
+		carve_diag_error(&m->diags, pos, "%s: label %s is '%s'; it must be carve, nvidia "
+				 "or both; the pool is skipped", who, CARVE_DEVICE_NAMES_LABEL, v);
+	return *fam != 0;
 }

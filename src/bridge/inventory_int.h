@@ -121,6 +121,15 @@ unsigned br_node_view(struct carve_inventory *inv, const struct carve_mf_node *n
 void br_nb_device_names(struct carve_inventory *inv, struct nb *b, unsigned fam,
 			bool had_label);
 
+/*
+ * A NodePool's served device names from its labels: CARVE_DEVICE_NAMES_LABEL
+ * "carve" or "both" in *fam (BR_FAM_* bits), 0 when absent or "nvidia".
+ * Another value is an error at the label (who names the pool) and false:
+ * the pool is skipped.
+ */
+bool br_pool_names_fam(struct carve_manifests *m, const char *who,
+		       const struct carve_kvlist *labels, unsigned *fam);
+
 /* ---- inventory_nodes.c: node sources expanded into nodes ---- */
 
 void br_build_pool(struct carve_inventory *inv, struct carve_manifests *m,

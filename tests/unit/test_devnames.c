@@ -349,6 +349,23 @@ static void test_mig_me(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* A NodePool labelled carve.dev/device-names: carve serves carve's names
+ * only; the unlabelled pool NVIDIA's. */
+static void test_pools(void **state)
+{
+	struct carve_manifests *m = load("pools", "poolpods", NULL);
+	struct carve_plan *p = plan_of(m);
+
+	(void)state;
+	no_errors(m);
+	assert_string_equal(node_of(p, "n-0"), "npool-0");
+	assert_true(one_of(node_of(p, bind_of(p, "c-0") ? "c-0" : "c-1"), "cpool-0", NULL));
+	assert_int_equal(p->nbinds, 2);
+	assert_true(pending(p, "c-0") || pending(p, "c-1"));
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
 static bool has_diag(const struct carve_manifests *m, const char *a, const char *b)
 {
 	size_t i;
@@ -442,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_carve_only),
 		cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_mig_me),
+		cmocka_unit_test(test_pools),
 		cmocka_unit_test(test_bad_pods),
 		cmocka_unit_test(test_admit_json),
 	};
