@@ -23,7 +23,7 @@
 #include "bridge_int.h"
 #include "inventory_int.h"
 
-/* Which families r advertises devices under (a positive quantity). */
+/* Which families rl advertises devices under (a positive quantity). */
 static unsigned families_of(const struct carve_reslist *rl)
 {
 	unsigned fam = 0;
@@ -36,7 +36,8 @@ static unsigned families_of(const struct carve_reslist *rl)
 }
 
 /* A copy of rl in the arena with carve's device names dropped (drop) or
- * spelled as their nvidia.com twins; false when out of memory. */
+ * spelled as their nvidia.com twins, NVIDIA's own (all zero) then left out;
+ * false when out of memory. */
 static bool nvidia_view(struct carve_inventory *inv, const struct carve_reslist *rl, bool drop,
 			struct carve_reslist *out)
 {
@@ -52,8 +53,12 @@ static bool nvidia_view(struct carve_inventory *inv, const struct carve_reslist 
 	if (!v)
 		return false;
 	for (i = 0; i < rl->n; i++) {
+		enum carve_res_family f = carve_res_family(rl->v[i].name);
+
+		if (!drop && f == CARVE_RF_NVIDIA)
+			continue; /* zero (else both families): would shadow the twin */
 		v[n] = rl->v[i];
-		if (carve_res_family(rl->v[i].name) == CARVE_RF_CARVE) {
+		if (f == CARVE_RF_CARVE) {
 			if (drop || carve_res_twin(rl->v[i].name, CARVE_RF_NVIDIA, twin,
 						   sizeof(twin)))
 				continue;

@@ -233,7 +233,7 @@ static void test_inventory(void **state)
 	assert_non_null(inv);
 	no_errors(m);
 
-	id = node_id(inv, "cv-0");
+	id = node_id(inv, "cv-0"); /* no gpu.count label: counted from carve.dev/gpu */
 	n = carve_cluster_node(inv->cluster, (uint32_t)id);
 	assert_int_equal(n->ngpus, 2);
 	assert_string_equal(carve_node_label(n, CARVE_DEVICE_NAMES_LABEL), "carve");
