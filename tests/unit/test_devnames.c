@@ -366,6 +366,25 @@ static void test_pools(void **state)
 	carve_manifests_destroy(m);
 }
 
+/* No node serves carve's names: a carve.dev pod waits, and says why. */
+static void test_no_carve_nodes(void **state)
+{
+	struct carve_manifests *m = load("npool", "carve", NULL);
+	struct carve_plan *p = plan_of(m);
+	size_t i;
+
+	(void)state;
+	no_errors(m);
+	assert_int_equal(p->nbinds, 0);
+	assert_int_equal(p->npending, 3);
+	for (i = 0; i < p->npending; i++)
+		if (!strstr(p->pending[i].message, "keeps it on nodes serving the device names "
+			    "it asks for (carve.dev/device-names)"))
+			fail_msg("pending message: %s", p->pending[i].message);
+	carve_plan_free(p);
+	carve_manifests_destroy(m);
+}
+
 static bool has_diag(const struct carve_manifests *m, const char *a, const char *b)
 {
 	size_t i;
@@ -460,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_mig_me),
 		cmocka_unit_test(test_pools),
+		cmocka_unit_test(test_no_carve_nodes),
 		cmocka_unit_test(test_bad_pods),
 		cmocka_unit_test(test_admit_json),
 	};
