@@ -65,6 +65,7 @@ set(CARVE_BRIDGE_SOURCES
   src/bridge/inventory.c
   src/bridge/inventory_nodes.c
   src/bridge/inventory_nvidia.c
+  src/bridge/inventory_carve.c
   src/bridge/validate.c
   src/bridge/explain.c
   src/bridge/admission.c

@@ -68,7 +68,9 @@ const struct carve_mig_model *carve_mig_model_find(const char *name);
  */
 int carve_mig_model_pci_match(const struct carve_mig_model *m, const char *id);
 
-/* Index of profile `name` in model ("3g.40gb"), or -1.  Exact match. */
+/* Index of profile `name` in model ("3g.40gb"), or -1.  Exact match, except
+ * that a '+' of the profile may be spelled '.' ("1g.10gb.me" is 1g.10gb+me),
+ * as in Kubernetes resource names, which cannot hold '+'. */
 int carve_mig_profile_find(const struct carve_mig_model *m, const char *name);
 
 /* Bit i set when memory slice i is used by the layout. */

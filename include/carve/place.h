@@ -45,12 +45,13 @@ enum carve_gpu_req {
 /*
  * The GPU request a resource of kind k makes of the placer:
  * CARVE_RK_GPU -> CARVE_GREQ_GPU (whole GPUs, or replicas on a time-sliced
- * node, resolved per node), CARVE_RK_REPLICA -> CARVE_GREQ_REPLICA,
+ * node, resolved per node), CARVE_RK_GPU_WHOLE (carve.dev/gpu) ->
+ * CARVE_GREQ_WHOLE, CARVE_RK_REPLICA -> CARVE_GREQ_REPLICA,
  * CARVE_RK_MIG -> CARVE_GREQ_MIG (the profile from carve_res_kind), every
- * other kind -> CARVE_GREQ_NONE (quota only).  CARVE_GREQ_WHOLE and
- * CARVE_GREQ_FRACTION come from no resource name: WHOLE is the baseline's
- * and the benchmarks' explicit whole GPU, FRACTION a KAI "gpu-fraction" or
- * "gpu-memory" annotation.
+ * other kind -> CARVE_GREQ_NONE (quota only).  CARVE_GREQ_WHOLE is also
+ * the baseline's and the benchmarks' explicit whole GPU; CARVE_GREQ_FRACTION
+ * comes from no resource name but a KAI "gpu-fraction" or "gpu-memory"
+ * annotation.
  */
 enum carve_gpu_req carve_res_greq(enum carve_res_kind k);
 

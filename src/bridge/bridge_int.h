@@ -145,6 +145,10 @@ struct br_podset {
 	struct br_topo topo[2];
 };
 
+/* inventory_carve.c: nodes of inv serving carve's own device names (0
+ * for NULL), for the device-name family filter. */
+size_t br_inv_carve_nodes(const struct carve_inventory *inv);
+
 /* workloads.c */
 /*
  * The engine's podSet *v for src in ClusterQueue cq (NULL: unknown):

@@ -2,8 +2,9 @@
  * inventory_int.h - the inventory's private layout, shared by the three
  * files that build it: inventory.c (life cycle, the node builder, what a
  * node advertises), inventory_nodes.c (NodePools, v1 Nodes, openb CSV
- * expanded into nodes) and inventory_nvidia.c (MIG layouts and
- * time-slicing from NVIDIA's configs, labels and resources).
+ * expanded into nodes), inventory_nvidia.c (MIG layouts and
+ * time-slicing from NVIDIA's configs, labels and resources) and
+ * inventory_carve.c (Nodes serving carve's own device names).
  *
  * Ownership: struct carve_inventory_int is owned by its inventory (freed by
  * carve_inventory_destroy); struct nb is scratch for the node being built,
@@ -45,6 +46,7 @@ struct carve_inventory_int {
 	size_t nmigbad, capmigbad;
 	bool oom; /* an allocation failed: the inventory is incomplete */
 	bool full; /* BR_MAX_NODES reached (reported once) */
+	size_t carve_nodes; /* nodes serving carve's own device names */
 };
 
 /* Scratch for the node being built. */
@@ -93,6 +95,40 @@ struct carve_inv_pool *br_new_pool(struct carve_inventory *inv, const char *name
 /* Lookups in a manifest's label and resource lists. */
 const char *br_kv_get(const struct carve_kvlist *l, const char *key, struct carve_pos *pos);
 int64_t br_res_get(const struct carve_reslist *l, const char *name, bool *found);
+
+/* ---- inventory_carve.c: Nodes serving carve's own device names ---- */
+
+/* Families of device names a Node advertises, as bits. */
+#define BR_FAM_NVIDIA 1u
+#define BR_FAM_CARVE 2u
+#define BR_FAM_BIT(f) ((f) == CARVE_RF_NVIDIA ? BR_FAM_NVIDIA : (f) == CARVE_RF_CARVE ? BR_FAM_CARVE : 0u)
+
+/*
+ * *view: Node n as the builder reads it (NVIDIA's names): n itself unless
+ * it advertises carve's names, then with carve's names spelled as their
+ * nvidia.com twins (carve's only) or dropped (both families).  Returns the
+ * families n advertises (BR_FAM_* bits; 0 none).  Out of memory: *view is
+ * n and the inventory is marked.
+ */
+unsigned br_node_view(struct carve_inventory *inv, const struct carve_mf_node *n,
+		      struct carve_mf_node *view);
+/*
+ * After br_nb_advertise: b advertises the names of families fam (carve's
+ * names in place of NVIDIA's, or both) and carries CARVE_DEVICE_NAMES_LABEL
+ * ("carve", "both"; "nvidia" only when the Node had the label, to replace a
+ * stale value).  Counts nodes serving carve's names in inv.
+ */
+void br_nb_device_names(struct carve_inventory *inv, struct nb *b, unsigned fam,
+			bool had_label);
+
+/*
+ * A NodePool's served device names from its labels: CARVE_DEVICE_NAMES_LABEL
+ * "carve" or "both" in *fam (BR_FAM_* bits), 0 when absent or "nvidia".
+ * Another value is an error at the label (who names the pool) and false:
+ * the pool is skipped.
+ */
+bool br_pool_names_fam(struct carve_manifests *m, const char *who,
+		       const struct carve_kvlist *labels, unsigned *fam);
 
 /* ---- inventory_nodes.c: node sources expanded into nodes ---- */
 

@@ -41,8 +41,11 @@ void br_build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 	struct carve_mig_layout l;
 	const char *ts_name = NULL;
 	const char *product = np->gpu_model;
+	unsigned names_fam; /* served device names, from its labels (BR_FAM_*) */
 
 	snprintf(who, sizeof(who), "NodePool %s", np->meta.name);
+	if (!br_pool_names_fam(m, who, &np->labels, &names_fam))
+		return;
 	if (np->count > 0 &&
 	    carve_cluster_node_count(inv->cluster) + (size_t)np->count > BR_MAX_NODES) {
 		carve_diag_error(&m->diags, np->count_pos, "%s: %d more nodes would make the "
@@ -151,6 +154,8 @@ void br_build_pool(struct carve_inventory *inv, struct carve_manifests *m,
 		if (np->sharing != CARVE_SHARE_EXCLUSIVE || !np->sharing_pos.line)
 			br_nb_share_whole_gpus(b);
 		br_nb_advertise(inv, b, ts_name, np->timeslice.fail_requests_gt_one);
+		if (names_fam)
+			br_nb_device_names(inv, b, names_fam, true);
 		if (br_nb_commit(inv, m, b) >= 0)
 			pl->nnodes++;
 	}
@@ -262,8 +267,12 @@ static bool label_num(struct carve_manifests *m, const char *who, const struct c
 }
 
 static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
-		       const struct carve_mf_node *n, struct nb *b)
+		       const struct carve_mf_node *node, struct nb *b)
 {
+	struct carve_mf_node view; /* node read through NVIDIA's names */
+	unsigned fam = br_node_view(inv, node, &view);
+	bool had_names = br_kv_get(&node->meta.labels, CARVE_DEVICE_NAMES_LABEL, NULL) != NULL;
+	const struct carve_mf_node *n = &view;
 	const struct carve_reslist *rl = n->allocatable.n ? &n->allocatable : &n->capacity;
 	char prod[128];
 	const char *single = NULL, *model, *v, *ts_name = NULL;
@@ -405,6 +414,7 @@ static void build_node(struct carve_inventory *inv, struct carve_manifests *m,
 	if (cfg)
 		br_check_mig_alloc(m, who, b, rl, cfg, cfg_pos);
 commit:
+	br_nb_device_names(inv, b, fam, had_names);
 	if (br_nb_commit(inv, m, b) >= 0)
 		inv->pools[inv->npools - 1].nnodes++;
 }

@@ -615,7 +615,8 @@ static bool node_has_labels(const struct carve_node *nd, const struct carve_kvli
 static bool is_gpu_resource(const char *name)
 {
 	return !strncmp(name, "nvidia.com/", 11) || !strcmp(name, "amd.com/gpu") ||
-	       !strncmp(name, "alibabacloud.com/gpu", 20);
+	       !strncmp(name, "alibabacloud.com/gpu", 20) ||
+	       carve_res_family(name) == CARVE_RF_CARVE;
 }
 
 static bool is_mig_resource(const char *name)
@@ -955,11 +956,34 @@ static void lint_topology(struct carve_manifests *m, const struct tmpl *t)
 			(long long)t->pods);
 }
 
+/* Names in carve's device domain that are none of carve's device names
+ * (carve_res_check_name): an error at the request or limit. */
+static void lint_names(struct carve_manifests *m, const struct tmpl *t)
+{
+	const struct carve_reslist *l[2] = {&t->spec->requests, &t->spec->limits};
+	struct carve_error err;
+	size_t k, i, j;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < l[k]->n; i++) {
+			if (!carve_res_check_name(l[k]->v[i].name, &err))
+				continue;
+			for (j = 0; k && j < l[0]->n; j++)
+				if (!strcmp(l[0]->v[j].name, l[k]->v[i].name))
+					break;
+			if (k && j < l[0]->n)
+				continue; /* reported at the request */
+			carve_diag_error(&m->diags, l[k]->v[i].pos, "%s: %s", t->what, err.text);
+		}
+}
+
 static void lint_template(struct carve_manifests *m, const struct tmpl *t,
 			  const struct carve_inventory *inv, struct fitcache *fc)
 {
 	size_t n0 = m->diags.n;
 
+	lint_names(m, t);
+	carve_diags_tag(&m->diags, n0, "invalid");
 	lint_limits(m, t);
 	carve_diags_tag(&m->diags, n0, "gpu-limits");
 	lint_selector(m, t);

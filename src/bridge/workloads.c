@@ -162,9 +162,11 @@ static struct carve_pos req_pos(const struct br_podset *src, size_t j)
 }
 
 /*
- * Every nvidia.com/mig-<profile> request names a profile some GPU model of
- * the MIG table (mig_profiles.c) offers; an unknown one is an error at the
- * request and false: the workload must not be queued.
+ * Every nvidia.com/mig-<profile> (or carve.dev/mig-<profile>) request names
+ * a profile some GPU model of the MIG table (mig_profiles.c) offers, and
+ * every name in carve's device domain is one of carve's device names
+ * (carve_res_check_name); a bad one is an error at the request and false:
+ * the workload must not be queued.
  */
 static bool mig_known(struct bld *b, const char *what, const struct br_podset *src)
 {
@@ -174,8 +176,15 @@ static bool mig_known(struct bld *b, const char *what, const struct br_podset *s
 	for (j = 0; j < src->nreqs; j++) {
 		const struct carve_req *r = &src->reqs[j];
 		const char *prof;
+		struct carve_error err;
 		int k;
 
+		if (carve_res_check_name(r->name, &err)) {
+			carve_diag_error(b->diags, req_pos(src, j), "%s podSet %s: %s; not admitted",
+					 what, src->name, err.text);
+			ok = false;
+			continue;
+		}
 		if (carve_res_kind(r->name, &prof) != CARVE_RK_MIG || r->milli <= 0)
 			continue;
 		for (k = 0; k < carve_mig_model_count(); k++)
@@ -521,38 +530,80 @@ static const struct carve_req *mig_slice_reqs(struct bld *b, const char *cqname,
 static const char *const model_keys[2] = {"alibabacloud.com/gpu-card-model",
 					  "nvidia.com/gpu.product"};
 
+/* Values of CARVE_DEVICE_NAMES_LABEL a pod may land on: one asking carve's
+ * device names only on nodes serving them; one asking NVIDIA's names, once
+ * some node serves carve's, off the nodes that serve carve's alone. */
+static const char *const names_carve[] = {"carve", "both"};
+static const char *const names_not_nvidia[] = {"carve"};
+
+/*
+ * The device-name family filter of src in *e: false when src needs none
+ * (no GPU device request, or NVIDIA's names while no node serves carve's).
+ */
+static bool family_expr(const struct bld *b, const struct br_podset *src,
+			struct carve_match_expr *e)
+{
+	unsigned fam = 0;
+	size_t j;
+
+	for (j = 0; j < src->nreqs; j++)
+		if (src->reqs[j].milli > 0)
+			fam |= 1u << carve_res_family(src->reqs[j].name);
+	e->key = CARVE_DEVICE_NAMES_LABEL;
+	if (fam & (1u << CARVE_RF_CARVE)) {
+		e->op = "In";
+		e->nvalues = 2;
+		e->values = names_carve;
+		return true;
+	}
+	if ((fam & (1u << CARVE_RF_NVIDIA)) && b->ad && br_inv_carve_nodes(b->ad->inv)) {
+		e->op = "NotIn";
+		e->nvalues = 1;
+		e->values = names_not_nvidia;
+		return true;
+	}
+	return false;
+}
+
 /*
  * The required node affinity of src: its own terms, each ANDed with "the
  * GPU model is one of src->models" under either model label key (terms
- * are ORed, so every term is written once per key).  src's own terms when
- * it names no models.
+ * are ORed, so every term is written once per key) and with the
+ * device-name family filter (family_expr).  src's own terms when it names
+ * no models and needs no filter.
  */
 static bool model_terms(struct bld *b, const struct br_podset *src, struct carve_podset_spec *v)
 {
-	size_t nt = src->nterms ? src->nterms : 1, t, k, i = 0;
+	size_t nt = src->nterms ? src->nterms : 1, nk = src->nmodels ? 2 : 1, t, k, i = 0;
 	struct carve_match_term *terms;
+	struct carve_match_expr fe;
+	bool fam = family_expr(b, src, &fe);
 
 	v->nterms = src->nterms;
 	v->terms = src->terms;
-	if (!src->nmodels)
+	if (!src->nmodels && !fam)
 		return true;
-	terms = br_scratch(b, nt * 2, sizeof(*terms));
+	terms = br_scratch(b, nt * nk, sizeof(*terms));
 	if (!terms)
 		return false;
 	for (t = 0; t < nt; t++)
-		for (k = 0; k < 2; k++) {
-			size_t own = src->nterms ? src->terms[t].n : 0;
-			struct carve_match_expr *e = br_scratch(b, own + 1, sizeof(*e));
+		for (k = 0; k < nk; k++) {
+			size_t own = src->nterms ? src->terms[t].n : 0, x = own;
+			struct carve_match_expr *e = br_scratch(b, own + 2, sizeof(*e));
 
 			if (!e)
 				return false;
 			if (own)
 				memcpy(e, src->terms[t].exprs, own * sizeof(*e));
-			e[own].key = model_keys[k];
-			e[own].op = "In";
-			e[own].nvalues = src->nmodels;
-			e[own].values = src->models;
-			terms[i].n = own + 1;
+			if (src->nmodels) {
+				e[x].key = model_keys[k];
+				e[x].op = "In";
+				e[x].nvalues = src->nmodels;
+				e[x++].values = src->models;
+			}
+			if (fam)
+				e[x++] = fe;
+			terms[i].n = x;
 			terms[i++].exprs = e;
 		}
 	v->nterms = i;

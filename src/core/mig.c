@@ -160,6 +160,16 @@ const struct carve_mig_model *carve_mig_model_find(const char *name)
 	return carve__mig_model_classify(norm);
 }
 
+/* Profile name p spelled as name: the same, or with each '+' written '.'
+ * (Kubernetes resource names cannot hold '+': "1g.10gb.me"). */
+static bool profile_name_eq(const char *p, const char *name)
+{
+	for (; *p && *name; p++, name++)
+		if (*p != *name && !(*p == '+' && *name == '.'))
+			return false;
+	return !*p && !*name;
+}
+
 int carve_mig_profile_find(const struct carve_mig_model *m, const char *name)
 {
 	int i;
@@ -167,7 +177,7 @@ int carve_mig_profile_find(const struct carve_mig_model *m, const char *name)
 	if (!m || !name)
 		return -1;
 	for (i = 0; i < m->nprofiles; i++)
-		if (strcmp(m->profiles[i].name, name) == 0)
+		if (profile_name_eq(m->profiles[i].name, name))
 			return i;
 	return -1;
 }

@@ -338,6 +338,8 @@ enum carve_gpu_req carve_res_greq(enum carve_res_kind k)
 	switch (k) {
 	case CARVE_RK_GPU:
 		return CARVE_GREQ_GPU;
+	case CARVE_RK_GPU_WHOLE:
+		return CARVE_GREQ_WHOLE;
 	case CARVE_RK_REPLICA:
 		return CARVE_GREQ_REPLICA;
 	case CARVE_RK_MIG:

@@ -77,6 +77,18 @@ int carve_pod_req_of(const struct carve_podset_spec *ps, struct carve_pod_req *r
 
 /* ---- why a pod fits no node ---- */
 
+/* Whether req's affinity holds the bridge's device-name family filter. */
+static bool names_filtered(const struct carve_pod_req *req)
+{
+	size_t t, e;
+
+	for (t = 0; t < req->nterms; t++)
+		for (e = 0; e < req->terms[t].n; e++)
+			if (!strcmp(req->terms[t].exprs[e].key, CARVE_DEVICE_NAMES_LABEL))
+				return true;
+	return false;
+}
+
 /* Whether GPU g is of the kind req asks for (ignoring what is free now). */
 static bool gpu_kind_ok(const struct carve_gpu *g, const struct carve_pod_req *req)
 {
@@ -215,7 +227,9 @@ const char *carve_pod_why_nowhere(const struct carve_cluster *c, const struct ca
 		enough++;
 	}
 	if (!selected)
-		snprintf(buf, size, "no node matches its nodeSelector and required node affinity");
+		snprintf(buf, size, "no node matches its nodeSelector and required node affinity%s",
+			 names_filtered(req) ? ", which keeps it on nodes serving the device names it "
+			 "asks for (" CARVE_DEVICE_NAMES_LABEL ")" : "");
 	else if (!tolerated)
 		snprintf(buf, size, "every node it selects has a taint it does not tolerate (%s%s%s:%s)",
 			 taint->key ? taint->key : "", taint->value && *taint->value ? "=" : "",
