@@ -80,6 +80,8 @@ set(CARVE_BRIDGE_SOURCES
 # metrics.
 set(CARVE_NODE_SOURCES
   src/node/nutil.c
+  src/node/labels.c
+  src/node/exporter.c
 )
 
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,

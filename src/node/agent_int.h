@@ -1,0 +1,73 @@
+/*
+ * agent_int.h - the node agent's own parts over the snapshot (node_int.h),
+ * private to src/node:
+ *   labels.c      GPU Feature Discovery's node labels from a snapshot
+ *   exporter.c    dcgm-exporter's metrics (text format 0.0.4) from a snapshot
+ *   agent_pods.c  pods bound here -> device-plugin bindings and refusals
+ *   agent_mig.c   the Node's carve.dev/mig-layout -> what may be applied
+ *   agent.c       the loop (carve node)
+ * Every function here is pure (no I/O, no clock) except the loop's; their
+ * outputs are owned by the caller and freed as each says.
+ */
+#ifndef CARVE_NODE_AGENT_INT_H
+#define CARVE_NODE_AGENT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carve/carve.h"
+#include "node_int.h"
+
+/* ---- labels (labels.c, docs/node.md "Labels") ---- */
+
+struct nd_label_opts {
+	const char *mig_strategy; /* "none" (NULL), "single" or "mixed" */
+	const char *machine;      /* DMI product name, NULL: no gpu.machine */
+	int replicas;             /* time-slicing replicas per GPU; <= 1: none */
+	int64_t timestamp;        /* unix seconds for gfd.timestamp; 0: left out */
+};
+
+/*
+ * Appends the labels GFD would put on a node with snapshot s to out
+ * (sorted by key).  A node without GPUs gets no labels.  Returns 0;
+ * CARVE_EINVAL for an unknown strategy or a driver version that is not
+ * X.Y[.Z] (err names it); CARVE_ENOMEM.
+ */
+int nd_labels(const struct nd_snapshot *s, const struct nd_label_opts *o, struct nd_kvs *out,
+	      struct carve_error *err);
+/* The labels as Node Feature Discovery's features.d file: "key=value\n"
+ * per label.  A new string (free) or NULL when out of memory. */
+char *nd_labels_features(const struct nd_kvs *l);
+/* A Node merge patch body setting labels l and removing (null) the keys of
+ * old not in l.  A new string (free) or NULL when out of memory. */
+char *nd_labels_patch(const struct nd_kvs *l, const struct nd_kvs *old);
+
+/* ---- metrics (exporter.c, docs/node.md "Metrics") ---- */
+
+/* What carve knows about the pod holding a device (agent_pods.c). */
+struct nd_owner {
+	unsigned gpu;          /* GPU index */
+	int gi_id;             /* the MIG device's GPU instance, -1 whole GPU */
+	const char *ns, *pod, *container; /* container "" when unknown */
+	const char *queue, *team;         /* "" when unknown */
+	int64_t mem_mib;       /* a fraction's memory cap, 0 none */
+	const unsigned *pids;  /* the pod's processes on the GPU (their
+				* memory is the tenant's use); may be NULL */
+	size_t npids;
+};
+
+struct nd_export_opts {
+	const char *hostname;
+	const struct nd_owner *owners; /* borrowed */
+	size_t nowners;
+};
+
+/*
+ * Renders the snapshot as dcgm-exporter would, plus carve_* series, in
+ * the Prometheus text format 0.0.4.  A new NUL-terminated string (free),
+ * its length in *len, or NULL when out of memory.
+ */
+char *nd_export(const struct nd_snapshot *s, const struct nd_export_opts *o, size_t *len);
+
+#endif
