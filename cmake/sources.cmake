@@ -82,6 +82,8 @@ set(CARVE_NODE_SOURCES
   src/node/nutil.c
   src/node/labels.c
   src/node/exporter.c
+  src/node/agent_pods.c
+  src/node/agent_mig.c
 )
 
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,

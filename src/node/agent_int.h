@@ -70,4 +70,73 @@ struct nd_export_opts {
  */
 char *nd_export(const struct nd_snapshot *s, const struct nd_export_opts *o, size_t *len);
 
+/* ---- pods bound here (agent_pods.c, docs/node.md "Pods and events") ---- */
+
+#include <jansson.h>
+
+#include "dp.h"
+
+/* Why a pod's or a node's request was refused: an Event's reason
+ * ("CarveDevicesInvalid") and note. */
+struct nd_refusal {
+	char reason[40];
+	char note[512];
+};
+
+/*
+ * The binding of pod (a v1 Pod as the API returns it) when carve bound it
+ * to node `node` with a carve.dev/devices annotation and it has not
+ * finished.  b's strings point into pod (borrowed while pod lives).
+ * Returns 1 with *b filled; 0 when the pod is none of this node's carve
+ * pods; CARVE_EINVAL with *r filled when the annotation does not parse
+ * (CarveDevicesInvalid) or names a device snapshot s lacks: a GPU index,
+ * a UUID, a MIG device (CarveDeviceUnknown).
+ */
+int nd_pod_binding(const json_t *pod, const char *node, const struct nd_snapshot *s,
+		   struct nd_binding *b, struct nd_refusal *r);
+
+/*
+ * The owners (exporter.c) of binding b's devices: one per device entry,
+ * at most max written into out, with the pod's queue (its
+ * kueue.x-k8s.io/queue-name label) and team (its carve.dev/team label,
+ * else its namespace), strings borrowed from pod.  Returns how many.
+ */
+size_t nd_pod_owners(const json_t *pod, const struct nd_binding *b, const struct nd_snapshot *s,
+		     struct nd_owner *out, size_t max);
+
+/* ---- MIG layouts wanted (agent_mig.c, docs/node.md "MIG layouts") ---- */
+
+enum nd_mig_action {
+	ND_MIG_SAME,    /* the GPU already holds the layout */
+	ND_MIG_APPLY,   /* change it (nd_mig_apply) */
+	ND_MIG_BUSY,    /* a changing instance runs a process or serves a pod */
+	ND_MIG_INVALID  /* not a layout this GPU can hold */
+};
+
+struct nd_mig_step {
+	enum nd_mig_action action;
+	struct nd_mig_layout want;
+	char why[256];  /* BUSY, INVALID: the reason, naming GPU and instance */
+};
+
+struct nd_mig_plan {
+	size_t n;
+	struct nd_mig_step step[64];
+};
+
+/*
+ * What to do for each GPU entry of the carve.dev/mig-layout annotation
+ * `text`, given the snapshot and the pods bound to this node.  Returns 0
+ * with *out filled (one step per GPU entry, in the annotation's order),
+ * or CARVE_EPARSE when the annotation does not parse (err says where).
+ */
+int nd_mig_plan(const char *text, const struct nd_snapshot *s, const struct nd_binding *b,
+		size_t nb, struct nd_mig_plan *out, struct carve_error *err);
+
+/*
+ * The carve.dev/mig-current text of snapshot s (every MIG-enabled GPU,
+ * instances by start) into buf.  Returns its length, or CARVE_ERANGE.
+ */
+int nd_mig_current(const struct nd_snapshot *s, char *buf, size_t size);
+
 #endif

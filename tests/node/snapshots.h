@@ -102,7 +102,7 @@ static void snap_h100x8(struct nd_snapshot *s)
 }
 
 /* 2 × A100 SXM4 80GB with MIG on: GPU 0 3g.40gb@0 + 2g.20gb@4 +
- * 1g.10gb@6 + 1g.10gb@7, GPU 1 seven 1g.10gb (the A100 MIG table). */
+ * 1g.10gb@6, GPU 1 seven 1g.10gb (legal layouts of the A100 MIG table). */
 static void snap_a100_mixed(struct nd_snapshot *s)
 {
 	unsigned i;
@@ -113,7 +113,6 @@ static void snap_a100_mixed(struct nd_snapshot *s)
 	snap_mig(&s->gpus[0], "3g.40gb", 2, 0, 4, 42, 40192);
 	snap_mig(&s->gpus[0], "2g.20gb", 3, 4, 2, 28, 19968);
 	snap_mig(&s->gpus[0], "1g.10gb", 9, 6, 1, 14, 9856);
-	snap_mig(&s->gpus[0], "1g.10gb", 10, 7, 1, 14, 9856);
 	for (i = 0; i < 7; i++)
 		snap_mig(&s->gpus[1], "1g.10gb", 7 + i, i, 1, 14, 9856);
 	snap_proc(&s->gpus[0], 777, 2048, 2);
