@@ -84,6 +84,7 @@ set(CARVE_NODE_SOURCES
   src/node/exporter.c
   src/node/agent_pods.c
   src/node/agent_mig.c
+  src/node/agent.c
 )
 
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,
@@ -123,6 +124,7 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_report.c
   src/cli/cmd_trace.c
   src/cli/cmd_scheduler.c
+  src/cli/cmd_node.c
   src/cli/input.c
   src/cli/output.c
 )

@@ -24,6 +24,7 @@ int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_scheduler(int argc, char **argv);
+int cmd_node(int argc, char **argv);
 
 /* ---- input.c: manifest paths ---- */
 

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "write the HTML report of a simulation result (JSON file)"},
 	{"trace", cmd_trace, "generate synthetic workload traces and check trace files"},
 	{"scheduler", cmd_scheduler, "run as a Kubernetes scheduler: watch, admit, place, bind"},
+	{"node", cmd_node, "run the node agent: GPU discovery, labels, device plugin, MIG, metrics"},
 	{NULL, NULL, NULL},
 };
 

@@ -65,7 +65,7 @@ struct nd_export_opts {
 
 /*
  * Renders the snapshot as dcgm-exporter would, plus carve_* series, in
- * the Prometheus text format 0.0.4.  A new NUL-terminated string (free),
+ * the Prometheus text format 0.0.4.  A new NUL-terminated string (carve_free),
  * its length in *len, or NULL when out of memory.
  */
 char *nd_export(const struct nd_snapshot *s, const struct nd_export_opts *o, size_t *len);
@@ -138,5 +138,47 @@ int nd_mig_plan(const char *text, const struct nd_snapshot *s, const struct nd_b
  * instances by start) into buf.  Returns its length, or CARVE_ERANGE.
  */
 int nd_mig_current(const struct nd_snapshot *s, char *buf, size_t size);
+
+struct carve_mf_migconfig;
+
+/*
+ * The carve.dev/mig-layout text that mig-parted config c asks of this
+ * node's GPUs: for each entry, the GPUs it selects (devices: all, a list of
+ * indexes, or device-filter PCI ids matched against each GPU's model) get
+ * the layout of its mig-devices counts (carve_mig_layout_from_counts).
+ * Returns the text's length; CARVE_EINVAL when an entry selects a GPU whose
+ * model is not in the MIG table, asks for mig-enabled: false on a GPU with
+ * MIG on (carve never changes MIG mode), or counts no layout holds (err
+ * names the entry and GPU); CARVE_ERANGE when buf is too small.
+ */
+int nd_migparted_layout(const struct carve_mf_migconfig *c, const struct nd_snapshot *s,
+			char *buf, size_t size, struct carve_error *err);
+
+/* ---- the loop (agent.c) ---- */
+
+struct nd_agent_opts {
+	const char *node_name;     /* required unless standalone */
+	const char *kubeconfig, *context; /* NULL: client-go's rules */
+	const char *nvml_lib;      /* NULL: libnvidia-ml.so.1 */
+	const char *metrics_listen;/* ":9400"; NULL or "" : no server */
+	const char *dp_dir;        /* NULL or "": no device plugin */
+	const char *features_file; /* NULL: labels patched on the Node */
+	const char *mig_strategy;  /* GFD's: none, single, mixed */
+	const char *machine_file;  /* DMI product name file */
+	const char *domain;        /* device-plugin resource prefix */
+	int interval_s;            /* snapshot period */
+	int shares;                /* shares per shared GPU */
+	bool cdi, standalone, verbose;
+	int max_seconds;           /* 0: until SIGTERM/SIGINT */
+};
+
+/*
+ * Runs the agent until SIGTERM/SIGINT (or max_seconds): NVML snapshots
+ * every interval, labels, the device plugin with the pods bound here,
+ * MIG layouts, metrics.  Returns 0 when stopped on request, or a carve
+ * error code with err set when it cannot start (no NVML, no cluster
+ * configuration, a port in use, a device-plugin directory it cannot use).
+ */
+int nd_agent_run(const struct nd_agent_opts *o, struct carve_error *err);
 
 #endif

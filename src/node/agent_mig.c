@@ -16,6 +16,7 @@
 
 #include "agent_int.h"
 #include "carve/mig.h"
+#include "carve/manifest.h"
 #include "carve/miglayout.h"
 
 static const struct nd_gpu *gpu_at(const struct nd_snapshot *s, int index)
@@ -172,6 +173,88 @@ int nd_mig_current(const struct nd_snapshot *s, char *buf, size_t size)
 		}
 		qsort(l[n].v, (size_t)l[n].n, sizeof(l[n].v[0]), by_start);
 		n++;
+	}
+	if (!n) {
+		if (!size)
+			return CARVE_ERANGE;
+		buf[0] = 0;
+		return 0;
+	}
+	return carve_miglayout_format(l, n, buf, size);
+}
+
+/* Whether entry d of a mig-parted config selects GPU g. */
+static bool selects(const struct carve_mf_migdevice *d, const struct nd_gpu *g,
+		    const struct carve_mig_model *model)
+{
+	size_t i;
+	bool dev = d->all_devices || (!d->ndevices && !d->nfilters);
+
+	for (i = 0; i < d->ndevices; i++)
+		dev |= d->devices[i] == (int)g->index;
+	if (!dev)
+		return false;
+	if (!d->nfilters)
+		return true;
+	for (i = 0; i < d->nfilters; i++)
+		if (model && carve_mig_model_pci_match(model, d->device_filter[i]) == 1)
+			return true;
+	return false;
+}
+
+int nd_migparted_layout(const struct carve_mf_migconfig *c, const struct nd_snapshot *s,
+			char *buf, size_t size, struct carve_error *err)
+{
+	struct carve_gpu_mig l[64];
+	size_t i, j, k;
+	int n = 0, rc;
+
+	for (i = 0; i < s->ngpus && n < 64; i++) {
+		const struct nd_gpu *g = &s->gpus[i];
+		const struct carve_mig_model *model = carve_mig_model_find(g->name);
+
+		for (j = 0; j < c->n; j++) {
+			const struct carve_mf_migdevice *d = &c->v[j];
+			int counts[32] = {0};
+			struct carve_mig_layout lay;
+			struct carve_error why = {0, ""};
+
+			if (!selects(d, g, model))
+				continue;
+			if (!d->mig_enabled) {
+				if (g->mig_current == 1)
+					return carve_errorf(err, CARVE_EINVAL,
+							    "mig-configs %s entry %zu: mig-enabled: false on GPU %u, "
+							    "which has MIG on (carve never changes MIG mode)",
+							    c->name, j + 1, g->index);
+				break;
+			}
+			if (!model)
+				return carve_errorf(err, CARVE_EINVAL,
+						    "mig-configs %s entry %zu: GPU %u (%s) is not a MIG model",
+						    c->name, j + 1, g->index, g->name);
+			for (k = 0; k < d->ncounts; k++) {
+				int p = carve_mig_profile_find(model, d->counts[k].profile);
+
+				if (p < 0 || p >= 32)
+					return carve_errorf(err, CARVE_EINVAL,
+							    "mig-configs %s entry %zu: %s has no MIG profile %s",
+							    c->name, j + 1, model->name, d->counts[k].profile);
+				counts[p] += d->counts[k].count;
+			}
+			if ((rc = carve_mig_layout_from_counts(model, counts, &lay, &why)))
+				return carve_errorf(err, rc, "mig-configs %s entry %zu, GPU %u: %s", c->name,
+						    j + 1, g->index, why.text);
+			l[n].gpu = (int)g->index;
+			l[n].n = lay.n;
+			for (k = 0; k < lay.n; k++) {
+				snprintf(l[n].v[k].profile, sizeof(l[n].v[k].profile), "%s",
+					 model->profiles[lay.inst[k].profile].name);
+				l[n].v[k].start = lay.inst[k].start;
+			}
+			n++;
+			break;
+		}
 	}
 	if (!n) {
 		if (!size)

@@ -42,7 +42,7 @@ static void grow(struct buf *b, size_t need)
 	cap = b->cap ? b->cap : 8192;
 	while (cap < b->n + need + 1)
 		cap *= 2;
-	if (!(p = realloc(b->p, cap))) {
+	if (!(p = carve_realloc(b->p, cap))) {
 		b->oom = true;
 		return;
 	}
@@ -335,7 +335,7 @@ char *nd_export(const struct nd_snapshot *s, const struct nd_export_opts *o, siz
 		dcgm_family(&b, s, o, (enum field)f);
 	carve_families(&b, s, o);
 	if (b.oom || !b.p) {
-		free(b.p);
+		carve_free(b.p);
 		return NULL;
 	}
 	if (len)

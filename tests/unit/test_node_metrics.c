@@ -218,7 +218,7 @@ static void test_h100(void **st)
 	assert_true(x->v == 0);
 	for (i = 0; i < n; i++)
 		assert_int_equal(strncmp(samples[i].name, "DCGM_FI_DEV_", 12), 0);
-	free(text);
+	carve_free(text);
 	snap_free(&s);
 }
 
@@ -267,7 +267,7 @@ static void test_mig_pods(void **st)
 	x = find(samples, n, "carve_tenant_memory_used_bytes", "1", NULL);
 	assert_true(x->v == 3000.0 * 1024 * 1024);
 	assert_null(find(samples, n, "carve_tenant_memory_used_bytes", "0", "2"));
-	free(text);
+	carve_free(text);
 	snap_free(&s);
 }
 
