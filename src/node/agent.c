@@ -62,6 +62,7 @@ struct agent {
 	struct carve_kube_queue *q;
 	struct carve_kube_reflector *pods_r;
 	struct carve_kube_store *pods;
+	char pod_selector[400];    /* the reflector's field selector (borrowed by it) */
 	struct nd_dp *dp;
 	struct kube_server *srv;
 	struct nd_snapshot snap;
@@ -515,8 +516,8 @@ static int start(struct agent *a, struct carve_error *err)
 		return rc;
 	a->have_snap = true;
 	if (!o->standalone) {
-		char sel[400];
-		struct carve_kube_watch_spec ws = {"Pod", "/api/v1/pods", sel, NULL, false, 0};
+		struct carve_kube_watch_spec ws = {"Pod", "/api/v1/pods", a->pod_selector, NULL, false,
+						   0};
 
 		if ((rc = carve_kube_config_load(o->kubeconfig, o->context, &cfg, err)))
 			return rc;
@@ -526,7 +527,7 @@ static int start(struct agent *a, struct carve_error *err)
 		carve_kube_config_free(&cfg);
 		if (!a->k)
 			return CARVE_EINVAL;
-		snprintf(sel, sizeof(sel), "spec.nodeName=%s", o->node_name);
+		snprintf(a->pod_selector, sizeof(a->pod_selector), "spec.nodeName=%s", o->node_name);
 		if (!(a->q = carve_kube_queue_create()) || !(a->pods = carve_kube_store_create()))
 			return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 		if (!(a->pods_r = carve_kube_watch_start(a->k, &ws, 0, a->q, err)))

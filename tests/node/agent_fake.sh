@@ -1,0 +1,62 @@
+#!/bin/bash
+# agent_fake.sh CARVE SRCDIR NVML - `carve node` end to end against the fake
+# API server (tests/kube/fakeapi.py) with the NVML library NVML (the mock
+# libnvidia-ml.so.1 built for tests, describing an A100 node with MIG:
+# GPU 0 3g.40gb@0, 2g.20gb@4, 1g.10gb@6; GPU 1 seven 1g.10gb; a process in
+# GPU 0's 3g.40gb).  Checks that the agent:
+#  - patches GFD's labels on the Node,
+#  - writes carve.dev/mig-current exactly and carve.dev/mig-status,
+#  - refuses a layout that changes a busy instance (CarveMigBusy) and an
+#    illegal one (CarveMigLayoutInvalid), as Events on the Node,
+#  - posts CarveDeviceUnknown on a pod whose carve.dev/devices names a
+#    device the node lacks,
+#  - serves dcgm-exporter metrics with the bound pod on its device,
+# and keeps running through all of it.
+set -u
+CARVE=$1 SRC=$2 NVML=${3:-}
+. "$SRC/tests/kube/kubeenv.sh"
+fail() { echo "FAIL: $*" >&2; [ -n "${LOG:-}" ] && cat "$LOG" >&2; exit 1; }
+fake_start || exit 1
+trap 'kill $AGENT 2>/dev/null; fake_stop' EXIT
+LOG=$FAKE_DIR/agent.log
+
+fake_req POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-a","annotations":{"carve.dev/mig-layout":"0=4g.40gb@0,2g.20gb@4,1g.10gb@6;1=3g.40gb@2"}}}' >/dev/null
+fake_req POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}' >/dev/null
+fake_req POST /api/v1/namespaces/team-a/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"good","namespace":"team-a","labels":{"kueue.x-k8s.io/queue-name":"research"},"annotations":{"carve.dev/devices":"gpu=1,mig=1g.10gb@0"}},"spec":{"nodeName":"node-a","containers":[{"name":"main","image":"x"}]}}' >/dev/null
+fake_req POST /api/v1/namespaces/team-a/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bad","namespace":"team-a","annotations":{"carve.dev/devices":"gpu=7,mig=1g.10gb@0"}},"spec":{"nodeName":"node-a","containers":[{"name":"main","image":"x"}]}}' >/dev/null
+
+"$CARVE" node --node-name node-a --nvml-lib "$NVML" --device-plugin-dir "" \
+	--metrics-listen 127.0.0.1:19400 --interval 1 --max-seconds 30 2>"$LOG" &
+AGENT=$!
+
+node_has() {
+	fake_req GET /api/v1/nodes/node-a | /usr/bin/python3 -c "
+import json, sys
+n = json.load(sys.stdin)['metadata']
+want = sys.argv[1:]
+v = {**n.get('labels', {}), **n.get('annotations', {})}
+sys.exit(0 if v.get(want[0]) == want[1] else 1)" "$@"
+}
+wait_for() {
+	local i
+	for i in $(seq 1 100); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+events() { fake_req GET "/apis/events.k8s.io/v1/namespaces/$1/events"; }
+
+wait_for node_has nvidia.com/gpu.product NVIDIA-A100-SXM4-80GB || fail "no GFD labels on the node"
+node_has nvidia.com/mig-1g.10gb.count 8 || fail "mig-1g.10gb.count"
+wait_for node_has carve.dev/mig-current \
+	"0=3g.40gb@0,2g.20gb@4,1g.10gb@6;1=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,1g.10gb@4,1g.10gb@5,1g.10gb@6" \
+	|| fail "carve.dev/mig-current"
+wait_for sh -c "$(declare -f fake_req); $(declare -f events); events default | grep -q CarveMigBusy" \
+	|| fail "no CarveMigBusy event for GPU 0 (its 3g.40gb runs a process)"
+events default | grep -q CarveMigLayoutInvalid || fail "no CarveMigLayoutInvalid for 3g.40gb@2"
+events team-a | grep -q CarveDeviceUnknown || fail "no CarveDeviceUnknown on team-a/bad"
+events team-a | grep -q '"name": *"good"' && fail "an event on the good pod"
+curl -sf http://127.0.0.1:19400/metrics >"$FAKE_DIR/metrics" || fail "no /metrics"
+grep -q '^DCGM_FI_DEV_FB_USED{gpu="1".*GPU_I_ID="7".*pod="good"' "$FAKE_DIR/metrics" \
+	|| fail "the good pod's MIG device in the metrics"
+grep -q '^carve_device_pod{gpu="1".*queue="research"' "$FAKE_DIR/metrics" || fail "carve_device_pod"
+kill -0 $AGENT || fail "the agent stopped"
+echo "agent_fake: ok"
