@@ -291,6 +291,8 @@ static void publish(struct agent *a, struct nd_binding *b, size_t *nb)
 	a->view = v;
 	pthread_mutex_unlock(&a->view_mu);
 	view_free(old);
+	if (a->srv)
+		kube_serve_set_ready(a->srv, true);
 }
 
 /* ---- labels ---- */
@@ -621,6 +623,8 @@ int nd_agent_run(const struct nd_agent_opts *o, struct carve_error *err)
 		bool pods_changed = take_pods(a, 200);
 		int64_t t = now_ns();
 
+		if (a->srv)
+			kube_serve_heartbeat(a->srv);
 		nd_nvml_poll_events(a->nvml, 0, err);
 		drain_refusals(a);
 		if (t < next && !pods_changed)
