@@ -1,9 +1,10 @@
 #!/bin/bash
 # agent_fake.sh CARVE SRCDIR NVML - `carve node` end to end against the fake
-# API server (tests/kube/fakeapi.py) with the NVML library NVML (the mock
-# libnvidia-ml.so.1 built for tests, describing an A100 node with MIG:
-# GPU 0 3g.40gb@0, 2g.20gb@4, 1g.10gb@6; GPU 1 seven 1g.10gb; a process in
-# GPU 0's 3g.40gb).  Checks that the agent:
+# API server (tests/kube/fakeapi.py) with the NVML library NVML: the mock
+# libnvidia-ml.so.1 built for tests, given the node below through
+# CARVE_MOCK_NVML (docs/internals/NVML.md's format): 2 x A100-SXM4-80GB
+# with MIG on, GPU 0 3g.40gb@0, 2g.20gb@4, 1g.10gb@6 with a process in the
+# 3g.40gb; GPU 1 seven 1g.10gb.  Checks that the agent:
 #  - patches GFD's labels on the Node,
 #  - writes carve.dev/mig-current exactly and carve.dev/mig-status,
 #  - refuses a layout that changes a busy instance (CarveMigBusy) and an
@@ -19,6 +20,26 @@ fail() { echo "FAIL: $*" >&2; [ -n "${LOG:-}" ] && cat "$LOG" >&2; exit 1; }
 fake_start || exit 1
 trap 'kill $AGENT 2>/dev/null; fake_stop' EXIT
 LOG=$FAKE_DIR/agent.log
+AGENT=
+/usr/bin/python3 - "$FAKE_DIR/node.json" <<'PY'
+import json, sys
+def gpu(i, inst, procs):
+    return {"uuid": "GPU-a1000000-0000-4000-8000-00000000000%d" % i,
+            "name": "NVIDIA A100-SXM4-80GB", "minor": i,
+            "pci_bus_id": "00000000:%02X:00.0" % (0x18 + 16 * i), "pci_device_id": 548540638,
+            "memory_mib": 81920, "cc": [8, 0], "arch": 7, "numa": 0, "mig": [1, 1],
+            "util": [10, 5], "power_mw": 250000, "energy_mj": 123456789, "temp": 40,
+            "sm_clock": 1410, "mem_clock": 1593, "processes": procs,
+            "instances": [{"profile": p, "start": st, "gi": gi, "ci": 0,
+                           "uuid": "MIG-a1000000-0000-4000-8000-%012d" % (i * 100 + gi)}
+                          for p, st, gi in inst]}
+node = {"driver_version": "535.129.03", "cuda_version": 12020, "gpus": [
+    gpu(0, [("3g.40gb", 0, 2), ("2g.20gb", 4, 3), ("1g.10gb", 6, 9)],
+        [{"pid": 777, "used_mib": 2048, "gi": 2, "ci": 0}]),
+    gpu(1, [("1g.10gb", s, 7 + s) for s in range(7)], [])]}
+json.dump(node, open(sys.argv[1], "w"))
+PY
+export CARVE_MOCK_NVML=$FAKE_DIR/node.json
 
 fake_req POST /api/v1/nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-a","annotations":{"carve.dev/mig-layout":"0=4g.40gb@0,2g.20gb@4,1g.10gb@6;1=3g.40gb@2"}}}' >/dev/null
 fake_req POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}' >/dev/null
@@ -55,8 +76,12 @@ events default | grep -q CarveMigLayoutInvalid || fail "no CarveMigLayoutInvalid
 events team-a | grep -q CarveDeviceUnknown || fail "no CarveDeviceUnknown on team-a/bad"
 events team-a | grep -q '"name": *"good"' && fail "an event on the good pod"
 curl -sf http://127.0.0.1:19400/metrics >"$FAKE_DIR/metrics" || fail "no /metrics"
-grep -q '^DCGM_FI_DEV_FB_USED{gpu="1".*GPU_I_ID="7".*pod="good"' "$FAKE_DIR/metrics" \
-	|| fail "the good pod's MIG device in the metrics"
-grep -q '^carve_device_pod{gpu="1".*queue="research"' "$FAKE_DIR/metrics" || fail "carve_device_pod"
+grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="1",' "$FAKE_DIR/metrics" || fail "DCGM_FI_DEV_GPU_UTIL of GPU 1"
+grep -q '^carve_device_pod{gpu="1",.*GPU_I_ID="7",namespace="team-a",pod="good",queue="research"' \
+	"$FAKE_DIR/metrics" || fail "carve_device_pod of the good pod"
+if grep -q '^DCGM_FI_DEV_FB_USED{gpu="1".*GPU_I_ID="7"' "$FAKE_DIR/metrics"; then
+	grep -q '^DCGM_FI_DEV_FB_USED{gpu="1".*GPU_I_ID="7".*pod="good"' "$FAKE_DIR/metrics" \
+		|| fail "the good pod's MIG device without its pod label"
+fi
 kill -0 $AGENT || fail "the agent stopped"
 echo "agent_fake: ok"
