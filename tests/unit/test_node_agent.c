@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "agent_int.h"
+#include "carve/manifest.h"
 #include "../node/snapshots.h"
 
 static json_t *pod(const char *node, const char *devices, const char *phase)
@@ -170,12 +171,63 @@ static void test_mig_plan(void **st)
 	snap_free(&s);
 }
 
+static const char migparted[] =
+	"version: v1\n"
+	"mig-configs:\n"
+	"  all-3g:\n"
+	"  - devices: all\n"
+	"    mig-enabled: true\n"
+	"    mig-devices:\n"
+	"      3g.40gb: 2\n"
+	"  mixed:\n"
+	"  - devices: [1]\n"
+	"    mig-enabled: true\n"
+	"    mig-devices:\n"
+	"      1g.10gb: 3\n"
+	"      4g.40gb: 1\n"
+	"  too-many:\n"
+	"  - devices: all\n"
+	"    mig-enabled: true\n"
+	"    mig-devices:\n"
+	"      3g.40gb: 3\n"
+	"  off:\n"
+	"  - devices: all\n"
+	"    mig-enabled: false\n";
+
+static void test_migparted(void **st)
+{
+	struct carve_manifests *m = carve_manifests_create();
+	struct carve_error err = {0, ""};
+	struct nd_snapshot s;
+	char text[512];
+	int rc;
+
+	(void)st;
+	assert_int_equal(carve_manifests_load_yaml(m, "mig.yaml", migparted, strlen(migparted)), 0);
+	snap_a100_mixed(&s);
+	rc = nd_migparted_layout(carve_mf_find_migconfig(m, "all-3g"), &s, text, sizeof(text), &err);
+	assert_int_equal(rc, (int)strlen(text));
+	assert_string_equal(text, "0=3g.40gb@0,3g.40gb@4;1=3g.40gb@0,3g.40gb@4");
+	rc = nd_migparted_layout(carve_mf_find_migconfig(m, "mixed"), &s, text, sizeof(text), &err);
+	assert_true(rc > 0);
+	assert_string_equal(text, "1=4g.40gb@0,1g.10gb@4,1g.10gb@5,1g.10gb@6");
+	rc = nd_migparted_layout(carve_mf_find_migconfig(m, "too-many"), &s, text, sizeof(text), &err);
+	assert_int_equal(rc, CARVE_EINVAL);
+	assert_non_null(strstr(err.text, "mig-configs too-many entry 1, GPU 0"));
+	rc = nd_migparted_layout(carve_mf_find_migconfig(m, "off"), &s, text, sizeof(text), &err);
+	assert_int_equal(rc, CARVE_EINVAL);
+	assert_non_null(strstr(err.text, "carve never changes MIG mode"));
+	snap_free(&s);
+	carve_manifests_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bindings),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_mig_plan),
+		cmocka_unit_test(test_migparted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
