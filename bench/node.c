@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		snprintf(pod[i], sizeof(pod[i]), "train-%d", i);
 		pids[i] = 1000 + (unsigned)(i / 7) * 10 + (unsigned)(i % 7);
 		ow[i] = (struct nd_owner){(unsigned)(i / 7), 7 + i % 7, ns[i], pod[i], "main",
-					  "research", ns[i], 9856, &pids[i], 1};
+					  "research", ns[i], 9856, &pids[i], 1, NULL};
 	}
 	for (r = 0; r < rounds; r++) {
 		double t0 = cpu_s();

@@ -47,6 +47,7 @@ struct view {
 	struct nd_snapshot snap;
 	size_t nowners;
 	struct nd_owner owners[MAX_OWNERS];
+	unsigned pids[MAX_OWNERS][8];  /* each owner's processes (owners[i].pids) */
 	json_t *pods;  /* array: keeps the owners' strings alive */
 };
 
@@ -264,6 +265,48 @@ static int collect_pod(void *ctx, json_t *pod)
 	return 0;
 }
 
+/* The pod uid of process pid from /proc/<pid>/cgroup, false unknown. */
+static bool pid_pod(unsigned pid, char uid[37])
+{
+	char path[64], buf[4096];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return nd_cgroup_pod_uid(buf, uid);
+}
+
+/* Gives each owner of a fraction the GPU processes of its pod (per-tenant
+ * memory on shared GPUs). */
+static void owner_pids(struct view *v)
+{
+	size_t i, j, k;
+	char uid[37];
+
+	for (i = 0; i < v->snap.ngpus; i++) {
+		const struct nd_gpu *g = &v->snap.gpus[i];
+
+		for (j = 0; j < g->nproc; j++) {
+			if (!pid_pod(g->proc[j].pid, uid))
+				continue;
+			for (k = 0; k < v->nowners; k++) {
+				struct nd_owner *o = &v->owners[k];
+
+				if (o->gpu == g->index && o->mem_mib > 0 && o->uid &&
+				    !strcmp(o->uid, uid) && o->npids < 8) {
+					v->pids[k][o->npids++] = g->proc[j].pid;
+					o->pids = v->pids[k];
+				}
+			}
+		}
+	}
+}
+
 /* Bindings to the device plugin and a new view for the metrics. */
 static void publish(struct agent *a, struct nd_binding *b, size_t *nb)
 {
@@ -286,6 +329,7 @@ static void publish(struct agent *a, struct nd_binding *b, size_t *nb)
 		view_free(v);
 		return;
 	}
+	owner_pids(v);
 	pthread_mutex_lock(&a->view_mu);
 	old = a->view;
 	a->view = v;

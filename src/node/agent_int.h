@@ -55,6 +55,7 @@ struct nd_owner {
 	const unsigned *pids;  /* the pod's processes on the GPU (their
 				* memory is the tenant's use); may be NULL */
 	size_t npids;
+	const char *uid;       /* the pod's uid, NULL unknown */
 };
 
 struct nd_export_opts {
@@ -103,6 +104,14 @@ int nd_pod_binding(const json_t *pod, const char *node, const struct nd_snapshot
  */
 size_t nd_pod_owners(const json_t *pod, const struct nd_binding *b, const struct nd_snapshot *s,
 		     struct nd_owner *out, size_t max);
+
+/*
+ * The pod uid in the text of a /proc/<pid>/cgroup file: the kubelet's
+ * "pod<uid>" path element, with the cgroupfs driver's '-' or the systemd
+ * driver's '_' ("kubepods-burstable-pod1234_abcd.slice").  Writes it with
+ * '-' into uid (37 bytes) and returns true, false when there is none.
+ */
+bool nd_cgroup_pod_uid(const char *text, char uid[37]);
 
 /* ---- MIG layouts wanted (agent_mig.c, docs/node.md "MIG layouts") ---- */
 

@@ -157,6 +157,32 @@ size_t nd_pod_owners(const json_t *pod, const struct nd_binding *b, const struct
 		o->queue = queue ? queue : "";
 		o->team = team ? team : b->ns;
 		o->mem_mib = d->milli ? d->mem_mib : 0;
+		o->uid = b->uid;
 	}
 	return n;
+}
+
+bool nd_cgroup_pod_uid(const char *text, char uid[37])
+{
+	const char *p;
+
+	for (p = strstr(text, "pod"); p; p = strstr(p + 1, "pod")) {
+		const char *q = p + 3;
+		int i;
+
+		for (i = 0; i < 36; i++) {
+			char c = q[i];
+			bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+			if (dash ? (c != '-' && c != '_')
+				 : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+				break;
+			uid[i] = dash ? '-' : c;
+		}
+		if (i == 36 && (q[36] == '/' || q[36] == '.' || q[36] == '\n' || !q[36])) {
+			uid[36] = 0;
+			return true;
+		}
+	}
+	return false;
 }

@@ -89,6 +89,7 @@ static void test_bindings(void **st)
 	assert_string_equal(ow[0].queue, "research");
 	assert_string_equal(ow[0].team, "team-a");
 	assert_string_equal(ow[0].container, "main");
+	assert_string_equal(ow[0].uid, "u-1");
 	json_decref(p);
 	snap_free(&s);
 }
@@ -221,6 +222,21 @@ static void test_migparted(void **st)
 	carve_manifests_destroy(m);
 }
 
+static void test_cgroup_uid(void **st)
+{
+	char uid[37];
+
+	(void)st;
+	assert_true(nd_cgroup_pod_uid("0::/kubepods/burstable/pod6f1c2d3e-aaaa-4bbb-8ccc-0123456789ab/"
+				      "cri-containerd-1.scope\n", uid));
+	assert_string_equal(uid, "6f1c2d3e-aaaa-4bbb-8ccc-0123456789ab");
+	assert_true(nd_cgroup_pod_uid("0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-"
+				      "pod6f1c2d3e_aaaa_4bbb_8ccc_0123456789ab.slice/x.scope\n", uid));
+	assert_string_equal(uid, "6f1c2d3e-aaaa-4bbb-8ccc-0123456789ab");
+	assert_false(nd_cgroup_pod_uid("0::/user.slice/user-1000.slice/session-2.scope\n", uid));
+	assert_false(nd_cgroup_pod_uid("0::/kubepods/pod6f1c2d3e-aaaa-4bbb-8ccc-0123456789/x\n", uid));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_mig_plan),
 		cmocka_unit_test(test_migparted),
+		cmocka_unit_test(test_cgroup_uid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -227,8 +227,8 @@ static void test_mig_pods(void **st)
 	struct nd_snapshot s;
 	unsigned pids[] = {777};
 	struct nd_owner ow[] = {
-		{0, 2, "team-a", "train-0", "main", "research", "vision", 0, NULL, 0},
-		{1, -1, "team-b", "infer-\"x\"", "", "prod", "serving", 20480, pids, 1},
+		{0, 2, "team-a", "train-0", "main", "research", "vision", 0, NULL, 0, NULL},
+		{1, -1, "team-b", "infer-\"x\"", "", "prod", "serving", 20480, pids, 1, "u-2"},
 	};
 	struct nd_export_opts o = {"node-b", ow, 2};
 	const struct sample *x;
