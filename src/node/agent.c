@@ -652,7 +652,7 @@ int nd_agent_run(const struct nd_agent_opts *o, struct carve_error *err)
 		return carve_errorf(err, CARVE_ENOMEM, "out of memory");
 	a->o = o;
 	gethostname(a->hostname, sizeof(a->hostname) - 1);
-	if (o->node_name)
+	if (o->node_name && *o->node_name)
 		snprintf(a->hostname, sizeof(a->hostname), "%s", o->node_name);
 	pthread_mutex_init(&a->view_mu, NULL);
 	pthread_mutex_init(&a->refuse_mu, NULL);

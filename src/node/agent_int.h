@@ -125,7 +125,7 @@ enum nd_mig_action {
 struct nd_mig_step {
 	enum nd_mig_action action;
 	struct nd_mig_layout want;
-	char why[256];  /* BUSY, INVALID: the reason, naming GPU and instance */
+	char why[400];  /* BUSY, INVALID: the reason, naming GPU and instance */
 };
 
 struct nd_mig_plan {
