@@ -327,6 +327,8 @@ def check_node_agent(objs):
     spec = ds.get("spec", {}).get("template", {}).get("spec", {})
     if spec.get("runtimeClassName") != "nvidia":
         bad(key(ds), "runtimeClassName %r, want nvidia" % spec.get("runtimeClassName"))
+    if spec.get("hostPID") is not True:
+        bad(key(ds), "hostPID is not true: NVML's process ids could not be read")
     if spec.get("serviceAccountName") != "carve-node-agent":
         bad(key(ds), "serviceAccountName %r" % spec.get("serviceAccountName"))
     if not any(t.get("key") == "nvidia.com/gpu" for t in spec.get("tolerations", [])):
