@@ -12,6 +12,9 @@
 #  - posts CarveDeviceUnknown on a pod whose carve.dev/devices names a
 #    device the node lacks,
 #  - serves dcgm-exporter metrics with the bound pod on its device,
+#  - then applies a layout that keeps the bound pod's instance and changes
+#    the free ones on GPU 1 (carve.dev/mig-current shows it, mig-status
+#    says applied),
 # and keeps running through all of it.
 set -u
 CARVE=$1 SRC=$2 NVML=${3:-}
@@ -83,5 +86,21 @@ if grep -q '^DCGM_FI_DEV_FB_USED{gpu="1".*GPU_I_ID="7"' "$FAKE_DIR/metrics"; the
 	grep -q '^DCGM_FI_DEV_FB_USED{gpu="1".*GPU_I_ID="7".*pod="good"' "$FAKE_DIR/metrics" \
 		|| fail "the good pod's MIG device without its pod label"
 fi
+
+# A layout for GPU 1 that keeps the good pod's 1g.10gb@0 and changes free ones.
+fake_req PATCH /api/v1/nodes/node-a '{"metadata":{"annotations":{"carve.dev/mig-layout":"1=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,3g.40gb@4"}}}' \
+	application/merge-patch+json >/dev/null
+wait_for node_has carve.dev/mig-current \
+	"0=3g.40gb@0,2g.20gb@4,1g.10gb@6;1=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,3g.40gb@4" \
+	|| fail "GPU 1's new layout in carve.dev/mig-current"
+wait_for node_has carve.dev/mig-status "GPU 1: applied" || fail "carve.dev/mig-status"
+# ... and one that would take the good pod's instance: refused, nothing changes.
+fake_req PATCH /api/v1/nodes/node-a '{"metadata":{"annotations":{"carve.dev/mig-layout":"1=7g.80gb@0"}}}' \
+	application/merge-patch+json >/dev/null
+wait_for sh -c "$(declare -f fake_req); $(declare -f events); events default | grep -q 'serves pod team-a/good'" \
+	|| fail "no CarveMigBusy for the good pod's instance"
+node_has carve.dev/mig-current \
+	"0=3g.40gb@0,2g.20gb@4,1g.10gb@6;1=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,3g.40gb@4" \
+	|| fail "a busy GPU was changed"
 kill -0 $AGENT || fail "the agent stopped"
 echo "agent_fake: ok"
