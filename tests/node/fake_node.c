@@ -50,7 +50,8 @@ static void copy_snap(const struct nd_snapshot *in, struct nd_snapshot *out)
 			g->mig[j].profile = strdup(g->mig[j].profile);
 		}
 		g->proc = calloc(g->nproc ? g->nproc : 1, sizeof(*g->proc));
-		memcpy(g->proc, in->gpus[i].proc, g->nproc * sizeof(*g->proc));
+		if (g->nproc)
+			memcpy(g->proc, in->gpus[i].proc, g->nproc * sizeof(*g->proc));
 	}
 }
 
