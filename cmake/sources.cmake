@@ -88,6 +88,11 @@ set(CARVE_NODE_SOURCES
   src/node/nvml_mig.c
   src/node/miglayout.c
   src/node/snapjson.c
+  src/node/labels.c
+  src/node/exporter.c
+  src/node/agent_pods.c
+  src/node/agent_mig.c
+  src/node/agent.c
 )
 
 # The Kubernetes drivers (docs/kubernetes.md): the API client (config,
@@ -135,6 +140,7 @@ set(CARVE_CLI_SOURCES
   src/cli/cmd_trace.c
   src/cli/cmd_scheduler.c
   src/cli/cmd_webhook.c
+  src/cli/cmd_node.c
   src/cli/input.c
   src/cli/output.c
 )

@@ -25,6 +25,7 @@ int cmd_report(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_scheduler(int argc, char **argv);
 int cmd_webhook(int argc, char **argv);
+int cmd_node(int argc, char **argv);
 
 /* ---- input.c: manifest paths ---- */
 

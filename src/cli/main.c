@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{"trace", cmd_trace, "generate synthetic workload traces and check trace files"},
 	{"scheduler", cmd_scheduler, "run as a Kubernetes scheduler: watch, admit, place, bind"},
 	{"webhook", cmd_webhook, "serve the admission policy as a Kubernetes admission webhook"},
+	{"node", cmd_node, "run the node agent: GPU discovery, labels, device plugin, MIG, metrics"},
 	{NULL, NULL, NULL},
 };
 

@@ -27,6 +27,8 @@
 struct kube_server {
 	struct MHD_Daemon *d;
 	struct kube_registry *metrics;
+	char *(*render)(void *arg, size_t *len);
+	void *render_arg;
 	int64_t stale_ns;
 	int port;
 	_Atomic int64_t beat_ns;   /* CLOCK_MONOTONIC of the last heartbeat */
@@ -135,6 +137,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 		return answer(c, MHD_HTTP_OK, KUBE_METRICS_CONTENT_TYPE, body, len, true);
 	}
+	if (!strcmp(url, "/metrics") && s->render) {
+		size_t len = 0;
+		char *body = s->render(s->render_arg, &len);
+
+		if (!body)
+			return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics not available\n");
+		return answer(c, MHD_HTTP_OK, KUBE_METRICS_CONTENT_TYPE, body, len, true);
+	}
 	return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -152,6 +162,8 @@ struct kube_server *kube_serve_start(const struct kube_serve_opts *o, struct car
 		return NULL;
 	}
 	s->metrics = o->metrics;
+	s->render = o->render;
+	s->render_arg = o->render_arg;
 	s->stale_ns = (int64_t)(o->stale_ms > 0 ? o->stale_ms : 30000) * 1000000;
 	atomic_store(&s->beat_ns, mono_ns());
 	atomic_store(&s->ready, false);

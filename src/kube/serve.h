@@ -31,6 +31,11 @@ struct kube_serve_opts {
 	struct kube_registry *metrics; /* borrowed, outlives the server;
 					* NULL: /metrics is 404 */
 	int stale_ms;            /* 0: 30000 */
+	/* Another source for /metrics (the node agent's exporter), used when
+	 * metrics is NULL: returns a new text (carve_free) and its length, or
+	 * NULL (500).  Called from the server's threads, arg passed back. */
+	char *(*render)(void *arg, size_t *len);
+	void *render_arg;
 };
 
 struct kube_server;

@@ -140,5 +140,22 @@ for f in examples/kubernetes/*.yaml; do
 	fi
 done
 
+# deploy/overlays/node-agent: the base plus the node agent's DaemonSet,
+# RBAC and Service (docs/node.md, "Running it"), and a tampered copy refused.
+kubectl kustomize deploy/overlays/node-agent >"$tmp/na.yaml"
+check "kubectl kustomize deploy/overlays/node-agent" $?
+tojson "$tmp/na.yaml" >"$tmp/na.json"
+out=$("$py" tests/kube/deploy_check.py node-agent <"$tmp/na.json")
+rc=$?
+[ -z "$out" ] || echo "$out"
+check "node-agent overlay passes" $rc
+sed 's/runtimeClassName: nvidia/runtimeClassName: runc/' "$tmp/na.yaml" >"$tmp/nat.yaml" &&
+	tojson "$tmp/nat.yaml" >"$tmp/nat.json"
+refuse "a node agent without the nvidia runtime class" node-agent "runtimeClassName" "$tmp/nat.json"
+sed 's|path: /var/lib/kubelet/device-plugins|path: /var/lib/kubelet/plugins|' "$tmp/na.yaml" >"$tmp/nat.yaml" &&
+	tojson "$tmp/nat.yaml" >"$tmp/nat.json"
+refuse "a node agent without the device-plugin directory" node-agent \
+	"no hostPath volume /var/lib/kubelet/device-plugins" "$tmp/nat.json"
+
 echo "deploy: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

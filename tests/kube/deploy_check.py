@@ -4,7 +4,7 @@
 stdin (`kubectl kustomize DIR | kubectl annotate --local -f - -o json ...`),
 and optionally validates example objects against the rendered CRDs.
 
-Usage: deploy_check.py base|kueue [EXAMPLE.json ...]
+Usage: deploy_check.py base|kueue|node-agent [EXAMPLE.json ...]
 Prints one line per problem ("deploy: <object>: <what>") and exits 1 when
 there is any, 0 when the rendering is what docs/kubernetes.md promises.
 Standard library only (Debian's /usr/bin/python3).
@@ -300,9 +300,81 @@ def validate(where, s, v):
                 bad(where, "unknown field %s" % k)
 
 
+# ---- deploy/overlays/node-agent: the node agent's objects (docs/node.md) ----
+NODE_AGENT_RULES = {("", "nodes"): {"get", "patch"}, ("", "pods"): {"list", "watch"},
+                    ("events.k8s.io", "events"): {"create"}}
+
+
+def check_node_agent(objs):
+    """The node agent's DaemonSet, RBAC and Service in the overlay's rendering
+    (the base's objects are checked by mode base)."""
+    by = {key(o): o for o in objs}
+    names = ["ServiceAccount %s/carve-node-agent" % NS, "ClusterRole carve-node-agent",
+             "ClusterRoleBinding carve-node-agent", "DaemonSet %s/carve-node-agent" % NS,
+             "Service %s/carve-node-agent-metrics" % NS, "Deployment %s/carve-scheduler" % NS]
+    for n in names:
+        if n not in by:
+            bad(n, "missing")
+    if "ClusterRole carve-node-agent" in by:
+        compare_rules(by["ClusterRole carve-node-agent"], NODE_AGENT_RULES)
+    crb = by.get("ClusterRoleBinding carve-node-agent", {})
+    if crb and crb.get("subjects") != [{"kind": "ServiceAccount", "name": "carve-node-agent",
+                                        "namespace": NS}]:
+        bad(key(crb), "subjects %r" % crb.get("subjects"))
+    ds = by.get("DaemonSet %s/carve-node-agent" % NS)
+    if not ds:
+        return
+    spec = ds.get("spec", {}).get("template", {}).get("spec", {})
+    if spec.get("runtimeClassName") != "nvidia":
+        bad(key(ds), "runtimeClassName %r, want nvidia" % spec.get("runtimeClassName"))
+    if spec.get("hostPID") is not True:
+        bad(key(ds), "hostPID is not true: NVML's process ids could not be read")
+    if spec.get("serviceAccountName") != "carve-node-agent":
+        bad(key(ds), "serviceAccountName %r" % spec.get("serviceAccountName"))
+    if not any(t.get("key") == "nvidia.com/gpu" for t in spec.get("tolerations", [])):
+        bad(key(ds), "no toleration for nvidia.com/gpu")
+    if not spec.get("nodeSelector"):
+        bad(key(ds), "no nodeSelector: it would run on nodes without GPUs")
+    paths = {v.get("name"): v.get("hostPath", {}).get("path") for v in spec.get("volumes", [])}
+    for want in ("/var/lib/kubelet/device-plugins",
+                 "/etc/kubernetes/node-feature-discovery/features.d"):
+        if want not in paths.values():
+            bad(key(ds), "no hostPath volume %s" % want)
+    ctrs = spec.get("containers", [])
+    if len(ctrs) != 1:
+        bad(key(ds), "%d containers, want 1" % len(ctrs))
+        return
+    c = ctrs[0]
+    args = c.get("args", [])
+    if args[:1] != ["node"]:
+        bad(key(ds), "args %r do not start with node" % args)
+    env = {e.get("name"): e for e in c.get("env", [])}
+    if env.get("NODE_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get(
+            "fieldPath") != "spec.nodeName":
+        bad(key(ds), "NODE_NAME is not spec.nodeName")
+    if [p.get("containerPort") for p in c.get("ports", [])] != [9400]:
+        bad(key(ds), "ports %r, want 9400 (dcgm-exporter's)" % c.get("ports"))
+    mounts = {m.get("name"): m.get("mountPath") for m in c.get("volumeMounts", [])}
+    for name, path in paths.items():
+        if mounts.get(name) != path:
+            bad(key(ds), "volume %s mounted at %r, want %s" % (name, mounts.get(name), path))
+    if c.get("livenessProbe", {}).get("httpGet", {}).get("path") != "/healthz":
+        bad(key(ds), "livenessProbe is not /healthz")
+    svc = by.get("Service %s/carve-node-agent-metrics" % NS, {})
+    labels = ds["spec"]["template"].get("metadata", {}).get("labels", {})
+    sel = svc.get("spec", {}).get("selector", {})
+    if svc and (not sel or any(labels.get(a) != b for a, b in sel.items())):
+        bad(key(svc), "selector %r does not select the agent's pods" % sel)
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "base"
     objs = load_stream(sys.stdin.read())
+    if mode == "node-agent":
+        return check_node_agent(objs)
     by = {}
     for o in objs:
         by.setdefault(key(o), o)
