@@ -655,7 +655,7 @@ static void sleep_ms(int ms)
 static void server_answers(void **state)
 {
 	struct kube_registry *m = kube_metrics_create();
-	struct kube_serve_opts o = { "127.0.0.1:0", m, 1000 };
+	struct kube_serve_opts o = { .addr = "127.0.0.1:0", .metrics = m, .stale_ms = 1000 };
 	struct carve_error err = { 0 };
 	struct kube_server *s = kube_serve_start(&o, &err);
 	struct reply r;
@@ -719,7 +719,7 @@ static void server_answers(void **state)
 	/* the port is taken now */
 	char addr[32];
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
-	struct kube_serve_opts o2 = { addr, m, 0 };
+	struct kube_serve_opts o2 = { .addr = addr, .metrics = m, .stale_ms = 0 };
 	assert_null(kube_serve_start(&o2, &err));
 	assert_int_equal(err.code, CARVE_EIO);
 	assert_non_null(strstr(err.text, addr));
@@ -728,7 +728,7 @@ static void server_answers(void **state)
 	kube_registry_destroy(m);
 
 	/* without a registry, /metrics is not served */
-	struct kube_serve_opts o3 = { "localhost:0", NULL, 0 };
+	struct kube_serve_opts o3 = { .addr = "localhost:0", .metrics = NULL, .stale_ms = 0 };
 	s = kube_serve_start(&o3, &err);
 	assert_non_null(s);
 	r = ask(kube_serve_port(s), "GET", "/metrics");
@@ -746,13 +746,13 @@ static void bad_addresses(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct kube_serve_opts o = { bad[i], NULL, 0 };
+		struct kube_serve_opts o = { .addr = bad[i], .metrics = NULL, .stale_ms = 0 };
 		memset(&err, 0, sizeof(err));
 		assert_null(kube_serve_start(&o, &err));
 		assert_int_equal(err.code, CARVE_EINVAL);
 		assert_non_null(strstr(err.text, bad[i]));
 	}
-	struct kube_serve_opts o = { NULL, NULL, 0 };
+	struct kube_serve_opts o = { .addr = NULL, .metrics = NULL, .stale_ms = 0 };
 	assert_null(kube_serve_start(&o, &err));
 }
 
@@ -818,7 +818,7 @@ static void *scraper(void *ctx)
 static void concurrent_scrapes(void **state)
 {
 	struct race rc = { .m = kube_metrics_create() };
-	struct kube_serve_opts o = { "127.0.0.1:0", rc.m, 0 };
+	struct kube_serve_opts o = { .addr = "127.0.0.1:0", .metrics = rc.m, .stale_ms = 0 };
 	struct kube_server *s = kube_serve_start(&o, NULL);
 	pthread_t up, sc[4];
 
