@@ -543,7 +543,7 @@ static bool update_mig(struct agent *a, const struct nd_binding *b, size_t nb)
 			a->snap = s;
 		}
 	}
-	if (nd_mig_current(&a->snap, current, sizeof(current)) >= 0)
+	if (nd_miglayout_current(&a->snap, current, sizeof(current)) >= 0)
 		patch_annotations(a, current, status);
 	return changed;
 }

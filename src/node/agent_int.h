@@ -142,11 +142,6 @@ struct nd_mig_plan {
 int nd_mig_plan(const char *text, const struct nd_snapshot *s, const struct nd_binding *b,
 		size_t nb, struct nd_mig_plan *out, struct carve_error *err);
 
-/*
- * The carve.dev/mig-current text of snapshot s (every MIG-enabled GPU,
- * instances by start) into buf.  Returns its length, or CARVE_ERANGE.
- */
-int nd_mig_current(const struct nd_snapshot *s, char *buf, size_t size);
 
 struct carve_mf_migconfig;
 

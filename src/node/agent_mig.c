@@ -148,41 +148,6 @@ int nd_mig_plan(const char *text, const struct nd_snapshot *s, const struct nd_b
 	return 0;
 }
 
-static int by_start(const void *a, const void *b)
-{
-	return ((const struct carve_mig_at *)a)->start - ((const struct carve_mig_at *)b)->start;
-}
-
-int nd_mig_current(const struct nd_snapshot *s, char *buf, size_t size)
-{
-	struct carve_gpu_mig l[64];
-	int n = 0;
-	size_t i, j;
-
-	for (i = 0; i < s->ngpus && n < 64; i++) {
-		const struct nd_gpu *g = &s->gpus[i];
-
-		if (g->mig_current != 1)
-			continue;
-		l[n].gpu = (int)g->index;
-		l[n].n = 0;
-		for (j = 0; j < g->nmig && j < CARVE_MIG_MAX_INST; j++) {
-			snprintf(l[n].v[j].profile, sizeof(l[n].v[j].profile), "%s", g->mig[j].profile);
-			l[n].v[j].start = (int)g->mig[j].start;
-			l[n].n++;
-		}
-		qsort(l[n].v, (size_t)l[n].n, sizeof(l[n].v[0]), by_start);
-		n++;
-	}
-	if (!n) {
-		if (!size)
-			return CARVE_ERANGE;
-		buf[0] = 0;
-		return 0;
-	}
-	return carve_miglayout_format(l, n, buf, size);
-}
-
 /* Whether entry d of a mig-parted config selects GPU g. */
 static bool selects(const struct carve_mf_migdevice *d, const struct nd_gpu *g,
 		    const struct carve_mig_model *model)

@@ -125,7 +125,7 @@ static void test_mig_plan(void **st)
 
 	(void)st;
 	snap_a100_mixed(&s);
-	len = nd_mig_current(&s, cur, sizeof(cur));
+	len = nd_miglayout_current(&s, cur, sizeof(cur));
 	assert_int_equal(len, (int)strlen(cur));
 	assert_string_equal(cur, "0=3g.40gb@0,2g.20gb@4,1g.10gb@6;"
 				 "1=1g.10gb@0,1g.10gb@1,1g.10gb@2,1g.10gb@3,1g.10gb@4,"
@@ -168,7 +168,7 @@ static void test_mig_plan(void **st)
 	assert_int_equal(nd_mig_plan("0=1g.10gb@0", &s, NULL, 0, &pl, &err), 0);
 	assert_int_equal(pl.step[0].action, ND_MIG_INVALID);
 	assert_non_null(strstr(pl.step[0].why, "MIG mode is not enabled"));
-	assert_int_equal(nd_mig_current(&s, cur, sizeof(cur)), 0);
+	assert_int_equal(nd_miglayout_current(&s, cur, sizeof(cur)), 0);
 	snap_free(&s);
 }
 
