@@ -48,6 +48,14 @@ void cli_errorf(const char *cmd, const char *fmt, ...)
 #endif
 	;
 
+/* Whether s is a whole decimal number in lo..hi and nothing else (no sign
+ * '+', no blanks); its value in *out when it is. */
+bool cli_parse_long(const char *s, long lo, long hi, long *out);
+
+/* A flag's bad value: prints "carve CMD: FLAG 'VAL': WANT" and the hint to
+ * run `carve CMD --help`.  Returns CARVE_EXIT_USAGE. */
+int cli_bad_flag(const char *cmd, const char *flag, const char *val, const char *want);
+
 /* One output: standard output, or a file replaced whole on success (a
  * temporary file beside it, renamed into place), or a device or FIFO
  * written directly. */

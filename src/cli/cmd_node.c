@@ -100,19 +100,12 @@ static const struct option long_opts[] = {
 
 static bool parse_int(const char *s, long lo, long hi, int *out)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
+	long v;
 
-	if (!*s || *end || v < lo || v > hi)
+	if (!cli_parse_long(s, lo, hi, &v))
 		return false;
 	*out = (int)v;
 	return true;
-}
-
-static int bad(const char *opt, const char *v, const char *why)
-{
-	cli_errorf("node", "%s '%s': %s", opt, v, why);
-	return CARVE_EXIT_USAGE;
 }
 
 /* One snapshot through NVML; prints the error and returns non-zero. */
@@ -292,33 +285,33 @@ int cmd_node(int argc, char **argv)
 		case OPT_DPDIR: o.dp_dir = optarg; break;
 		case OPT_DOMAIN:
 			if (!*optarg || strchr(optarg, '/'))
-				return bad("--resource-domain", optarg, "expected a DNS domain");
+				return cli_bad_flag("node", "--resource-domain", optarg, "expected a DNS domain");
 			o.domain = optarg;
 			break;
 		case OPT_SHARES:
 			if (!parse_int(optarg, 0, 64, &o.shares))
-				return bad("--shares", optarg, "expected a whole number 0..64");
+				return cli_bad_flag("node", "--shares", optarg, "expected a whole number 0..64");
 			break;
 		case OPT_CDI: o.cdi = true; break;
 		case OPT_FEATURES: o.features_file = optarg; break;
 		case OPT_STRATEGY:
 			if (strcmp(optarg, "none") && strcmp(optarg, "single") && strcmp(optarg, "mixed"))
-				return bad("--mig-strategy", optarg, "expected none, single or mixed");
+				return cli_bad_flag("node", "--mig-strategy", optarg, "expected none, single or mixed");
 			o.mig_strategy = optarg;
 			break;
 		case OPT_MACHINE: o.machine_file = optarg; break;
 		case OPT_INTERVAL:
 			if (!parse_int(optarg, 1, 3600, &o.interval_s))
-				return bad("--interval", optarg, "expected whole seconds 1..3600");
+				return cli_bad_flag("node", "--interval", optarg, "expected whole seconds 1..3600");
 			break;
 		case OPT_STANDALONE: o.standalone = true; break;
 		case OPT_MAX_SECONDS:
 			if (!parse_int(optarg, 1, 31 * 24 * 3600, &o.max_seconds))
-				return bad("--max-seconds", optarg, "expected whole seconds >= 1");
+				return cli_bad_flag("node", "--max-seconds", optarg, "expected whole seconds >= 1");
 			break;
 		case OPT_REPLICAS:
 			if (!parse_int(optarg, 0, 1024, &replicas))
-				return bad("--replicas", optarg, "expected a whole number 0..1024");
+				return cli_bad_flag("node", "--replicas", optarg, "expected a whole number 0..1024");
 			break;
 		case OPT_CONFIG: config = optarg; break;
 		case OPT_NAME: name = optarg; break;

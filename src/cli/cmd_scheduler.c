@@ -101,22 +101,6 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* A whole number lo..hi, nothing else. */
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s || *s == ' ' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 static bool parse_qps(const char *s, double *out)
 {
 	char *end;
@@ -163,13 +147,6 @@ static bool policy_known(const char *name)
 	return false;
 }
 
-static int bad(const char *flag, const char *val, const char *want)
-{
-	cli_errorf("scheduler", "%s '%s': %s", flag, val, want);
-	fprintf(stderr, "Run 'carve scheduler --help' for the flags.\n");
-	return CARVE_EXIT_USAGE;
-}
-
 int cmd_scheduler(int argc, char **argv)
 {
 	struct sched_opts o = {
@@ -197,7 +174,7 @@ int cmd_scheduler(int argc, char **argv)
 			break;
 		case OPT_NAME:
 			if (!dns_name(optarg))
-				return bad("--scheduler-name", optarg,
+				return cli_bad_flag("scheduler", "--scheduler-name", optarg,
 					   "not a valid scheduler name (lowercase DNS-1123 subdomain)");
 			o.scheduler_name = optarg;
 			break;
@@ -209,16 +186,16 @@ int cmd_scheduler(int argc, char **argv)
 			else if (!strcmp(optarg, "none"))
 				o.queues = CARVE_QUEUES_NONE;
 			else
-				return bad("--queues", optarg, "expected carve, kueue or none");
+				return cli_bad_flag("scheduler", "--queues", optarg, "expected carve, kueue or none");
 			break;
 		case OPT_POLICY:
 			if (!policy_known(optarg))
-				return bad("--policy", optarg, "unknown placement policy (see --help)");
+				return cli_bad_flag("scheduler", "--policy", optarg, "unknown placement policy (see --help)");
 			o.policy = optarg;
 			break;
 		case OPT_SEED:
-			if (!parse_long(optarg, 0, 0x7fffffffL, &v))
-				return bad("--seed", optarg, "expected a whole number 0..2147483647");
+			if (!cli_parse_long(optarg, 0, 0x7fffffffL, &v))
+				return cli_bad_flag("scheduler", "--seed", optarg, "expected a whole number 0..2147483647");
 			o.seed = (uint64_t)v;
 			break;
 		case OPT_ELECT:
@@ -227,40 +204,40 @@ int cmd_scheduler(int argc, char **argv)
 			else if (!strcmp(optarg, "false"))
 				o.leader_elect = false;
 			else
-				return bad("--leader-elect", optarg, "expected true or false");
+				return cli_bad_flag("scheduler", "--leader-elect", optarg, "expected true or false");
 			break;
 		case OPT_LEASE_NS:
 			if (!dns_name(optarg) || strchr(optarg, '.') || strlen(optarg) > 63)
-				return bad("--lease-namespace", optarg, "not a namespace name");
+				return cli_bad_flag("scheduler", "--lease-namespace", optarg, "not a namespace name");
 			o.lease_ns = optarg;
 			break;
 		case OPT_LEASE_NAME:
 			if (!dns_name(optarg))
-				return bad("--lease-name", optarg, "not a Lease name");
+				return cli_bad_flag("scheduler", "--lease-name", optarg, "not a Lease name");
 			o.lease_name = optarg;
 			break;
 		case OPT_IDENTITY:
 			if (!*optarg || strlen(optarg) > 253)
-				return bad("--identity", optarg, "expected 1..253 characters");
+				return cli_bad_flag("scheduler", "--identity", optarg, "expected 1..253 characters");
 			o.identity = optarg;
 			break;
 		case OPT_QPS:
 			if (!parse_qps(optarg, &o.qps))
-				return bad("--qps", optarg, "expected a number 0..1000000");
+				return cli_bad_flag("scheduler", "--qps", optarg, "expected a number 0..1000000");
 			break;
 		case OPT_BURST:
-			if (!parse_long(optarg, 1, 1000000, &v))
-				return bad("--burst", optarg, "expected a whole number 1..1000000");
+			if (!cli_parse_long(optarg, 1, 1000000, &v))
+				return cli_bad_flag("scheduler", "--burst", optarg, "expected a whole number 1..1000000");
 			o.burst = (int)v;
 			break;
 		case OPT_METRICS:
 			if (!*optarg)
-				return bad("--metrics-addr", optarg, "expected HOST:PORT, :PORT or 0");
+				return cli_bad_flag("scheduler", "--metrics-addr", optarg, "expected HOST:PORT, :PORT or 0");
 			o.metrics_addr = optarg;
 			break;
 		case OPT_MAX_SECONDS:
-			if (!parse_long(optarg, 1, 31L * 24 * 3600, &v))
-				return bad("--max-seconds", optarg, "expected a whole number of seconds >= 1");
+			if (!cli_parse_long(optarg, 1, 31L * 24 * 3600, &v))
+				return cli_bad_flag("scheduler", "--max-seconds", optarg, "expected a whole number of seconds >= 1");
 			o.max_seconds = (int)v;
 			break;
 		case 'v':

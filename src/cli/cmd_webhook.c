@@ -99,29 +99,6 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* A whole number lo..hi, nothing else. */
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s || *s == ' ' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-static int bad(const char *flag, const char *val, const char *want)
-{
-	cli_errorf("webhook", "%s '%s': %s", flag, val, want);
-	fprintf(stderr, "Run 'carve webhook --help' for the flags.\n");
-	return CARVE_EXIT_USAGE;
-}
-
 /* Reads FILE ('-': stdin) whole.  Returns the bytes (free()) or NULL after saying why. */
 static char *slurp(const char *path, size_t *len)
 {
@@ -217,7 +194,7 @@ int cmd_webhook(int argc, char **argv)
 		switch (c) {
 		case OPT_LISTEN:
 			if (!*optarg || !strchr(optarg, ':'))
-				return bad("--listen", optarg, "expected HOST:PORT or :PORT");
+				return cli_bad_flag("webhook", "--listen", optarg, "expected HOST:PORT or :PORT");
 			o.listen = optarg;
 			break;
 		case OPT_CERT:
@@ -242,42 +219,42 @@ int cmd_webhook(int argc, char **argv)
 			o.no_cluster = true;
 			break;
 		case OPT_THREADS:
-			if (!parse_long(optarg, 1, 256, &v))
-				return bad("--threads", optarg, "expected a whole number 1..256");
+			if (!cli_parse_long(optarg, 1, 256, &v))
+				return cli_bad_flag("webhook", "--threads", optarg, "expected a whole number 1..256");
 			o.threads = (int)v;
 			break;
 		case OPT_TIMEOUT:
-			if (!parse_long(optarg, 1, 3600, &v))
-				return bad("--timeout", optarg, "expected seconds 1..3600");
+			if (!cli_parse_long(optarg, 1, 3600, &v))
+				return cli_bad_flag("webhook", "--timeout", optarg, "expected seconds 1..3600");
 			o.timeout_s = (int)v;
 			break;
 		case OPT_RELOAD:
-			if (!parse_long(optarg, 10, 3600000, &v))
-				return bad("--reload-ms", optarg, "expected milliseconds 10..3600000");
+			if (!cli_parse_long(optarg, 10, 3600000, &v))
+				return cli_bad_flag("webhook", "--reload-ms", optarg, "expected milliseconds 10..3600000");
 			o.reload_ms = (int)v;
 			break;
 		case OPT_DEBOUNCE:
-			if (!parse_long(optarg, 1, 600000, &v))
-				return bad("--debounce-ms", optarg, "expected milliseconds 1..600000");
+			if (!cli_parse_long(optarg, 1, 600000, &v))
+				return cli_bad_flag("webhook", "--debounce-ms", optarg, "expected milliseconds 1..600000");
 			o.debounce_ms = (int)v;
 			break;
 		case OPT_QPS:
 			errno = 0;
 			o.qps = strtod(optarg, &end);
 			if (!*optarg || *end || errno || !(o.qps >= 0 && o.qps <= 1e6))
-				return bad("--qps", optarg, "expected a number 0..1000000");
+				return cli_bad_flag("webhook", "--qps", optarg, "expected a number 0..1000000");
 			break;
 		case OPT_BURST:
-			if (!parse_long(optarg, 1, 1000000, &v))
-				return bad("--burst", optarg, "expected a whole number 1..1000000");
+			if (!cli_parse_long(optarg, 1, 1000000, &v))
+				return cli_bad_flag("webhook", "--burst", optarg, "expected a whole number 1..1000000");
 			o.burst = (int)v;
 			break;
 		case OPT_INSECURE:
 			o.insecure_http = true;
 			break;
 		case OPT_MAX_SECONDS:
-			if (!parse_long(optarg, 1, 31L * 24 * 3600, &v))
-				return bad("--max-seconds", optarg, "expected a whole number of seconds >= 1");
+			if (!cli_parse_long(optarg, 1, 31L * 24 * 3600, &v))
+				return cli_bad_flag("webhook", "--max-seconds", optarg, "expected a whole number of seconds >= 1");
 			o.max_seconds = (int)v;
 			break;
 		case OPT_MUTATE:

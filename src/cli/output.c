@@ -25,6 +25,28 @@
 #include "carve/diag.h"
 #include "cli.h"
 
+bool cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	if (!*s || *s == ' ' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+int cli_bad_flag(const char *cmd, const char *flag, const char *val, const char *want)
+{
+	cli_errorf(cmd, "%s '%s': %s", flag, val, want);
+	fprintf(stderr, "Run 'carve %s --help' for the flags.\n", cmd);
+	return CARVE_EXIT_USAGE;
+}
+
 void cli_errorf(const char *cmd, const char *fmt, ...)
 {
 	char buf[1024];
