@@ -43,8 +43,8 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Parses "host:port" or ":port" into sa.  Returns 0 or CARVE_EINVAL. */
-static int parse_addr(const char *addr, struct sockaddr_in *sa, struct carve_error *err)
+int kube_parse_addr(const char *what, const char *addr, struct sockaddr_in *sa,
+		    struct carve_error *err)
 {
 	const char *colon = addr ? strrchr(addr, ':') : NULL;
 	char host[64], *end;
@@ -53,11 +53,11 @@ static int parse_addr(const char *addr, struct sockaddr_in *sa, struct carve_err
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
 	if (!colon || (size_t)(colon - addr) >= sizeof(host))
-		return carve_errorf(err, CARVE_EINVAL, "address \"%s\": want host:port or :port",
+		return carve_errorf(err, CARVE_EINVAL, "%s \"%s\": want host:port or :port", what,
 				    addr ? addr : "(null)");
 	port = strtol(colon + 1, &end, 10);
 	if (!colon[1] || *end || port < 0 || port > 65535)
-		return carve_errorf(err, CARVE_EINVAL, "address \"%s\": port must be 0..65535", addr);
+		return carve_errorf(err, CARVE_EINVAL, "%s \"%s\": port must be 0..65535", what, addr);
 	memcpy(host, addr, (size_t)(colon - addr));
 	host[colon - addr] = '\0';
 	sa->sin_port = htons((uint16_t)port);
@@ -66,8 +66,8 @@ static int parse_addr(const char *addr, struct sockaddr_in *sa, struct carve_err
 	else if (!strcmp(host, "localhost"))
 		sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	else if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		return carve_errorf(err, CARVE_EINVAL, "address \"%s\": host \"%s\" is not an IPv4 address",
-				    addr, host);
+		return carve_errorf(err, CARVE_EINVAL, "%s \"%s\": host \"%s\" is not an IPv4 address",
+				    what, addr, host);
 	return 0;
 }
 
@@ -155,7 +155,7 @@ struct kube_server *kube_serve_start(const struct kube_serve_opts *o, struct car
 	const union MHD_DaemonInfo *info;
 	char host[INET_ADDRSTRLEN];
 
-	if (parse_addr(o->addr, &sa, err))
+	if (kube_parse_addr("address", o->addr, &sa, err))
 		return NULL;
 	if (!(s = carve_calloc(1, sizeof(*s)))) {
 		carve_errorf(err, CARVE_ENOMEM, "out of memory");

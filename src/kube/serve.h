@@ -38,6 +38,16 @@ struct kube_serve_opts {
 	void *render_arg;
 };
 
+struct sockaddr_in;
+
+/*
+ * Parses "host:port", ":port" (every interface) or "localhost:port" (IPv4;
+ * port 0..65535) into sa.  Returns 0, or CARVE_EINVAL with err saying
+ * `WHAT "ADDR": ...` (what: the flag or "address").
+ */
+int kube_parse_addr(const char *what, const char *addr, struct sockaddr_in *sa,
+		    struct carve_error *err);
+
 struct kube_server;
 
 /*

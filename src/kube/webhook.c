@@ -37,6 +37,7 @@
 #include <microhttpd.h>
 
 #include "kube_int.h"
+#include "serve.h"
 #include "whserver.h"
 
 enum route { R_VALIDATE, R_MUTATE, R_NROUTES };
@@ -69,34 +70,6 @@ struct req {
 };
 
 static const char *route_name[R_NROUTES] = {"validate", "mutate"};
-
-/* Parses "host:port" or ":port" (IPv4) into sa.  Returns 0 or CARVE_EINVAL. */
-static int parse_addr(const char *addr, struct sockaddr_in *sa, struct carve_error *err)
-{
-	const char *colon = addr ? strrchr(addr, ':') : NULL;
-	char host[64], *end;
-	long port;
-
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	if (!colon || (size_t)(colon - addr) >= sizeof(host))
-		return carve_errorf(err, CARVE_EINVAL, "--listen \"%s\": want host:port or :port",
-				    addr ? addr : "(null)");
-	port = strtol(colon + 1, &end, 10);
-	if (!colon[1] || *end || port < 0 || port > 65535)
-		return carve_errorf(err, CARVE_EINVAL, "--listen \"%s\": port must be 0..65535", addr);
-	memcpy(host, addr, (size_t)(colon - addr));
-	host[colon - addr] = '\0';
-	sa->sin_port = htons((uint16_t)port);
-	if (!host[0])
-		sa->sin_addr.s_addr = htonl(INADDR_ANY);
-	else if (!strcmp(host, "localhost"))
-		sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	else if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		return carve_errorf(err, CARVE_EINVAL, "--listen \"%s\": \"%s\" is not an IPv4 address",
-				    addr, host);
-	return 0;
-}
 
 /* Queues body (owned: freed with carve_free) with status and type. */
 static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, const char *type,
@@ -382,7 +355,7 @@ struct wh_server *wh_server_start(const struct wh_server_opts *o, struct carve_e
 		{MHD_OPTION_END, 0, NULL},
 	};
 
-	if (parse_addr(o->listen, &sa, err))
+	if (kube_parse_addr("--listen", o->listen, &sa, err))
 		return NULL;
 	if (!(s = carve_calloc(1, sizeof(*s)))) {
 		carve_errorf(err, CARVE_ENOMEM, "out of memory");
