@@ -120,7 +120,7 @@ def pod(name, res):
                 "resources": {"requests": {res: "1"}, "limits": {res: "1"}}}]}}
 
 
-def latest(it, ch_list):
+def latest(it):
     """The next device list of a ListAndWatch stream, as {ID: health}."""
     return {d["ID"]: d["health"] for d in next(it)}
 
@@ -165,7 +165,7 @@ def run(carve, nvml, tmp):
         sock = "carve-mig-1g.10gb.sock"
         check(wait_for(lambda: os.path.exists(os.path.join(dpdir, sock))), sock + " served")
         ch, it = k.watch(sock, timeout=60)
-        devs = latest(it, None)
+        devs = latest(it)
         check(devs == {uuid(0, 9): "Healthy"}, "ListAndWatch 1g.10gb: %s" % devs)
 
         sched_log = open(os.path.join(tmp, "sched.log"), "w")
@@ -190,9 +190,12 @@ def run(carve, nvml, tmp):
         e = rpc_error(lambda: k.allocate("carve-mig-2g.20gb.sock", [[uuid(0, 3)]]))
         check(e is not None and e.code() == grpc.StatusCode.FAILED_PRECONDITION,
               "Allocate with no binding refused: %s" % (e and e.details()))
-        check(wait_for(lambda: any(r == "CarveAllocateRefused" for r, _ in
-                                   event_reasons("default") + event_reasons("team-a"))),
-              "a CarveAllocateRefused Event")
+        # No pod is near that request, so the Event is on the Node.
+        check(wait_for(lambda: any(r == "CarveAllocateRefused" and "mig-2g.20gb" in n
+                                   for r, n in event_reasons("default"))),
+              "a CarveAllocateRefused Event on the Node: %s" % event_reasons("default"))
+        check(not any(r == "CarveAllocateRefused" for r, _ in event_reasons("team-a")),
+              "no refusal on team-a's pods")
         e = rpc_error(lambda: k.call(sock, "Allocate", b"\xff\xff\xff"))
         check(e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT,
               "Allocate with garbage: INVALID_ARGUMENT: %s" % (e and e.details()))
@@ -231,7 +234,7 @@ def run(carve, nvml, tmp):
               "mig-b bound on GPU 1 once mig-current shows it: %s" % got)
         ch.close()
         _, it2 = k.watch(sock, timeout=30)
-        devs = latest(it2, None)
+        devs = latest(it2)
         new = sorted(d for d in devs if d != uuid(0, 9))
         check(len(new) >= 1, "ListAndWatch lists GPU 1's new 1g.10gb instances: %s" % devs)
         pref = wait_for(lambda: k.preferred(sock, [(sorted(devs), [], 1)]))
