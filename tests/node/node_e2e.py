@@ -257,6 +257,17 @@ def run(carve, nvml, tmp):
             check(e is not None, "Allocate of another new instance (no binding) refused")
         check(procs[0].poll() is None and procs[1].poll() is None,
               "agent and scheduler still run")
+
+        # -- SIGTERM: both stop with 0, the agent removes its plugin sockets
+        for p, what in ((procs[0], "carve node"), (procs[1], "carve scheduler")):
+            p.terminate()
+            try:
+                rc = p.wait(15)
+            except subprocess.TimeoutExpired:
+                rc = "still running"
+            check(rc == 0, "%s stops on SIGTERM with 0 (got %s)" % (what, rc))
+        left = sorted(n for n in os.listdir(dpdir) if n.startswith("carve-"))
+        check(not left, "the agent's plugin sockets removed: %s" % left)
     finally:
         for p in procs:
             p.kill()
