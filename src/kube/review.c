@@ -10,7 +10,11 @@
  * becomes one of its `warnings`, off drops it.  The object answers for the
  * diagnostics at its own fields and, for a queue object, for any the
  * context alone does not give (a cycle it closes, a flavor it leaves
- * dangling).  On UPDATE, a denial the oldObject already earned is only a
+ * dangling).  A ResourceFlavor is validated with the context's node
+ * inventory (a flavor selecting nodes that offer one name as MIG and
+ * time-sliced); a device-plugin ConfigMap with the context's Nodes and
+ * ResourceFlavors, so a config that would make a pool mix them is blamed
+ * on it.  Pods and Jobs never build or read an inventory.  On UPDATE, a denial the oldObject already earned is only a
  * warning, so a pre-existing object can still be relabelled.
  *
  * /mutate: the namespace's opt-ins (whpolicy.c) as an RFC 6902 JSON Patch,
@@ -50,6 +54,7 @@ static const struct {
 } kinds[] = {
 	{"Pod", true}, {"Job", true}, {"PodGroup", false}, {"ResourceFlavor", false},
 	{"ClusterQueue", false}, {"Cohort", false}, {"LocalQueue", false}, {"Queue", false},
+	{"ConfigMap", false},
 };
 
 static int kind_index(const char *kind)
@@ -237,6 +242,38 @@ static int add_ctx_for_workload(struct carve_manifests *m, const struct wh_ctx *
 }
 
 /*
+ * A device-plugin ConfigMap: loads it with the context's Nodes, other
+ * NVIDIA ConfigMaps (not the context's copy of obj) and ResourceFlavors
+ * into f->m, builds that inventory and validates.  Returns 0 or
+ * CARVE_ENOMEM.
+ */
+static int configmap_findings(const struct wh_ctx *ctx, const json_t *obj, const char *src,
+			      struct findings *f)
+{
+	struct carve_inventory *inv;
+	size_t i;
+
+	for (i = 0; ctx && i < ctx->ninv; i++) {
+		if (same_identity(ctx->inv_objs[i], obj))
+			continue;
+		if (carve_manifests_add_json(f->m, ctx->inv_srcs[i], ctx->inv_objs[i]) == CARVE_ENOMEM)
+			return CARVE_ENOMEM;
+	}
+	for (i = 0; ctx && i < ctx->n; i++)
+		if (kind_is(ctx->objs[i], "ResourceFlavor") &&
+		    carve_manifests_add_json(f->m, ctx->srcs[i], ctx->objs[i]) == CARVE_ENOMEM)
+			return CARVE_ENOMEM;
+	if (carve_manifests_add_json(f->m, src, obj) == CARVE_ENOMEM)
+		return CARVE_ENOMEM;
+	inv = carve_inventory_build(f->m);
+	if (!inv)
+		return CARVE_ENOMEM;
+	carve_validate(f->m, inv);
+	carve_inventory_destroy(inv);
+	return 0;
+}
+
+/*
  * Loads obj (named src) with the context, skipping the context's copy of
  * obj itself when replacing (UPDATE), runs carve validate and keeps what
  * obj answers for.  Returns 0 or CARVE_ENOMEM.
@@ -245,23 +282,30 @@ static int findings_of(const struct wh_ctx *ctx, const json_t *obj, const char *
 		       bool workload, bool replacing, struct findings *f)
 {
 	bool ganged = !strcmp(str_at(obj, "kind"), "Job") && job_ganged(obj);
+	bool cm = kind_is(obj, "ConfigMap");
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
 	f->m = carve_manifests_create();
 	if (!f->m)
 		return CARVE_ENOMEM;
-	if (workload && add_ctx_for_workload(f->m, ctx, obj))
-		return CARVE_ENOMEM;
-	for (i = 0; !workload && ctx && i < ctx->n; i++) {
-		if (replacing && same_identity(ctx->objs[i], obj))
-			continue;
-		if (carve_manifests_add_json(f->m, ctx->srcs[i], ctx->objs[i]) == CARVE_ENOMEM)
+	if (cm) {
+		if (configmap_findings(ctx, obj, src, f))
 			return CARVE_ENOMEM;
+	} else {
+		if (workload && add_ctx_for_workload(f->m, ctx, obj))
+			return CARVE_ENOMEM;
+		for (i = 0; !workload && ctx && i < ctx->n; i++) {
+			if (replacing && same_identity(ctx->objs[i], obj))
+				continue;
+			if (carve_manifests_add_json(f->m, ctx->srcs[i], ctx->objs[i]) == CARVE_ENOMEM)
+				return CARVE_ENOMEM;
+		}
+		if (carve_manifests_add_json(f->m, src, obj) == CARVE_ENOMEM)
+			return CARVE_ENOMEM;
+		/* only a flavor's checks read nodes; the baseline has them too */
+		carve_validate(f->m, ctx && kind_is(obj, "ResourceFlavor") ? ctx->inv : NULL);
 	}
-	if (carve_manifests_add_json(f->m, src, obj) == CARVE_ENOMEM)
-		return CARVE_ENOMEM;
-	carve_validate(f->m, NULL);
 	f->v = carve_calloc(f->m->diags.n ? f->m->diags.n : 1, sizeof(*f->v));
 	if (!f->v)
 		return CARVE_ENOMEM;
@@ -272,6 +316,10 @@ static int findings_of(const struct wh_ctx *ctx, const json_t *obj, const char *
 		int r;
 
 		if (!own && (workload || wh_ctx_has_base(ctx, x->msg)))
+			continue;
+		/* a ConfigMap answers for itself and for the mixes it makes; the
+		 * Nodes' own problems (a label, another config) are not its own */
+		if (!own && cm && strcmp(rule, "mig-timeslice-mix"))
 			continue;
 		if (!strcmp(rule, "gang") && ganged)
 			continue; /* carve reads more gang conventions than validate's lint */
@@ -712,7 +760,7 @@ int wh_review(const struct wh_policy *pol, const struct wh_ctx *ctx, bool mutate
 		     !obj || json_is_null(obj) ? "missing" : "not an object", "");
 	} else if (ki < 0) {
 		deny(&a, 400, "invalid", "kind %s%s is not one that carve's webhook reviews (Pod, Job, "
-		     "PodGroup, ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Queue)",
+		     "PodGroup, ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Queue, ConfigMap)",
 		     kind ? kind : "(missing: request.object.kind)", "");
 	} else {
 		ns = carve_kube_ns(obj);
@@ -740,6 +788,9 @@ int wh_review(const struct wh_policy *pol, const struct wh_ctx *ctx, bool mutate
 			 * only; other kinds are allowed unchanged */
 			if (mutate_req && (job || pod))
 				rc = mutate(pol, ctx, obj, ns, job, &a, &patch);
+			else if (!mutate_req && !strcmp(kind, "ConfigMap") &&
+				 (!av || strcmp(av, "v1") || !wh_nvidia_configmap(obj)))
+				; /* no device-plugin or mig-parted config: nothing carve reads */
 			else if (!mutate_req)
 				rc = validate(pol, ctx, req, obj, src, ns, kinds[ki].workload, &a);
 		}

@@ -11,7 +11,8 @@
  *               (carve.dev/v1alpha1 WebhookPolicy) and Namespace labels.
  *   whctx.c     the cluster context the cross-object checks read:
  *               Namespaces, Kueue/carve queue objects (ResourceFlavor,
- *               ClusterQueue, Cohort, LocalQueue), PodGroups; built from
+ *               ClusterQueue, Cohort, LocalQueue), PodGroups, and the node
+ *               inventory (Nodes, device-plugin ConfigMaps); built from
  *               API objects (the server's reflectors) into an immutable,
  *               reference-counted value the reviews share.
  *   webhook.c   the HTTPS server (libmicrohttpd, GnuTLS; certificate and

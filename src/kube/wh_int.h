@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 
+#include "carve/inventory.h"
 #include "webhook.h"
 
 /* One rule the webhook enforces: its id (the diagnostics' carve_diag_rule),
@@ -59,7 +60,20 @@ struct wh_ctx {
 		const char *name;   /* borrowed from labels' owner below */
 		json_t *obj;        /* owned copy of the Namespace */
 	} *ns;              /* Namespaces, sorted by name */
+	/* The node inventory (mig-timeslice-mix): v1 Nodes trimmed to what
+	 * the inventory reads, and the ConfigMaps that hold a device-plugin
+	 * or mig-parted config.  inv is NULL when there is no Node. */
+	size_t ninv;
+	json_t **inv_objs;  /* owned copies */
+	char **inv_srcs;    /* "Kind ns/name" per object */
+	struct carve_manifests *inv_m; /* what inv was built from (owns its names) */
+	struct carve_inventory *inv;
 };
+
+/* True when a ConfigMap may hold an NVIDIA device-plugin or mig-parted
+ * config (a data value with a "version:" or "mig-configs:" line), the
+ * same test the scheduler's ConfigMap watch applies (src/kube/sched.c). */
+bool wh_nvidia_configmap(const json_t *cm);
 
 /* metadata.labels of Namespace ns in c, or NULL (unknown namespace, NULL c). */
 const json_t *wh_ctx_ns_labels(const struct wh_ctx *c, const char *ns);

@@ -38,6 +38,8 @@ const struct wh_ctx_resource wh_ctx_resources[] = {
 	{"/apis/scheduling.run.ai/v2/queues", true},
 	{"/apis/scheduling.run.ai/v2alpha2/podgroups", true},
 	{"/apis/scheduling.x-k8s.io/v1alpha1/podgroups", true},
+	{"/api/v1/nodes", false},
+	{"/api/v1/configmaps", false},
 	{NULL, false},
 };
 
@@ -73,6 +75,113 @@ void wh_source(const json_t *obj, char *buf, size_t size)
 		snprintf(buf, size, "%s %s", kind ? kind : "?", name ? name : "");
 }
 
+bool wh_nvidia_configmap(const json_t *cm)
+{
+	const char *k, *v;
+	json_t *val;
+
+	json_object_foreach(json_object_get((json_t *)cm, "data"), k, val) {
+		v = json_string_value(val);
+		if (v && (!strncmp(v, "version:", 8) || strstr(v, "\nversion:") ||
+			  strstr(v, "mig-configs:")))
+			return true;
+	}
+	return false;
+}
+
+/* Whether obj is one the inventory reads: a v1 Node or an NVIDIA ConfigMap. */
+static bool inv_kind(const json_t *obj, bool *node)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+
+	*node = kind && !strcmp(kind, "Node");
+	if (!kind || !av || strcmp(av, "v1"))
+		return false;
+	return *node || (!strcmp(kind, "ConfigMap") && wh_nvidia_configmap(obj));
+}
+
+/* A copy of Node n with what the inventory reads (load_node.c): metadata's
+ * name, labels and annotations, spec, status.capacity and allocatable; the
+ * rest (images, conditions, managedFields) is most of a Node's size.
+ * NULL when out of memory. */
+static json_t *trim_node(const json_t *n)
+{
+	static const char *const mdk[] = {"name", "labels", "annotations", NULL};
+	static const char *const stk[] = {"capacity", "allocatable", NULL};
+	const json_t *md = json_object_get(n, "metadata"), *st = json_object_get(n, "status");
+	json_t *t = json_pack("{s:s, s:s, s:{}}", "apiVersion", "v1", "kind", "Node", "metadata");
+	json_t *tmd = json_object_get(t, "metadata"), *tst = NULL, *v;
+	size_t i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; mdk[i]; i++)
+		if ((v = json_object_get(md, mdk[i])) && json_object_set_new(tmd, mdk[i], json_deep_copy(v)))
+			goto oom;
+	if ((v = json_object_get(n, "spec")) && json_object_set_new(t, "spec", json_deep_copy(v)))
+		goto oom;
+	for (i = 0; json_is_object(st) && stk[i]; i++) {
+		if (!(v = json_object_get(st, stk[i])))
+			continue;
+		if (!tst && (json_object_set_new(t, "status", json_object()) ||
+			     !(tst = json_object_get(t, "status"))))
+			goto oom;
+		if (json_object_set_new(tst, stk[i], json_deep_copy(v)))
+			goto oom;
+	}
+	return t;
+oom:
+	json_decref(t);
+	return NULL;
+}
+
+/* Keeps a copy of obj (a Node trimmed) for the inventory.  Returns 0 or
+ * CARVE_ENOMEM. */
+static int keep_inv(struct wh_ctx *c, const json_t *obj, bool node)
+{
+	char src[600];
+
+	wh_source(obj, src, sizeof(src));
+	c->inv_objs[c->ninv] = node ? trim_node(obj) : json_deep_copy(obj);
+	c->inv_srcs[c->ninv] = carve_strdup(src);
+	if (!c->inv_objs[c->ninv] || !c->inv_srcs[c->ninv]) {
+		json_decref(c->inv_objs[c->ninv]);
+		carve_free(c->inv_srcs[c->ninv]);
+		return CARVE_ENOMEM;
+	}
+	c->ninv++;
+	return 0;
+}
+
+/* Builds the node inventory from the kept Nodes and ConfigMaps when there
+ * is a Node; its load errors go to d.  Returns 0 or CARVE_ENOMEM. */
+static int build_inv(struct wh_ctx *c, struct carve_diags *d)
+{
+	bool any_node = false, node;
+	size_t i;
+
+	for (i = 0; i < c->ninv; i++)
+		if (inv_kind(c->inv_objs[i], &node) && node)
+			any_node = true;
+	if (!any_node)
+		return 0;
+	c->inv_m = carve_manifests_create();
+	if (!c->inv_m)
+		return CARVE_ENOMEM;
+	for (i = 0; i < c->ninv; i++)
+		if (carve_manifests_add_json(c->inv_m, c->inv_srcs[i], c->inv_objs[i]) == CARVE_ENOMEM)
+			return CARVE_ENOMEM;
+	c->inv = carve_inventory_build(c->inv_m);
+	if (!c->inv)
+		return CARVE_ENOMEM;
+	for (i = 0; d && i < c->inv_m->diags.n; i++)
+		if (c->inv_m->diags.v[i].sev == CARVE_SEV_ERROR)
+			carve_diag(d, CARVE_SEV_ERROR, c->inv_m->diags.v[i].pos, "%s",
+				   c->inv_m->diags.v[i].msg);
+	return 0;
+}
+
 static int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -100,7 +209,8 @@ const json_t *wh_ctx_ns_labels(const struct wh_ctx *c, const char *ns)
 	return hit ? json_object_get(json_object_get(hit->obj, "metadata"), "labels") : NULL;
 }
 
-/* Runs carve validate over the context alone and keeps its messages. */
+/* Runs carve validate over the context alone (with its inventory) and
+ * keeps its messages. */
 static int baseline(struct wh_ctx *c, struct carve_diags *d)
 {
 	struct carve_manifests *m = carve_manifests_create();
@@ -111,7 +221,7 @@ static int baseline(struct wh_ctx *c, struct carve_diags *d)
 	for (i = 0; i < c->n; i++)
 		if (carve_manifests_add_json(m, c->srcs[i], c->objs[i]) == CARVE_ENOMEM)
 			goto oom;
-	carve_validate(m, NULL);
+	carve_validate(m, c->inv);
 	c->base = carve_calloc(m->diags.n ? m->diags.n : 1, sizeof(*c->base));
 	if (!c->base)
 		goto oom;
@@ -147,6 +257,14 @@ static void ctx_free(struct wh_ctx *c)
 	for (i = 0; i < c->nns; i++)
 		json_decref(c->ns[i].obj);
 	carve_free(c->ns);
+	carve_inventory_destroy(c->inv);
+	carve_manifests_destroy(c->inv_m);
+	for (i = 0; i < c->ninv; i++) {
+		json_decref(c->inv_objs[i]);
+		carve_free(c->inv_srcs[i]);
+	}
+	carve_free(c->inv_objs);
+	carve_free(c->inv_srcs);
 	carve_free(c->objs);
 	carve_free(c->srcs);
 	carve_free(c->base);
@@ -158,6 +276,7 @@ struct wh_ctx *wh_ctx_build(json_t *const *objs, size_t n, struct carve_diags *d
 	struct wh_ctx *c = carve_calloc(1, sizeof(*c));
 	char src[600];
 	size_t i;
+	bool node;
 
 	if (!c)
 		return NULL;
@@ -165,10 +284,12 @@ struct wh_ctx *wh_ctx_build(json_t *const *objs, size_t n, struct carve_diags *d
 	c->objs = carve_calloc(n ? n : 1, sizeof(*c->objs));
 	c->srcs = carve_calloc(n ? n : 1, sizeof(*c->srcs));
 	c->ns = carve_calloc(n ? n : 1, sizeof(*c->ns));
-	if (!c->objs || !c->srcs || !c->ns)
+	c->inv_objs = carve_calloc(n ? n : 1, sizeof(*c->inv_objs));
+	c->inv_srcs = carve_calloc(n ? n : 1, sizeof(*c->inv_srcs));
+	if (!c->objs || !c->srcs || !c->ns || !c->inv_objs || !c->inv_srcs)
 		goto oom;
 	for (i = 0; i < n; i++) {
-		if (!json_is_object(objs[i]) || !kept(objs[i]))
+		if (!json_is_object(objs[i]) || (!kept(objs[i]) && !inv_kind(objs[i], &node)))
 			continue;
 		if (!carve_kube_name(objs[i]) || !*carve_kube_name(objs[i])) {
 			if (d) {
@@ -188,6 +309,11 @@ struct wh_ctx *wh_ctx_build(json_t *const *objs, size_t n, struct carve_diags *d
 			c->ns[c->nns++] = (struct wh_ns){carve_kube_name(cp), cp};
 			continue;
 		}
+		if (inv_kind(objs[i], &node)) {
+			if (keep_inv(c, objs[i], node))
+				goto oom;
+			continue;
+		}
 		wh_source(objs[i], src, sizeof(src));
 		c->objs[c->n] = json_deep_copy(objs[i]);
 		c->srcs[c->n] = carve_strdup(src);
@@ -203,7 +329,7 @@ struct wh_ctx *wh_ctx_build(json_t *const *objs, size_t n, struct carve_diags *d
 		if (!strcmp(c->ns[i - 1].name, c->ns[i].name) && d)
 			carve_diag_warn(d, (struct carve_pos){0}, "Namespace %s is listed twice; "
 					"the webhook reads the labels of one", c->ns[i].name);
-	if (baseline(c, d))
+	if (build_inv(c, d) || baseline(c, d))
 		goto oom;
 	return c;
 oom:

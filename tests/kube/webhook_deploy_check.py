@@ -5,7 +5,8 @@ stdin, as tests/kube/deploy.sh makes them) against docs/webhook.md,
 "Deploying": both webhook configurations, each webhook with failurePolicy,
 sideEffects None, a timeout, admissionReviewVersions v1, the Service path;
 namespaced rules excluding kube-system and carve-system; the kinds the
-webhook reviews; a read-only ClusterRole; the Deployment serving the
+webhook reviews; a read-only ClusterRole that can list and watch what the
+context requires; the Deployment serving the
 Secret's certificate on the Service's target port; with cert-manager, the
 Certificate for the Service's DNS names and the CA injection annotation.
 
@@ -51,8 +52,11 @@ WANT_VALIDATE = {("", "pods"), ("batch", "jobs"), ("scheduling.volcano.sh", "pod
                  ("kueue.x-k8s.io", "localqueues"), ("carve.dev", "clusterqueues"),
                  ("kueue.x-k8s.io", "clusterqueues"), ("carve.dev", "resourceflavors"),
                  ("kueue.x-k8s.io", "resourceflavors"), ("carve.dev", "cohorts"),
-                 ("kueue.x-k8s.io", "cohorts")}
+                 ("kueue.x-k8s.io", "cohorts"), ("", "configmaps")}
 WANT_MUTATE = {("", "pods"), ("batch", "jobs")}
+# (group, resource) the ClusterRole must let the context's reflectors list
+# and watch (src/kube/whctx.c, wh_ctx_resources: the required ones)
+WANT_WATCH = {("", "namespaces"), ("", "nodes"), ("", "configmaps")}
 
 
 def check_config(o, path, want, cert_manager):
@@ -120,6 +124,12 @@ def main():
         for r in role.get("rules", []):
             if set(r.get("verbs", [])) - {"get", "list", "watch"}:
                 bad("ClusterRole %s: verbs %r beyond get/list/watch" % (SVC, r["verbs"]))
+        can = set()
+        for r in role.get("rules", []):
+            if {"list", "watch"} <= set(r.get("verbs", [])):
+                can |= {(g, res) for g in r.get("apiGroups", []) for res in r.get("resources", [])}
+        for g, res in sorted(WANT_WATCH - can):
+            bad("ClusterRole %s: no list/watch on %s%s" % (SVC, g + "/" if g else "", res))
     svc = find(objs, "Service", SVC)
     dep = find(objs, "Deployment", SVC)
     if svc and dep:

@@ -286,7 +286,7 @@ static void test_recorded(void **state)
 	static const char *const rules[] = {
 		"invalid", "gpu-limits", "flavor-ref", "lending-limit", "cohort-cycle",
 		"queue-cycle", "queue-ref", "queue-label", "quota", "duplicate", "gpu-selector", "gang",
-		"topology", NULL,
+		"topology", "mig-timeslice-mix", NULL,
 	};
 	struct coverage cov = {0};
 	struct dirent *e;
