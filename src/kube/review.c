@@ -30,6 +30,7 @@
 #include "carve/kube.h"
 #include "carve/manifest.h"
 #include "carve/validate.h"
+#include "trim.h"
 #include "wh_int.h"
 
 #define MSG_MAX 4096 /* status.message is cut (with "...") past this */
@@ -789,7 +790,7 @@ int wh_review(const struct wh_policy *pol, const struct wh_ctx *ctx, bool mutate
 			if (mutate_req && (job || pod))
 				rc = mutate(pol, ctx, obj, ns, job, &a, &patch);
 			else if (!mutate_req && !strcmp(kind, "ConfigMap") &&
-				 (!av || strcmp(av, "v1") || !wh_nvidia_configmap(obj)))
+				 (!av || strcmp(av, "v1") || !kube_nvidia_configmap(obj)))
 				; /* no device-plugin or mig-parted config: nothing carve reads */
 			else if (!mutate_req)
 				rc = validate(pol, ctx, req, obj, src, ns, kinds[ki].workload, &a);

@@ -348,30 +348,13 @@ struct fill {
 	int rc;
 };
 
-/* Whether a ConfigMap may hold a device-plugin or mig-parted config (a data
- * value with a "version:" or "mig-configs:" line); the others (CA bundles,
- * every application's settings) are not handed to the loaders at all. */
-static bool nvidia_configmap(const json_t *cm)
-{
-	const char *k, *v;
-	json_t *val;
-
-	json_object_foreach(json_object_get((json_t *)cm, "data"), k, val) {
-		v = json_string_value(val);
-		if (v && (!strncmp(v, "version:", 8) || strstr(v, "\nversion:") ||
-			  strstr(v, "mig-configs:")))
-			return true;
-	}
-	return false;
-}
-
 static int fill_one(void *ctx, json_t *obj)
 {
 	struct fill *f = ctx;
 	const char *ns = carve_kube_ns(obj), *name = carve_kube_name(obj);
 	char src[600];
 
-	if (f->configmaps && !nvidia_configmap(obj))
+	if (f->configmaps && !kube_nvidia_configmap(obj))
 		return 0;
 
 	if (ns && *ns)

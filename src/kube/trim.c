@@ -73,3 +73,17 @@ void kube_trim(json_t *obj, bool pod)
 	}
 	trim_status(obj);
 }
+
+bool kube_nvidia_configmap(const json_t *cm)
+{
+	const char *k, *v;
+	json_t *val;
+
+	json_object_foreach(json_object_get((json_t *)cm, "data"), k, val) {
+		v = json_string_value(val);
+		if (v && (!strncmp(v, "version:", 8) || strstr(v, "\nversion:") ||
+			  strstr(v, "mig-configs:")))
+			return true;
+	}
+	return false;
+}

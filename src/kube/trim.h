@@ -22,4 +22,12 @@
  */
 void kube_trim(json_t *obj, bool pod);
 
+/*
+ * Whether ConfigMap cm may hold an NVIDIA device-plugin or mig-parted
+ * config (a data value with a "version:" or "mig-configs:" line): the only
+ * ConfigMaps the scheduler and the webhook keep; the others (CA bundles,
+ * every application's settings) are never handed to the loaders.
+ */
+bool kube_nvidia_configmap(const json_t *cm);
+
 #endif

@@ -70,11 +70,6 @@ struct wh_ctx {
 	struct carve_inventory *inv;
 };
 
-/* True when a ConfigMap may hold an NVIDIA device-plugin or mig-parted
- * config (a data value with a "version:" or "mig-configs:" line), the
- * same test the scheduler's ConfigMap watch applies (src/kube/sched.c). */
-bool wh_nvidia_configmap(const json_t *cm);
-
 /* metadata.labels of Namespace ns in c, or NULL (unknown namespace, NULL c). */
 const json_t *wh_ctx_ns_labels(const struct wh_ctx *c, const char *ns);
 

@@ -19,6 +19,7 @@
 #include "carve/kube.h"
 #include "carve/manifest.h"
 #include "carve/validate.h"
+#include "trim.h"
 #include "wh_int.h"
 
 const struct wh_ctx_resource wh_ctx_resources[] = {
@@ -75,20 +76,6 @@ void wh_source(const json_t *obj, char *buf, size_t size)
 		snprintf(buf, size, "%s %s", kind ? kind : "?", name ? name : "");
 }
 
-bool wh_nvidia_configmap(const json_t *cm)
-{
-	const char *k, *v;
-	json_t *val;
-
-	json_object_foreach(json_object_get((json_t *)cm, "data"), k, val) {
-		v = json_string_value(val);
-		if (v && (!strncmp(v, "version:", 8) || strstr(v, "\nversion:") ||
-			  strstr(v, "mig-configs:")))
-			return true;
-	}
-	return false;
-}
-
 /* Whether obj is one the inventory reads: a v1 Node or an NVIDIA ConfigMap. */
 static bool inv_kind(const json_t *obj, bool *node)
 {
@@ -98,7 +85,7 @@ static bool inv_kind(const json_t *obj, bool *node)
 	*node = kind && !strcmp(kind, "Node");
 	if (!kind || !av || strcmp(av, "v1"))
 		return false;
-	return *node || (!strcmp(kind, "ConfigMap") && wh_nvidia_configmap(obj));
+	return *node || (!strcmp(kind, "ConfigMap") && kube_nvidia_configmap(obj));
 }
 
 /* A copy of Node n with what the inventory reads (load_node.c): metadata's
