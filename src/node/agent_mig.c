@@ -19,16 +19,6 @@
 #include "carve/manifest.h"
 #include "carve/miglayout.h"
 
-static const struct nd_gpu *gpu_at(const struct nd_snapshot *s, int index)
-{
-	size_t i;
-
-	for (i = 0; i < s->ngpus; i++)
-		if ((int)s->gpus[i].index == index)
-			return &s->gpus[i];
-	return NULL;
-}
-
 static bool wanted(const struct carve_gpu_mig *w, const struct nd_mig *m)
 {
 	int i;
@@ -82,7 +72,7 @@ static bool busy(const struct nd_gpu *g, const struct carve_gpu_mig *w, const st
 static void plan_gpu(const struct carve_gpu_mig *w, const struct nd_snapshot *s,
 		     const struct nd_binding *b, size_t nb, struct nd_mig_step *st)
 {
-	const struct nd_gpu *g = gpu_at(s, w->gpu);
+	const struct nd_gpu *g = nd_gpu_by_index(s, w->gpu);
 	const struct carve_mig_model *model;
 	struct carve_mig_layout l = {0};
 	struct carve_error err = {0, ""};

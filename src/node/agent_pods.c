@@ -45,16 +45,6 @@ static int64_t created_ns(const json_t *meta)
 	return (int64_t)timegm(&tm) * 1000000000LL;
 }
 
-static const struct nd_gpu *gpu_at(const struct nd_snapshot *s, int index)
-{
-	size_t i;
-
-	for (i = 0; i < s->ngpus; i++)
-		if ((int)s->gpus[i].index == index)
-			return &s->gpus[i];
-	return NULL;
-}
-
 /* The MIG device of g at profile@start, or NULL. */
 static const struct nd_mig *mig_at(const struct nd_gpu *g, const char *profile, int start)
 {
@@ -70,7 +60,7 @@ static const struct nd_mig *mig_at(const struct nd_gpu *g, const char *profile, 
 static int check_dev(const struct carve_devref *d, int i, const struct nd_snapshot *s,
 		     struct nd_refusal *r)
 {
-	const struct nd_gpu *g = gpu_at(s, d->gpu);
+	const struct nd_gpu *g = nd_gpu_by_index(s, d->gpu);
 	const struct nd_mig *m = NULL;
 	char what[64], have[160];
 
@@ -143,7 +133,7 @@ size_t nd_pod_owners(const json_t *pod, const struct nd_binding *b, const struct
 
 	for (i = 0; i < b->ndev && n < max; i++) {
 		const struct carve_devref *d = &b->dev[i];
-		const struct nd_gpu *g = gpu_at(s, d->gpu);
+		const struct nd_gpu *g = nd_gpu_by_index(s, d->gpu);
 		const struct nd_mig *m = g && d->mig_profile[0] ? mig_at(g, d->mig_profile,
 									 d->mig_start) : NULL;
 		struct nd_owner *o = &out[n++];

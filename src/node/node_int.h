@@ -104,6 +104,8 @@ struct nd_snapshot {
 };
 
 void nd_snapshot_free(struct nd_snapshot *s);
+/* The GPU of s with NVML index `index` (borrowed from s), or NULL. */
+const struct nd_gpu *nd_gpu_by_index(const struct nd_snapshot *s, int index);
 
 /* ---- NVML (nvml.c) ---- */
 

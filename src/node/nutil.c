@@ -78,3 +78,13 @@ void nd_kvs_free(struct nd_kvs *l)
 	l->v = NULL;
 	l->n = l->cap = 0;
 }
+
+const struct nd_gpu *nd_gpu_by_index(const struct nd_snapshot *s, int index)
+{
+	size_t i;
+
+	for (i = 0; i < s->ngpus; i++)
+		if ((int)s->gpus[i].index == index)
+			return &s->gpus[i];
+	return NULL;
+}

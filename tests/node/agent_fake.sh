@@ -23,6 +23,9 @@ fail() { echo "FAIL: $*" >&2; [ -n "${LOG:-}" ] && cat "$LOG" >&2; exit 1; }
 fake_start || exit 1
 trap 'kill $AGENT 2>/dev/null; fake_stop' EXIT
 LOG=$FAKE_DIR/agent.log
+# A free loopback port for /metrics (node_agent_fake and node_agent_mock may
+# run at the same time, so no fixed port).
+MPORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 AGENT=
 /usr/bin/python3 - "$FAKE_DIR/node.json" <<'PY'
 import json, sys
@@ -50,7 +53,7 @@ fake_req POST /api/v1/namespaces/team-a/pods '{"apiVersion":"v1","kind":"Pod","m
 fake_req POST /api/v1/namespaces/team-a/pods '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bad","namespace":"team-a","annotations":{"carve.dev/devices":"gpu=7,mig=1g.10gb@0"}},"spec":{"nodeName":"node-a","containers":[{"name":"main","image":"x"}]}}' >/dev/null
 
 "$CARVE" node --node-name node-a --nvml-lib "$NVML" --device-plugin-dir "" \
-	--metrics-listen 127.0.0.1:19400 --interval 1 --max-seconds 30 2>"$LOG" &
+	--metrics-listen 127.0.0.1:$MPORT --interval 1 --max-seconds 30 2>"$LOG" &
 AGENT=$!
 
 node_has() {
@@ -78,7 +81,7 @@ wait_for sh -c "$(declare -f fake_req); $(declare -f events); events default | g
 events default | grep -q CarveMigLayoutInvalid || fail "no CarveMigLayoutInvalid for 3g.40gb@2"
 events team-a | grep -q CarveDeviceUnknown || fail "no CarveDeviceUnknown on team-a/bad"
 events team-a | grep -q '"name": *"good"' && fail "an event on the good pod"
-curl -sf http://127.0.0.1:19400/metrics >"$FAKE_DIR/metrics" || fail "no /metrics"
+curl -sf http://127.0.0.1:$MPORT/metrics >"$FAKE_DIR/metrics" || fail "no /metrics"
 grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="1",' "$FAKE_DIR/metrics" || fail "DCGM_FI_DEV_GPU_UTIL of GPU 1"
 grep -q '^carve_device_pod{gpu="1",.*GPU_I_ID="7",namespace="team-a",pod="good",queue="research"' \
 	"$FAKE_DIR/metrics" || fail "carve_device_pod of the good pod"
