@@ -27,6 +27,7 @@
 #include "agent_int.h"
 #include "carve/kube.h"
 #include "carve/miglayout.h"
+#include "kube_int.h"
 #include "serve.h"
 
 #define CONTROLLER "carve.dev/node-agent"
@@ -93,14 +94,6 @@ static void logf_(const struct agent *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* ---- Events ---- */
 
 /* Whether key was seen before (and remembers it). */
@@ -129,7 +122,7 @@ static void event(struct agent *a, const char *ns, const char *name, const char 
 	struct carve_error err = {0, ""};
 	char key[1200], ename[300], t[40], path[400];
 	json_t *reg, *ev;
-	int64_t now = now_ns();
+	int64_t now = kube_real_ns();
 	int rc;
 
 	snprintf(key, sizeof(key), "%s/%s/%s/%s", ns ? ns : "", name, reason, note);
@@ -397,7 +390,7 @@ static void update_labels(struct agent *a)
 
 	lo.machine = machine;
 	if (a->o->features_file)
-		lo.timestamp = now_ns() / 1000000000;
+		lo.timestamp = kube_real_ns() / 1000000000;
 	rc = nd_labels(&a->snap, &lo, &l, &err);
 	free(machine);
 	if (rc) {
@@ -662,10 +655,10 @@ int nd_agent_run(const struct nd_agent_opts *o, struct carve_error *err)
 	sigaction(SIGINT, &sa, NULL);
 	stop_flag = 0;
 	rc = start(a, err);
-	end = o->max_seconds ? now_ns() + (int64_t)o->max_seconds * 1000000000 : 0;
-	while (!rc && !stop_flag && (!end || now_ns() < end)) {
+	end = o->max_seconds ? kube_mono_ns() + (int64_t)o->max_seconds * 1000000000 : 0;
+	while (!rc && !stop_flag && (!end || kube_mono_ns() < end)) {
 		bool pods_changed = take_pods(a, 200);
-		int64_t t = now_ns();
+		int64_t t = kube_mono_ns();
 
 		if (a->srv)
 			kube_serve_heartbeat(a->srv);
